@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from django.db import models
+from slugify import slugify
+
+
+class Institution(models.Model):
+    name = models.CharField(max_length=255)
+    slug = models.SlugField(max_length=96, blank=True)
+    ror_id = models.CharField(max_length=16, null=True, blank=True, unique=True,
+                              help_text="The bare ROR id, e.g. 00f54p054.")
+    openalex_id = models.CharField(max_length=32, null=True, blank=True, unique=True)
+    country_code = models.CharField(max_length=2, blank=True)
+    type = models.CharField(max_length=32, blank=True)
+    other_names = models.JSONField(default=list, blank=True)
+    # Maintained by matching, so lists sort without counting per request.
+    researcher_count = models.PositiveIntegerField(default=0)
+    paper_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    modified_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["-paper_count", "id"], name="institution_papers_idx"),
+            models.Index(fields=["name"], name="institution_name_idx"),
+            models.Index(fields=["country_code"], name="institution_country_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs):
+        if not self.slug:
+            self.slug = slugify(self.name)[:96]
+        return super().save(*args, **kwargs)
+
+    @property
+    def url_slug(self) -> str:
+        return f"{self.pk}-{self.slug}" if self.slug else str(self.pk)
+
+    def get_absolute_url(self) -> str:
+        return f"/institutions/{self.url_slug}"
+
+    @property
+    def ror_url(self) -> str:
+        return f"https://ror.org/{self.ror_id}" if self.ror_id else ""
+
+
+class AuthorshipInstitution(models.Model):
+    """An institution listed for one authorship (from OpenAlex), with the paper copied for paging."""
+
+    authorship = models.ForeignKey(
+        "papers.Authorship", on_delete=models.CASCADE, related_name="institution_links"
+    )
+    institution = models.ForeignKey(
+        Institution, on_delete=models.CASCADE, related_name="authorship_links"
+    )
+    paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["authorship", "institution"], name="authorship_institution_unique"
+            ),
+        ]
+        indexes = [models.Index(fields=["institution", "paper"], name="authinst_inst_paper_idx")]

@@ -1,0 +1,49 @@
+from django.contrib import admin
+
+from .models import Authorship, Paper, PaperCategory, RejectedRecord
+
+
+class AuthorshipInline(admin.TabularInline):
+    model = Authorship
+    extra = 0
+    fields = ("position", "name", "affiliation", "researcher")
+    raw_id_fields = ("researcher",)
+    ordering = ("position",)
+
+
+@admin.register(Paper)
+class PaperAdmin(admin.ModelAdmin):
+    list_display = ("arxiv_id", "title", "primary_category", "published", "updated",
+                    "cited_by_count")
+    list_filter = ("primary_category", "is_withdrawn", "is_deleted")
+    search_fields = ("=arxiv_id", "title", "doi")
+    date_hierarchy = "published"
+    readonly_fields = ("source_hash", "created_at", "modified_at")
+    inlines = [AuthorshipInline]
+    show_full_result_count = False
+
+
+@admin.register(Authorship)
+class AuthorshipAdmin(admin.ModelAdmin):
+    list_display = ("name", "paper", "position", "researcher")
+    search_fields = ("name", "=paper__arxiv_id")
+    raw_id_fields = ("paper", "researcher")
+    list_select_related = ("paper", "researcher")
+    show_full_result_count = False
+
+
+@admin.register(PaperCategory)
+class PaperCategoryAdmin(admin.ModelAdmin):
+    list_display = ("paper", "code", "is_primary", "published")
+    list_filter = ("is_primary",)
+    search_fields = ("=code", "=paper__arxiv_id")
+    raw_id_fields = ("paper",)
+    show_full_result_count = False
+
+
+@admin.register(RejectedRecord)
+class RejectedRecordAdmin(admin.ModelAdmin):
+    list_display = ("source", "record_key", "reason", "last_seen")
+    list_filter = ("source",)
+    search_fields = ("record_key", "reason")
+    readonly_fields = ("first_seen", "last_seen")

@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+from django.db import models
+
+
+class Paper(models.Model):
+    """One arXiv paper, at its latest version. `arxiv_id` is the natural key (no version suffix)."""
+
+    arxiv_id = models.CharField(max_length=64, unique=True)
+    version = models.PositiveSmallIntegerField(default=1)
+    title = models.TextField()
+    abstract = models.TextField(blank=True)
+    authors = models.TextField(blank=True, help_text="The byline as written on arXiv.")
+    categories = models.CharField(
+        max_length=255, blank=True, help_text="Space-separated arXiv categories, primary first."
+    )
+    primary_category = models.CharField(max_length=32, blank=True)
+    published = models.DateTimeField(null=True, blank=True, help_text="Date of version 1.")
+    updated = models.DateField(null=True, blank=True, help_text="Last metadata change on arXiv.")
+    doi = models.CharField(max_length=255, blank=True)
+    journal_ref = models.TextField(blank=True)
+    comments = models.TextField(blank=True)
+    report_no = models.TextField(blank=True)
+    license = models.CharField(max_length=255, blank=True)
+    submitter = models.CharField(max_length=255, blank=True)
+    cited_by_count = models.PositiveIntegerField(null=True, blank=True)
+    semantic_scholar_id = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    openalex_id = models.CharField(max_length=32, null=True, blank=True, unique=True)
+    slug = models.SlugField(max_length=96, blank=True, allow_unicode=False)
+    is_withdrawn = models.BooleanField(default=False)
+    is_deleted = models.BooleanField(default=False)
+    # A digest of the upstream metadata lets a rerun tell "unchanged" without comparing fields.
+    source_hash = models.CharField(max_length=32, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    modified_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["-published", "-id"], name="paper_published_idx"),
+            models.Index(fields=["primary_category", "-published"], name="paper_primary_pub_idx"),
+            models.Index(fields=["-cited_by_count", "-id"], name="paper_cited_idx"),
+            models.Index(fields=["-modified_at"], name="paper_modified_idx"),
+            models.Index(fields=["doi"], name="paper_doi_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.arxiv_id}: {self.title[:80]}"
+
+    @property
+    def category_list(self) -> list[str]:
+        return self.categories.split()
+
+    @property
+    def abs_url(self) -> str:
+        return f"https://arxiv.org/abs/{self.arxiv_id}"
+
+    @property
+    def pdf_url(self) -> str:
+        return f"https://arxiv.org/pdf/{self.arxiv_id}"
+
+    @property
+    def url_slug(self) -> str:
+        return f"{self.arxiv_id}-{self.slug}" if self.slug else self.arxiv_id
+
+    def get_absolute_url(self) -> str:
+        return f"/papers/{self.url_slug}"
+
+
+class PaperCategory(models.Model):
+    """One row per (paper, category), so category filters and "newest in category" use an index.
+
+    `published` is copied from the paper so that "newest papers in cs.LG" is one index range scan.
+    """
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="category_links")
+    code = models.CharField(max_length=32)
+    is_primary = models.BooleanField(default=False)
+    published = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "code"], name="papercategory_unique"),
+        ]
+        indexes = [models.Index(fields=["code", "-published"], name="papercategory_code_pub_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.paper_id} {self.code}"
+
+
+class Authorship(models.Model):
+    """A name in a paper's byline, at its 1-based position; `researcher` is set by matching."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="authorships")
+    position = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=255, help_text="The name as written, TeX accents decoded.")
+    keyname = models.CharField(max_length=255, blank=True)
+    forenames = models.CharField(max_length=255, blank=True)
+    suffix = models.CharField(max_length=32, blank=True)
+    affiliation = models.TextField(blank=True)
+    researcher = models.ForeignKey(
+        "researchers.Researcher",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="authorships",
+    )
+
+    class Meta:
+        ordering = ["paper", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "position"], name="authorship_unique_position"),
+        ]
+        indexes = [models.Index(fields=["researcher", "paper"], name="authorship_researcher_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.paper_id} #{self.position})"
+
+
+class RejectedRecord(models.Model):
+    """An input record set aside with its id and the reason; reruns update the same row."""
+
+    source = models.CharField(max_length=64, help_text="e.g. snapshot:<file> or oai:<set>")
+    record_key = models.CharField(max_length=255, help_text="arXiv id, or the line number")
+    reason = models.TextField()
+    raw = models.TextField(blank=True, help_text="The start of the record, for inspection.")
+    first_seen = models.DateTimeField(auto_now_add=True)
+    last_seen = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "record_key"], name="rejected_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.record_key}: {self.reason[:60]}"

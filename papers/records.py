@@ -1,0 +1,82 @@
+"""The source-neutral shape of one arXiv paper, as every importer hands it to the upsert."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime
+
+from .authors import AuthorName
+
+NEW_STYLE_ID = re.compile(r"^\d{4}\.\d{4,5}$")
+OLD_STYLE_ID = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}$")
+VERSION_SUFFIX = re.compile(r"v(\d+)$")
+
+
+class RecordError(ValueError):
+    """A record that cannot be imported; the message says why, for the rejected-records log."""
+
+
+def normalize_arxiv_id(raw: str) -> str:
+    """Strip "arXiv:", an "oai:arXiv.org:" prefix and a version suffix; reject anything else."""
+    value = (raw or "").strip()
+    for prefix in ("oai:arXiv.org:", "arXiv:", "arxiv:"):
+        if value.startswith(prefix):
+            value = value[len(prefix):]
+    value = VERSION_SUFFIX.sub("", value) if re.search(r"\dv\d+$", value) else value
+    if NEW_STYLE_ID.match(value) or OLD_STYLE_ID.match(value):
+        return value
+    raise RecordError(f"not an arXiv identifier: {raw!r}")
+
+
+@dataclass(slots=True)
+class PaperRecord:
+    arxiv_id: str
+    title: str
+    abstract: str = ""
+    authors_raw: str = ""
+    authors: list[AuthorName] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    version: int = 1
+    published: datetime | None = None
+    updated: date | None = None
+    doi: str = ""
+    journal_ref: str = ""
+    comments: str = ""
+    report_no: str = ""
+    license: str = ""
+    submitter: str = ""
+    is_deleted: bool = False
+
+    def validate(self) -> None:
+        if not self.title.strip():
+            raise RecordError(f"{self.arxiv_id}: empty title")
+        if not self.categories:
+            raise RecordError(f"{self.arxiv_id}: no categories")
+        if any(len(c) > 32 or " " in c for c in self.categories):
+            raise RecordError(f"{self.arxiv_id}: malformed categories {self.categories!r}")
+
+    @property
+    def is_withdrawn(self) -> bool:
+        return "withdrawn" in self.comments.lower()[:200]
+
+    def digest(self) -> str:
+        """A stable fingerprint of everything we store, so reruns can count "unchanged"."""
+        payload = asdict(self)
+        return hashlib.md5(
+            json.dumps(payload, default=str, sort_keys=True, ensure_ascii=False).encode()
+        ).hexdigest()
+
+
+def clean_text(value: str | None) -> str:
+    """Fold arXiv's hard line wraps and indentation into single spaces."""
+    return re.sub(r"\s+", " ", value or "").strip()
+
+
+def clean_abstract(value: str | None) -> str:
+    """Keep paragraph breaks (arXiv marks them with an indented line) but unwrap the rest."""
+    text = (value or "").strip("\n")
+    paragraphs = re.split(r"\n\s{2,}(?=\S)", text.strip())
+    return "\n\n".join(clean_text(p) for p in paragraphs if p.strip())

@@ -1,0 +1,141 @@
+"""The public arXiv metadata snapshot (JSON lines): a streaming reader and a line parser."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, datetime
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+
+from .authors import AuthorName, decode_tex, split_authors
+from .records import PaperRecord, RecordError, clean_abstract, clean_text, normalize_arxiv_id
+
+
+@dataclass(slots=True)
+class SnapshotLine:
+    line_number: int
+    text: str
+
+
+def open_snapshot(path: str | Path) -> io.TextIOBase:
+    """Open a snapshot file, plain or gzipped (sniffed by magic bytes, not by name)."""
+    path = Path(path)
+    with path.open("rb") as probe:
+        magic = probe.read(2)
+    if magic == b"\x1f\x8b":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace")
+    return path.open("r", encoding="utf-8", errors="replace")
+
+
+def iter_snapshot_lines(path: str | Path) -> Iterator[SnapshotLine]:
+    with open_snapshot(path) as handle:
+        for number, text in enumerate(handle, start=1):
+            if text.strip():
+                yield SnapshotLine(number, text)
+
+
+def _parse_version_date(value: str) -> datetime:
+    try:
+        return parsedate_to_datetime(value)
+    except (TypeError, ValueError) as exc:
+        raise RecordError(f"unreadable version date {value!r}") from exc
+
+
+def parse_snapshot_line(text: str) -> PaperRecord:
+    """Parse one snapshot line into a PaperRecord; raise RecordError saying what is wrong."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
+    if not isinstance(data, dict):
+        raise RecordError("a line must hold a JSON object")
+    if "id" not in data:
+        raise RecordError("missing field 'id'")
+    arxiv_id = normalize_arxiv_id(str(data["id"]))
+
+    versions = data.get("versions") or []
+    if not isinstance(versions, list):
+        raise RecordError(f"{arxiv_id}: 'versions' must be a list")
+    published = None
+    version_number = 1
+    if versions:
+        first = versions[0]
+        if not isinstance(first, dict) or "created" not in first:
+            raise RecordError(f"{arxiv_id}: malformed 'versions' entry")
+        published = _parse_version_date(first["created"])
+        last = versions[-1]
+        label = str(last.get("version", "v1")) if isinstance(last, dict) else "v1"
+        version_number = int(label.lstrip("v") or 1) if label.lstrip("v").isdigit() else len(versions)
+
+    updated = None
+    if data.get("update_date"):
+        try:
+            updated = date.fromisoformat(str(data["update_date"]))
+        except ValueError as exc:
+            raise RecordError(f"{arxiv_id}: bad update_date {data['update_date']!r}") from exc
+
+    authors_raw = clean_text(data.get("authors"))
+    parsed = data.get("authors_parsed")
+    if isinstance(parsed, list) and parsed:
+        authors = []
+        for entry in parsed:
+            if not isinstance(entry, list) or not entry:
+                raise RecordError(f"{arxiv_id}: malformed 'authors_parsed' entry {entry!r}")
+            keyname = decode_tex(clean_text(entry[0]))
+            forenames = decode_tex(clean_text(entry[1])) if len(entry) > 1 else ""
+            suffix = clean_text(entry[2]) if len(entry) > 2 else ""
+            authors.append(AuthorName(keyname=keyname, forenames=forenames, suffix=suffix))
+    else:
+        authors = split_authors(authors_raw)
+
+    record = PaperRecord(
+        arxiv_id=arxiv_id,
+        title=clean_text(data.get("title")),
+        abstract=clean_abstract(data.get("abstract")),
+        authors_raw=decode_tex(authors_raw),
+        authors=authors,
+        categories=clean_text(data.get("categories")).split(),
+        version=version_number,
+        published=published,
+        updated=updated,
+        doi=clean_text(data.get("doi")),
+        journal_ref=clean_text(data.get("journal-ref")),
+        comments=clean_text(data.get("comments")),
+        report_no=clean_text(data.get("report-no")),
+        license=clean_text(data.get("license")),
+        submitter=clean_text(data.get("submitter")),
+    )
+    record.validate()
+    return record
+
+
+def record_to_snapshot_dict(record: PaperRecord, *, versions: list[dict] | None = None) -> dict:
+    """The inverse of parse_snapshot_line, used to write the bundled sample and benchmarks."""
+    if versions is None:
+        versions = []
+        if record.published:
+            versions.append({"version": "v1", "created": _http_date(record.published)})
+    return {
+        "id": record.arxiv_id,
+        "submitter": record.submitter or None,
+        "authors": record.authors_raw,
+        "title": record.title,
+        "comments": record.comments or None,
+        "journal-ref": record.journal_ref or None,
+        "doi": record.doi or None,
+        "report-no": record.report_no or None,
+        "categories": " ".join(record.categories),
+        "license": record.license or None,
+        "abstract": record.abstract,
+        "versions": versions,
+        "update_date": record.updated.isoformat() if record.updated else None,
+        "authors_parsed": [[a.keyname, a.forenames, a.suffix] for a in record.authors],
+    }
+
+
+def _http_date(value: datetime) -> str:
+    return value.strftime("%a, %-d %b %Y %H:%M:%S GMT")

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class WovepaperConfig(AppConfig):
+    """Site-wide pieces (template tags, the demo command) that belong to no single app."""
+
+    name = "wovepaper"
+    label = "wovepaper"
