@@ -1,6 +1,6 @@
 """Keyword search over papers: one interface, a backend per database vendor.
 
-PostgreSQL uses full-text search over an expression GIN index (migration 0002); SQLite uses an
+PostgreSQL uses full-text search over an expression GIN index (migration 0003); SQLite uses an
 FTS5 table kept in step by triggers. Both rank, filter by category and date, and page.
 """
 
@@ -14,7 +14,7 @@ from django.db import connection
 
 from .models import Paper
 
-# The same expression as the GIN index in migration 0002, so PostgreSQL can use the index.
+# The same expression as the GIN index in migration 0003, so PostgreSQL can use the index.
 PG_VECTOR = (
     "to_tsvector('english'::regconfig, coalesce(p.title, '') || ' ' || coalesce(p.abstract, ''))"
 )

@@ -16,8 +16,25 @@ class Researcher(models.Model):
     works_count = models.PositiveIntegerField(null=True, blank=True)
     figures_source = models.CharField(max_length=32, blank=True)
     figures_updated_at = models.DateTimeField(null=True, blank=True)
-    # Papers attached here, maintained by matching so pages and lists never count per request.
+    # Page figures maintained by matching (researchers.stats), so that a researcher with 2,000
+    # papers renders with the same few queries as one with 2. Never computed per request.
     paper_count = models.PositiveIntegerField(default=0)
+    # {"first": n, "middle": n, "last": n, "sole": n} over the papers where every author is matched;
+    # `position_basis` is how many papers that is (the "X of Y" line: X = basis, Y = paper_count).
+    position_counts = models.JSONField(default=dict, blank=True)
+    position_basis = models.PositiveIntegerField(default=0)
+    # {"cs.LG": n, ...}: papers here per arXiv category (every category of each paper).
+    field_counts = models.JSONField(default=dict, blank=True)
+    # Most cited paper here, and the citation total over the papers that have a count.
+    most_cited_paper = models.ForeignKey(
+        "papers.Paper", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    cited_papers_count = models.PositiveIntegerField(default=0)
+    citations_here = models.PositiveIntegerField(default=0)
+    # [{"id": researcher id, "name": display name, "slug": url slug, "count": shared papers}, ...]
+    # the most frequent co-authors, for the co-author network.
+    coauthors = models.JSONField(default=list, blank=True)
+    stats_updated_at = models.DateTimeField(null=True, blank=True)
     merged_into = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_records"
     )

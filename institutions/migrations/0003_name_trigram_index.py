@@ -17,5 +17,5 @@ def backward(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("institutions", "0001_initial"), ("papers", "0002_search_indexes")]
+    dependencies = [("institutions", "0002_initial"), ("papers", "0003_search_indexes")]
     operations = [migrations.RunPython(forward, backward)]

@@ -43,7 +43,7 @@ def _run(statements_by_vendor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("papers", "0001_initial")]
+    dependencies = [("papers", "0002_initial")]
 
     operations = [
         migrations.RunPython(
