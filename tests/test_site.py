@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (factory fixtures imported from tests/researchers/conftest.py)
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ from researchers.models import Researcher
 from tests.researchers.conftest import researcher_factory  # noqa: F401  (shared fixture)
 
 SEARCH_QUERIES = 8
-HOME_QUERIES = 6
+HOME_QUERIES = 4
 
 
 @pytest.fixture(autouse=True)

@@ -16,20 +16,29 @@ CACHE_KEY = "site_figures:v1"
 CACHE_SECONDS = 15 * 60
 
 
-def _estimate(cursor, table: str) -> int:
+def _figures(cursor) -> dict[str, int]:
+    figures: dict[str, int] = {}
     if connection.vendor == "postgresql":
-        cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass", [table])
-        row = cursor.fetchone()
-        estimate = int(row[0]) if row else -1
+        cursor.execute(
+            "SELECT relname, reltuples::bigint FROM pg_class WHERE relname = ANY(%s) "
+            "AND relkind = 'r'",
+            [list(FIGURE_TABLES.values())],
+        )
+        estimates = dict(cursor.fetchall())
         # -1 means never analysed; a small table may be estimated as 0 until autovacuum runs.
-        if estimate > EXACT_UP_TO:
-            return estimate
-    # A capped count: exact for small tables, bounded work for large ones.
-    cursor.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM {connection.ops.quote_name(table)} LIMIT %s) AS t",
-        [EXACT_UP_TO + 1],
-    )
-    return int(cursor.fetchone()[0])
+        figures = {name: int(estimates[table]) for name, table in FIGURE_TABLES.items()
+                   if estimates.get(table, -1) > EXACT_UP_TO}
+    rest = [(name, table) for name, table in FIGURE_TABLES.items() if name not in figures]
+    if rest:
+        # Capped counts, all in one statement: exact for small tables, bounded for large ones.
+        columns = ", ".join(
+            f"(SELECT count(*) FROM (SELECT 1 FROM {connection.ops.quote_name(table)} "
+            f"LIMIT {EXACT_UP_TO + 1}) AS t{i})"
+            for i, (_, table) in enumerate(rest)
+        )
+        cursor.execute(f"SELECT {columns}")
+        figures.update(zip((name for name, _ in rest), map(int, cursor.fetchone()), strict=True))
+    return figures
 
 
 def site_figures() -> dict[str, int]:
@@ -41,6 +50,6 @@ def site_figures() -> dict[str, int]:
     figures = cache.get(CACHE_KEY)
     if figures is None:
         with connection.cursor() as cursor:
-            figures = {name: _estimate(cursor, table) for name, table in FIGURE_TABLES.items()}
+            figures = _figures(cursor)
         cache.set(CACHE_KEY, figures, CACHE_SECONDS)
     return figures

@@ -1,12 +1,12 @@
+# ruff: noqa: F811  (factory fixtures imported from tests/researchers/conftest.py)
 from __future__ import annotations
 
 import itertools
 
 import pytest
 
-from tests.researchers.conftest import link_author, researcher_factory  # noqa: F401  (shared fixtures)
-
 from institutions.models import AuthorshipInstitution, Institution
+from tests.researchers.conftest import link_author, researcher_factory  # noqa: F401  (shared fixtures)
 
 _n = itertools.count(1)
 

@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (factory fixtures imported from tests/researchers/conftest.py)
 from __future__ import annotations
 
 import json

@@ -61,13 +61,15 @@ def test_researcher_page_shows_stored_figures(client, author_with_papers, resear
     assert response.status_code == 200
     html = response.content.decode()
     assert "<h1>Dan Zhao</h1>" in html
-    assert '<meta name="description" content="Dan Zhao: 3 papers in this archive · h-index 6.">' in html
+    description = "Dan Zhao: 3 papers in this archive · h-index 6."
+    assert f'<meta name="description" content="{description}">' in html
     for figure in ("<strong>3</strong> papers here", "<strong>6</strong> h-index",
                    "<strong>74</strong> citations", "<strong>12</strong> works in total"):
         assert figure in html
     assert "newest" in html  # the matching-order note
     assert "Counted over 2 of 3 papers" in html
-    assert 'href="?category=cs.DC"' in html and "Distributed, Parallel, and Cluster Computing" in html
+    assert 'href="?category=cs.DC"' in html
+    assert "Distributed, Parallel, and Cluster Computing" in html
     assert "https://www.semanticscholar.org/author/2118" in html
     assert "https://openalex.org/A5023888391" in html
     assert "https://orcid.org/0000-0002-1825-0097" in html
