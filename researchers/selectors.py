@@ -97,7 +97,8 @@ def researcher_papers(
     papers = Paper.objects.filter(authorships__researcher=researcher)
     if category:
         papers = papers.filter(category_links__code=category)
-    papers = papers.order_by(*PAPER_SORTS.get(sort, PAPER_SORTS["newest"]))
+    # distinct: a curation slip can match one person at two positions of the same paper.
+    papers = papers.distinct().order_by(*PAPER_SORTS.get(sort, PAPER_SORTS["newest"]))
     return list(paper_list_prefetch(papers)[offset:offset + limit])
 
 

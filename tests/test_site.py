@@ -29,8 +29,13 @@ def paper_titles(html: str) -> list[str]:
 
 def assert_head(html: str, path: str) -> None:
     assert f'<link rel="canonical" href="http://127.0.0.1:8000{path}">' in html
-    assert '<meta property="og:title"' in html and '<meta name="twitter:card"' in html
-    assert re.search(r'<meta name="description" content="[^"]{20,}">', html)
+    assert f'<meta property="og:url" content="http://127.0.0.1:8000{path}">' in html
+    title = re.search(r"<title>([^<]+)</title>", html)[1]
+    assert f'<meta property="og:title" content="{title}">' in html
+    assert f'<meta name="twitter:title" content="{title}">' in html
+    description = re.search(r'<meta name="description" content="([^"]{20,})">', html)[1]
+    assert f'<meta property="og:description" content="{description}">' in html
+    assert f'<meta name="twitter:description" content="{description}">' in html
     for block in re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.S):
         json.loads(block)
     assert '"SearchAction"' in html

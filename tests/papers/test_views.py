@@ -40,6 +40,10 @@ def test_paper_page_shows_the_paper(client, paper_factory):
     assert "v3" in html and "2 March 2024" in html and ">17<" in html
     assert f'<link rel="canonical" href="http://127.0.0.1:8000{paper.get_absolute_url()}">' in html
     assert '<meta property="og:type" content="article">' in html
+    assert ('<meta property="og:title" content="Spectral gaps of random graphs · wovepaper">'
+            in html)
+    url = f"http://127.0.0.1:8000{paper.get_absolute_url()}"
+    assert f'<meta property="og:url" content="{url}">' in html
     graph = jsonld_blocks(html)[-1]["@graph"]
     article = next(item for item in graph if item["@type"] == "ScholarlyArticle")
     assert article["name"] == paper.title
@@ -96,6 +100,7 @@ def test_title_with_markup_and_latex_is_escaped(client, paper_factory):
     )
     html = client.get(paper.get_absolute_url()).content.decode()
     assert "<script>alert(1)" not in html
+    assert '<meta property="og:title" content="&lt;script&gt;alert(1)&lt;/script&gt; Spin' in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt; Spin-orbit in $\\alpha$-RuCl$_3$ &amp;" in html
     assert "<b>friends</b>" not in html and "<i>tags</i>" not in html
     assert "$x&lt;y$" in html
