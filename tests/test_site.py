@@ -222,6 +222,12 @@ def test_404_is_helpful_in_html_and_markdown(client, db):
     assert "`/researchers/<id>`" in md.content.decode()
 
 
+def test_404_for_an_unknown_paper_points_to_arxiv(client, db):
+    html = client.get("/papers/2612.99999").content.decode()
+    assert '<a href="https://arxiv.org/abs/2612.99999" rel="noopener">open it on arXiv</a>' in html
+    assert "arxiv.org" not in client.get("/no/such/page").content.decode().split("</main>")[0]
+
+
 def test_404_escapes_the_requested_path(client, db):
     html = client.get("/%3Cscript%3Ealert(1)%3C/script%3E").content.decode()
     assert "<script>alert(1)" not in html

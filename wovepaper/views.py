@@ -12,6 +12,7 @@ from institutions.selectors import institutions_search
 from papers.search import paper_search
 from papers.selectors import papers_in_category, papers_newest, papers_with_bylines
 from papers.taxonomy import POPULAR, category_name
+from papers.views import PAPER_KEY
 from researchers.selectors import researchers_search
 
 from .forms import SORTS, TABS, SearchForm
@@ -127,4 +128,9 @@ URL_PATTERNS = [
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return render_page(request, "wovepaper/404", {"patterns": URL_PATTERNS}, status=404)
+    context: dict = {"patterns": URL_PATTERNS}
+    match = PAPER_KEY.match(request.path.removeprefix("/papers/"))
+    if request.path.startswith("/papers/") and match:
+        # Likely a paper we have not harvested yet: arXiv itself has it.
+        context["arxiv_url"] = f"https://arxiv.org/abs/{match['id']}"
+    return render_page(request, "wovepaper/404", context, status=404)
