@@ -68,7 +68,8 @@ def researcher_external_links(researcher: Researcher) -> list[dict]:
     links = []
     for ext in researcher.external_ids.order_by("source", "value"):
         template = EXTERNAL_URLS.get(ext.source)
-        value = ext.value.rsplit("/", 1)[-1] if ext.source != "orcid" else ext.value
+        # Sources hand out both bare ids and URLs (https://openalex.org/A…, https://orcid.org/…).
+        value = ext.value.rstrip("/").rsplit("/", 1)[-1]
         links.append({
             "source": ext.source,
             "label": ext.get_source_display(),

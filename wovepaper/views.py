@@ -93,7 +93,7 @@ def _search_papers(request: HttpRequest, context: dict, data: dict) -> None:
 
         pager = window(request, fetch, per_page=PER_PAGE, max_page=MAX_SEARCH_PAGE)
         result = found["result"]
-        if result.total:
+        if result.total and not result.total_is_capped:
             pager.total_pages = min(-(-result.total // PER_PAGE), MAX_SEARCH_PAGE)
         context.update(pager=pager, papers=papers_with_bylines(pager.items),
                        total=result.total, total_is_capped=result.total_is_capped)

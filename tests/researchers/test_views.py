@@ -55,7 +55,7 @@ def test_researcher_page_shows_stored_figures(client, author_with_papers, resear
     ResearcherExternalId.objects.create(researcher=researcher, source="openalex",
                                         value="A5023888391")
     ResearcherExternalId.objects.create(researcher=researcher, source="orcid",
-                                        value="0000-0002-1825-0097")
+                                        value="https://orcid.org/0000-0002-1825-0097")
 
     response = client.get(researcher.get_absolute_url())
     assert response.status_code == 200
@@ -72,7 +72,8 @@ def test_researcher_page_shows_stored_figures(client, author_with_papers, resear
     assert "Distributed, Parallel, and Cluster Computing" in html
     assert "https://www.semanticscholar.org/author/2118" in html
     assert "https://openalex.org/A5023888391" in html
-    assert "https://orcid.org/0000-0002-1825-0097" in html
+    assert 'href="https://orcid.org/0000-0002-1825-0097"' in html
+    assert "orcid.org/https" not in html
     assert f'<a href="{papers[2].get_absolute_url()}">Paper 02</a>' in html
     assert "9 across the 3 of their papers we have counts for" in html
     assert coauthor.get_absolute_url() in html and "<svg" in html
