@@ -6,7 +6,7 @@ import re
 
 from django.db.models import Q, QuerySet
 
-from papers.models import Paper
+from papers.models import Authorship, Paper
 from papers.selectors import paper_list_prefetch
 
 from .models import AuthorshipInstitution, Institution
@@ -56,9 +56,12 @@ def institution_researchers(institution: Institution, *, limit: int = 30) -> lis
         .order_by("-paper_id")
         .values("authorship_id")[:RESEARCHER_SCAN]
     )
+    # Semi-joins keep each researcher once without a DISTINCT over the joined rows.
+    researcher_ids = Authorship.objects.filter(pk__in=recent, researcher__isnull=False).values(
+        "researcher_id"
+    )
     return list(
-        Researcher.objects.filter(authorships__in=recent, merged_into__isnull=True)
-        .distinct()
+        Researcher.objects.filter(pk__in=researcher_ids, merged_into__isnull=True)
         .order_by("-paper_count", "id")[:limit]
     )
 
