@@ -236,3 +236,28 @@ def test_browse_list_pages_without_counting(
     assert ('rel="next"' in html) == (n > 50)
     md = client.get("/researchers", HTTP_ACCEPT="text/markdown").content.decode()
     assert md.startswith("# Researchers")
+
+
+def test_category_filter_matches_whole_codes_only(
+    client, paper_factory, researcher_factory, link_author
+):
+    researcher = researcher_factory("Old Timer")
+    for title, categories in [("Archive only", ["cond-mat"]),
+                              ("Subject class", ["cond-mat.str-el"]),
+                              ("Cross-listed", ["hep-th", "cond-mat", "quant-ph"]),
+                              ("Listed last", ["hep-th", "cond-mat"])]:
+        link_author(paper_factory(title=title, categories=categories), 1, researcher)
+    html = client.get(researcher.get_absolute_url() + "?category=cond-mat").content.decode()
+    titles = re.findall(r'<h3><a href="[^"]+">([^<]+)</a></h3>', html)
+    assert sorted(titles) == ["Archive only", "Cross-listed", "Listed last"]
+
+
+def test_a_paper_matched_twice_to_one_person_is_listed_once(
+    client, paper_factory, researcher_factory, link_author
+):
+    researcher = researcher_factory("Twice Listed")
+    paper = paper_factory(title="Doubled", authors=["Twice Listed", "Twice Listed"])
+    link_author(paper, 1, researcher)
+    link_author(paper, 2, researcher)
+    html = client.get(researcher.get_absolute_url()).content.decode()
+    assert html.count('class="paper-item"') == 1
