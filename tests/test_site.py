@@ -161,6 +161,10 @@ def test_search_htmx_request_gets_only_the_results_fragment(client, paper_factor
     html = response.content.decode()
     assert "<html" not in html and "Fragment friendly" in html
     assert 'class="tabs"' in html
+    assert "HX-Request" in response["Vary"]
+    restore = client.get("/search", {"q": "fragment"}, HTTP_HX_REQUEST="true",
+                         HTTP_HX_HISTORY_RESTORE_REQUEST="true")
+    assert "<html" in restore.content.decode()
 
 
 def test_search_markdown_variant(client, paper_factory):

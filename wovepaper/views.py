@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 
 from institutions.selectors import institutions_search
 from papers.search import paper_search
@@ -63,9 +64,13 @@ def search(request: HttpRequest) -> HttpResponse:
                            per_page=PER_PAGE, max_page=MAX_SEARCH_PAGE)
             context.update(pager=pager, institutions=pager.items)
     context["tab_urls"] = {t: _tab_url(request, t) for t in TABS}
-    if request.htmx and not wants_markdown(request):
-        return render(request, "wovepaper/_search_results.html", context)
-    return render_page(request, "wovepaper/search", context)
+    # A history restore asks for the whole page again, even though it comes from htmx.
+    if request.htmx and not request.htmx.history_restore_request and not wants_markdown(request):
+        response = render(request, "wovepaper/_search_results.html", context)
+    else:
+        response = render_page(request, "wovepaper/search", context)
+    patch_vary_headers(response, ["HX-Request"])
+    return response
 
 
 def _tab_url(request: HttpRequest, tab: str) -> str:
