@@ -30,7 +30,7 @@ def _normalize_old_style(arxiv_id: str) -> str:
 
 
 def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
-    match = PAPER_KEY.match(key)
+    match = PAPER_KEY.match(key.rstrip("/"))
     if not match:
         raise Http404("not an arXiv identifier")
     arxiv_id = _normalize_old_style(match["id"])

@@ -59,7 +59,7 @@ def test_paper_without_citations_says_not_known(client, paper_factory):
     assert "not known yet" in client.get(paper.get_absolute_url()).content.decode()
 
 
-@pytest.mark.parametrize("suffix", ["", "-wrong-slug", "v2", "v2-wrong-slug"])
+@pytest.mark.parametrize("suffix", ["", "-wrong-slug", "v2", "v2-wrong-slug", "/"])
 def test_id_alone_wrong_slug_and_version_redirect_to_canonical(client, paper_factory, suffix):
     paper = paper_factory(title="Canonical addresses")
     response = client.get(f"/papers/{paper.arxiv_id}{suffix}")
