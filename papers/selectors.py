@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 
-from .models import Authorship, Paper
+from .models import Authorship, Paper, PaperCategory
 
 
 def _bylines() -> Prefetch:
@@ -26,3 +26,48 @@ def papers_with_bylines(papers: Sequence[Paper] | Iterable[Paper]) -> list[Paper
     papers = list(papers)
     prefetch_related_objects(papers, _bylines())
     return papers
+
+
+def paper_for_page(arxiv_id: str) -> Paper | None:
+    """One paper with its byline, matched researchers (and whom they were merged into) and the
+    institutions of each author: three queries whatever the byline length."""
+    from institutions.models import AuthorshipInstitution
+
+    return (
+        Paper.objects.filter(arxiv_id=arxiv_id)
+        .prefetch_related(
+            Prefetch(
+                "authorships",
+                queryset=Authorship.objects.select_related(
+                    "researcher", "researcher__merged_into"
+                ).prefetch_related(
+                    Prefetch(
+                        "institution_links",
+                        queryset=AuthorshipInstitution.objects.select_related("institution")
+                        .order_by("institution__name"),
+                    )
+                ).order_by("position"),
+            )
+        )
+        .first()
+    )
+
+
+def papers_newest(*, limit: int) -> list[Paper]:
+    """The newest papers on arXiv that we hold, with bylines (one index range scan)."""
+    return list(
+        paper_list_prefetch(
+            Paper.objects.filter(is_deleted=False).order_by("-published", "-id")
+        )[:limit]
+    )
+
+
+def papers_in_category(*, code: str, offset: int, limit: int) -> list[Paper]:
+    """The newest papers listed in a category, through the (code, -published) index."""
+    ids = list(
+        PaperCategory.objects.filter(code=code)
+        .order_by("-published", "-paper_id")
+        .values_list("paper_id", flat=True)[offset:offset + limit]
+    )
+    by_id = Paper.objects.in_bulk(ids)
+    return papers_with_bylines(by_id[i] for i in ids if i in by_id)

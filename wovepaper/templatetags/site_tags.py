@@ -25,3 +25,23 @@ def md_escape(value: object) -> str:
     for ch in "\\`*_[]<>#|":
         text = text.replace(ch, "\\" + ch)
     return text
+
+
+@register.simple_tag(takes_context=True)
+def reuse_block(context, name: str) -> str:
+    """Render block `name` of the page being rendered a second time, tags stripped.
+
+    Django has no `self.<block>` (that is Jinja): this is how the head repeats the title,
+    description and canonical path in the Open Graph and Twitter tags. The block was rendered
+    with autoescaping, so its text is already escaped and safe to emit.
+    """
+    from django.template.loader_tags import BLOCK_CONTEXT_KEY
+    from django.utils.html import strip_tags
+
+    block_context = context.render_context.get(BLOCK_CONTEXT_KEY)
+    block = block_context.get_block(name) if block_context is not None else None
+    if block is None:
+        return ""
+    with context.push(block=block):
+        rendered = block.nodelist.render(context)
+    return mark_safe(" ".join(strip_tags(rendered).split()))

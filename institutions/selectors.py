@@ -1,0 +1,93 @@
+"""Reads for institution pages and lists, each a fixed number of indexed queries."""
+
+from __future__ import annotations
+
+import re
+
+from django.db.models import Q, QuerySet
+
+from papers.models import Authorship, Paper
+from papers.selectors import paper_list_prefetch
+
+from .models import AuthorshipInstitution, Institution
+
+# ROR ids are 9 characters: a leading 0, six Crockford base32 characters and two check digits.
+ROR_ID = re.compile(
+    r"^(?:https?:/+)?(?:www\.)?(?:ror\.org/|ror[:/])?(0[0-9a-hjkmnp-tv-z]{6}\d{2})/?$",
+    re.IGNORECASE,
+)
+OPENALEX_ID = re.compile(r"^(?:https?:/+)?(?:openalex\.org/)?(I\d{1,15})$", re.IGNORECASE)
+# How many of an institution's most recent author listings to look through for its researchers:
+# enough for a full card, bounded for institutions with hundreds of thousands of listings.
+RESEARCHER_SCAN = 5000
+
+LIST_SORTS = {"papers": ("-paper_count", "id"), "name": ("name", "id")}
+
+
+def institution_lookup(key: str) -> Institution | None:
+    """Find an institution by ROR id (bare, ror/…, or full URL), OpenAlex id or exact name."""
+    key = key.strip()
+    match = ROR_ID.match(key)
+    if match:
+        found = Institution.objects.filter(ror_id=match[1].lower()).first()
+        if found:
+            return found
+    match = OPENALEX_ID.match(key)
+    if match:
+        openalex = match[1].upper()
+        found = Institution.objects.filter(
+            openalex_id__in=[openalex, f"https://openalex.org/{openalex}"]
+        ).first()
+        if found:
+            return found
+    if not key or len(key) > 255:
+        return None
+    return (
+        Institution.objects.filter(name__iexact=key).order_by("-paper_count", "id").first()
+    )
+
+
+def institution_researchers(institution: Institution, *, limit: int = 30) -> list:
+    """Distinct live researchers among the institution's most recent author listings."""
+    from researchers.models import Researcher
+
+    recent = (
+        AuthorshipInstitution.objects.filter(institution=institution)
+        .order_by("-paper_id")
+        .values("authorship_id")[:RESEARCHER_SCAN]
+    )
+    # Semi-joins keep each researcher once without a DISTINCT over the joined rows.
+    researcher_ids = Authorship.objects.filter(pk__in=recent, researcher__isnull=False).values(
+        "researcher_id"
+    )
+    return list(
+        Researcher.objects.filter(pk__in=researcher_ids, merged_into__isnull=True)
+        .order_by("-paper_count", "id")[:limit]
+    )
+
+
+def institution_papers(institution: Institution, *, offset: int = 0, limit: int = 24) -> list:
+    papers = Paper.objects.filter(
+        pk__in=AuthorshipInstitution.objects.filter(institution=institution).values("paper_id")
+    ).order_by("-published", "-id")
+    return list(paper_list_prefetch(papers)[offset:offset + limit])
+
+
+def institutions_browse(
+    *, sort: str = "papers", country: str = "", offset: int = 0, limit: int = 50
+) -> list[Institution]:
+    qs: QuerySet[Institution] = Institution.objects.all()
+    if country:
+        qs = qs.filter(country_code=country.upper())
+    return list(qs.order_by(*LIST_SORTS.get(sort, LIST_SORTS["papers"]))[offset:offset + limit])
+
+
+def institutions_search(query: str, *, offset: int = 0, limit: int = 20) -> list[Institution]:
+    """Institutions whose name contains the query (trigram index on upper(name) in PostgreSQL)."""
+    query = " ".join((query or "").split())
+    if len(query) < 2:
+        return []
+    return list(
+        Institution.objects.filter(Q(name__icontains=query))
+        .order_by("-paper_count", "id")[offset:offset + limit]
+    )

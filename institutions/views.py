@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import re
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+
+from wovepaper.negotiation import render_page
+from wovepaper.paging import window
+
+from . import selectors
+from .models import Institution
+
+INSTITUTION_KEY = re.compile(r"^(?P<id>\d{1,18})(?:-(?P<slug>[\w-]*))?$")
+COUNTRY = re.compile(r"^[A-Za-z]{2}$")
+PER_PAGE = 24
+
+
+def _redirect(url: str) -> HttpResponsePermanentRedirect:
+    return HttpResponsePermanentRedirect(url)
+
+
+def institution_detail(request: HttpRequest, key: str) -> HttpResponse:
+    match = INSTITUTION_KEY.match(key)
+    if match:
+        institution = Institution.objects.filter(pk=int(match["id"])).first()
+    else:
+        institution = selectors.institution_lookup(key)
+    if institution is None:
+        raise Http404("no such institution")
+    canonical = institution.get_absolute_url()
+    if request.path != canonical:
+        query = request.META.get("QUERY_STRING", "")
+        return _redirect(canonical + (f"?{query}" if query else ""))
+
+    pager = window(
+        request,
+        lambda offset, limit: selectors.institution_papers(institution, offset=offset, limit=limit),
+        per_page=PER_PAGE,
+    )
+    if institution.paper_count:
+        pager.total_pages = -(-institution.paper_count // PER_PAGE)
+    researchers = selectors.institution_researchers(institution)
+    return render_page(request, "institutions/detail", {
+        "institution": institution,
+        "researchers": researchers,
+        "pager": pager,
+        "papers": pager.items,
+        "jsonld": _institution_jsonld(institution),
+    })
+
+
+def _institution_jsonld(institution: Institution) -> dict:
+    url = settings.SITE_URL + institution.get_absolute_url()
+    org: dict = {"@type": "Organization", "@id": url + "#organization", "name": institution.name,
+                 "url": url}
+    if institution.other_names:
+        org["alternateName"] = [str(n) for n in institution.other_names][:10]
+    same_as = [institution.ror_url] if institution.ror_id else []
+    if institution.openalex_id:
+        same_as.append(
+            institution.openalex_id if institution.openalex_id.startswith("http")
+            else f"https://openalex.org/{institution.openalex_id}"
+        )
+    if same_as:
+        org["sameAs"] = same_as
+    if institution.country_code:
+        org["address"] = {"@type": "PostalAddress", "addressCountry": institution.country_code}
+    crumbs = [
+        {"@type": "ListItem", "position": 1, "name": "wovepaper", "item": settings.SITE_URL + "/"},
+        {"@type": "ListItem", "position": 2, "name": "Institutions",
+         "item": settings.SITE_URL + "/institutions"},
+        {"@type": "ListItem", "position": 3, "name": institution.name, "item": url},
+    ]
+    return {"@context": "https://schema.org",
+            "@graph": [org, {"@type": "BreadcrumbList", "itemListElement": crumbs}]}
+
+
+def institution_list(request: HttpRequest) -> HttpResponse:
+    sort = request.GET.get("sort", "papers")
+    if sort not in selectors.LIST_SORTS:
+        sort = "papers"
+    country = request.GET.get("country", "").strip()
+    if country and not COUNTRY.match(country):
+        country = ""
+    country = country.upper()
+    pager = window(
+        request,
+        lambda offset, limit: selectors.institutions_browse(
+            sort=sort, country=country, offset=offset, limit=limit
+        ),
+        per_page=50,
+    )
+    return render_page(request, "institutions/list", {
+        "pager": pager,
+        "institutions": pager.items,
+        "sort": sort,
+        "country": country,
+        "sorts": [("papers", "Papers here"), ("name", "Name")],
+    })

@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+
+from wovepaper.negotiation import render_page
+
+from .models import Paper
+from .selectors import paper_for_page
+from .taxonomy import category_name
+
+# `<id>[vN][-slug]` for both identifier schemes: 2401.01234v2-title, math.GT/0309136-title.
+PAPER_KEY = re.compile(
+    r"^(?:arxiv:)?(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Za-z]{2})?/\d{7})"
+    r"(?:v(?P<version>\d+))?(?:-(?P<slug>.*))?$",
+    re.IGNORECASE,
+)
+
+
+def _normalize_old_style(arxiv_id: str) -> str:
+    # Old-style archives are lower case and their subject classes upper case (math.GT/0309136).
+    if "/" not in arxiv_id:
+        return arxiv_id
+    archive, number = arxiv_id.split("/", 1)
+    head, _, subject = archive.partition(".")
+    return f"{head.lower()}.{subject.upper()}/{number}" if subject else f"{head.lower()}/{number}"
+
+
+def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
+    match = PAPER_KEY.match(key.rstrip("/"))
+    if not match:
+        raise Http404("not an arXiv identifier")
+    arxiv_id = _normalize_old_style(match["id"])
+    paper = paper_for_page(arxiv_id)
+    if paper is None or paper.is_deleted:
+        raise Http404("paper not in the archive")
+    canonical = paper.get_absolute_url()
+    if request.path != canonical:
+        query = request.META.get("QUERY_STRING", "")
+        return HttpResponsePermanentRedirect(canonical + (f"?{query}" if query else ""))
+
+    authorships = list(paper.authorships.all())
+    for authorship in authorships:
+        researcher = authorship.researcher
+        # A merged record links to the record it was merged into; a longer chain is resolved by
+        # that record's own redirect, so this stays one query for any byline.
+        authorship.link = (
+            researcher.merged_into if researcher and researcher.merged_into_id else researcher
+        )
+    abstract_paragraphs = [p.strip() for p in re.split(r"\n\s*\n", paper.abstract) if p.strip()]
+    categories = [{"code": code, "name": category_name(code)} for code in paper.category_list]
+    return render_page(
+        request,
+        "papers/detail",
+        {
+            "paper": paper,
+            "authorships": authorships,
+            "abstract_paragraphs": abstract_paragraphs,
+            "categories": categories,
+            "primary_name": category_name(paper.primary_category),
+            "jsonld": _paper_jsonld(paper, authorships, categories),
+        },
+    )
+
+
+def _paper_jsonld(paper: Paper, authorships: list, categories: list[dict]) -> dict:
+    url = settings.SITE_URL + paper.get_absolute_url()
+    authors = []
+    for a in authorships:
+        person: dict = {"@type": "Person", "name": a.name}
+        if a.link is not None:
+            person["url"] = settings.SITE_URL + a.link.get_absolute_url()
+        authors.append(person)
+    article: dict = {
+        "@type": "ScholarlyArticle",
+        "@id": url + "#article",
+        "headline": paper.title[:110],
+        "name": paper.title,
+        "url": url,
+        "sameAs": paper.abs_url,
+        "identifier": {"@type": "PropertyValue", "propertyID": "arXiv", "value": paper.arxiv_id},
+        "author": authors,
+        "abstract": paper.abstract,
+        "about": [c["name"] for c in categories],
+        "keywords": [c["code"] for c in categories],
+        "isAccessibleForFree": True,
+        "publisher": {"@id": settings.SITE_URL + "/#organization"},
+        "encoding": {"@type": "MediaObject", "contentUrl": paper.pdf_url,
+                     "encodingFormat": "application/pdf"},
+    }
+    if paper.published:
+        article["datePublished"] = paper.published.date().isoformat()
+    if paper.updated:
+        article["dateModified"] = paper.updated.isoformat()
+    if paper.doi:
+        article["sameAs"] = [paper.abs_url, f"https://doi.org/{paper.doi}"]
+    if paper.license:
+        article["license"] = paper.license
+    if paper.cited_by_count is not None:
+        article["citationCount"] = paper.cited_by_count
+    primary = paper.primary_category
+    field_url = f"{settings.SITE_URL}/search" + (f"?category={quote(primary)}" if primary else "")
+    crumbs = [
+        {"@type": "ListItem", "position": 1, "name": "wovepaper", "item": settings.SITE_URL + "/"},
+        {"@type": "ListItem", "position": 2,
+         "name": category_name(primary) if primary else "Papers", "item": field_url},
+        {"@type": "ListItem", "position": 3, "name": paper.title, "item": url},
+    ]
+    return {"@context": "https://schema.org",
+            "@graph": [article, {"@type": "BreadcrumbList", "itemListElement": crumbs}]}

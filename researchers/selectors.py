@@ -1,0 +1,132 @@
+"""Reads for researcher pages and lists. Every function runs a fixed number of queries: the page
+figures are stored on Researcher by matching, never aggregated over authorships here."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from django.db.models import F, Q, QuerySet
+
+from papers.models import Paper
+from papers.selectors import paper_list_prefetch
+
+from .models import Researcher, ResearcherExternalId
+
+# A chain of merges longer than this is a curation mistake (or a cycle); stop following it.
+MAX_MERGE_HOPS = 10
+
+PAPER_SORTS = {
+    "newest": ("-published", "-id"),
+    "oldest": ("published", "id"),
+    "cited": (F("cited_by_count").desc(nulls_last=True), "-published", "-id"),
+}
+
+LIST_SORTS = {
+    "papers": ("-paper_count", "id"),
+    "h_index": ("-h_index", "id"),
+    "name": ("name_key", "id"),
+}
+
+EXTERNAL_URLS = {
+    ResearcherExternalId.SEMANTIC_SCHOLAR: "https://www.semanticscholar.org/author/{}",
+    ResearcherExternalId.OPENALEX: "https://openalex.org/{}",
+    ResearcherExternalId.ORCID: "https://orcid.org/{}",
+}
+
+
+def researcher_name_key(text: str) -> str:
+    """Lower case, accents folded, punctuation dropped, spaces collapsed: Researcher.name_key."""
+    folded = unicodedata.normalize("NFKD", text or "")
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch)).lower()
+    folded = re.sub(r"[^\w\s]", " ", folded)
+    return re.sub(r"\s+", " ", folded).strip()
+
+
+def researcher_resolve(pk: int) -> tuple[Researcher | None, bool]:
+    """The record for `pk`, following `merged_into` to the final survivor.
+
+    Returns (researcher, was_merged). One query per hop, at most MAX_MERGE_HOPS.
+    """
+    researcher = Researcher.objects.select_related("most_cited_paper").filter(pk=pk).first()
+    merged = False
+    seen = set()
+    while researcher is not None and researcher.merged_into_id and len(seen) < MAX_MERGE_HOPS:
+        seen.add(researcher.pk)
+        if researcher.merged_into_id in seen:
+            break
+        merged = True
+        researcher = (
+            Researcher.objects.select_related("most_cited_paper")
+            .filter(pk=researcher.merged_into_id)
+            .first()
+        )
+    return researcher, merged
+
+
+def researcher_external_links(researcher: Researcher) -> list[dict]:
+    links = []
+    for ext in researcher.external_ids.order_by("source", "value"):
+        template = EXTERNAL_URLS.get(ext.source)
+        # Sources hand out both bare ids and URLs (https://openalex.org/A…, https://orcid.org/…).
+        value = ext.value.rstrip("/").rsplit("/", 1)[-1]
+        links.append({
+            "source": ext.source,
+            "label": ext.get_source_display(),
+            "value": value,
+            "url": template.format(value) if template else "",
+        })
+    return links
+
+
+def researcher_same_name(researcher: Researcher, *, limit: int = 8) -> list[Researcher]:
+    """Other live records with the same name key: other people, or unmerged duplicates."""
+    if not researcher.name_key:
+        return []
+    return list(
+        Researcher.objects.filter(name_key=researcher.name_key, merged_into__isnull=True)
+        .exclude(pk=researcher.pk)
+        .order_by("-paper_count", "id")[:limit]
+    )
+
+
+def researcher_papers(
+    researcher: Researcher, *, category: str = "", sort: str = "newest", offset: int = 0,
+    limit: int = 24,
+) -> list[Paper]:
+    """A page of the researcher's papers (fetch limit+1 to know whether a next page exists)."""
+    # Driven from the (researcher, paper) index: the work is bounded by this researcher's papers,
+    # whatever the size of the archive. The category test reads Paper.categories on those rows
+    # instead of joining PaperCategory, which the planner would hash-join over a whole category.
+    papers = Paper.objects.filter(authorships__researcher=researcher)
+    if category:
+        papers = papers.filter(
+            Q(categories=category) | Q(categories__startswith=f"{category} ")
+            | Q(categories__endswith=f" {category}") | Q(categories__contains=f" {category} ")
+        )
+    papers = papers.order_by(*PAPER_SORTS.get(sort, PAPER_SORTS["newest"]))
+    rows = paper_list_prefetch(papers)[offset:offset + limit]
+    # One person matched at two positions of a paper (a curation slip) would repeat a row;
+    # dropping it here is cheaper than DISTINCT over whole paper rows.
+    return list({paper.pk: paper for paper in rows}.values())
+
+
+def researchers_browse(
+    *, sort: str = "papers", offset: int = 0, limit: int = 50
+) -> list[Researcher]:
+    qs: QuerySet[Researcher] = Researcher.objects.filter(merged_into__isnull=True)
+    if sort == "h_index":
+        # Rows without an h-index would sort first in a descending index scan; leave them out.
+        qs = qs.filter(h_index__isnull=False)
+    return list(qs.order_by(*LIST_SORTS.get(sort, LIST_SORTS["papers"]))[offset:offset + limit])
+
+
+def researchers_search(query: str, *, offset: int = 0, limit: int = 20) -> list[Researcher]:
+    """Researchers whose name key contains the normalised query (a trigram index on PostgreSQL)."""
+    key = researcher_name_key(query)
+    if len(key) < 2:
+        return []
+    return list(
+        Researcher.objects.filter(Q(name_key__contains=key), merged_into__isnull=True)
+        .order_by("-paper_count", "id")[offset:offset + limit]
+    )

@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+import math
+import re
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+
+from papers.taxonomy import category_name
+from wovepaper.negotiation import render_page
+from wovepaper.paging import window
+
+from . import selectors
+from .models import Researcher
+
+RESEARCHER_KEY = re.compile(r"^(?P<id>\d{1,18})(?:-(?P<slug>.*))?$")
+CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?$")
+PER_PAGE = 24
+FIELDS_SHOWN = 12
+COAUTHORS_SHOWN = 16
+POSITIONS = [("first", "First author"), ("middle", "Middle author"), ("last", "Last author"),
+             ("sole", "Sole author")]
+
+
+def _redirect(request: HttpRequest, url: str) -> HttpResponsePermanentRedirect:
+    query = request.META.get("QUERY_STRING", "")
+    return HttpResponsePermanentRedirect(url + (f"?{query}" if query else ""))
+
+
+def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
+    match = RESEARCHER_KEY.match(key)
+    if not match:
+        raise Http404("not a researcher id")
+    researcher, merged = selectors.researcher_resolve(int(match["id"]))
+    if researcher is None:
+        raise Http404("no such researcher")
+    canonical = researcher.get_absolute_url()
+    if merged or request.path != canonical:
+        return _redirect(request, canonical)
+
+    category = request.GET.get("category", "").strip()
+    if category and not CATEGORY_CODE.match(category):
+        category = ""
+    sort = request.GET.get("sort", "newest")
+    if sort not in selectors.PAPER_SORTS:
+        sort = "newest"
+    pager = window(
+        request,
+        lambda offset, limit: selectors.researcher_papers(
+            researcher, category=category, sort=sort, offset=offset, limit=limit
+        ),
+        per_page=PER_PAGE,
+    )
+    expected = researcher.field_counts.get(category) if category else researcher.paper_count
+    if expected:
+        pager.total_pages = math.ceil(expected / PER_PAGE)
+
+    context = {
+        "researcher": researcher,
+        "pager": pager,
+        "papers": pager.items,
+        "category": category,
+        "category_label": category_name(category) if category else "",
+        "sort": sort,
+        "sorts": [("newest", "Newest"), ("oldest", "Oldest"), ("cited", "Most cited")],
+        "positions": _position_bars(researcher),
+        "fields": _field_bars(researcher, category),
+        "same_name": selectors.researcher_same_name(researcher),
+        "identities": selectors.researcher_external_links(researcher),
+        "coauthors": researcher.coauthors[:COAUTHORS_SHOWN],
+        "network": _coauthor_network(researcher),
+        "other_cited_papers": max(researcher.cited_papers_count - 1, 0),
+    }
+    context["jsonld"] = _researcher_jsonld(researcher, context["identities"])
+    return render_page(request, "researchers/detail", context)
+
+
+def _position_bars(researcher: Researcher) -> list[dict]:
+    counts = researcher.position_counts or {}
+    if not researcher.position_basis or not counts:
+        return []
+    top = max((counts.get(k, 0) for k, _ in POSITIONS), default=0) or 1
+    return [
+        {"key": key, "label": label, "count": counts.get(key, 0),
+         "pct": round(100 * counts.get(key, 0) / top)}
+        for key, label in POSITIONS
+        if key != "sole" or counts.get("sole")
+    ]
+
+
+def _field_bars(researcher: Researcher, active: str) -> list[dict]:
+    counts = researcher.field_counts or {}
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    shown = ranked[:FIELDS_SHOWN]
+    if active and active in counts and all(code != active for code, _ in shown):
+        shown.append((active, counts[active]))
+    top = max((n for _, n in shown), default=0) or 1
+    return [
+        {"code": code, "name": category_name(code), "count": n, "pct": round(100 * n / top),
+         "active": code == active}
+        for code, n in shown
+    ]
+
+
+def _coauthor_network(researcher: Researcher) -> dict | None:
+    """Coordinates for a small radial graph: the researcher in the middle, co-authors around,
+    line width by shared papers. Computed here so the template only draws."""
+    coauthors = [c for c in researcher.coauthors[:COAUTHORS_SHOWN] if c.get("id")]
+    if not coauthors:
+        return None
+    size, centre, radius = 360, 180, 130
+    top = max(c.get("count", 1) for c in coauthors) or 1
+    nodes = []
+    for index, c in enumerate(coauthors):
+        angle = 2 * math.pi * index / len(coauthors) - math.pi / 2
+        x = centre + radius * math.cos(angle)
+        y = centre + radius * math.sin(angle)
+        nodes.append({
+            "x": round(x, 1), "y": round(y, 1),
+            "lx": round(centre + (radius + 14) * math.cos(angle), 1),
+            "ly": round(centre + (radius + 14) * math.sin(angle) + 4, 1),
+            "anchor": "start" if math.cos(angle) > 0.2 else "end" if math.cos(angle) < -0.2
+            else "middle",
+            "width": round(1 + 4 * c.get("count", 1) / top, 1),
+            "r": round(4 + 4 * c.get("count", 1) / top, 1),
+            "name": c.get("name", ""),
+            "count": c.get("count", 0),
+            "url": f"/researchers/{c['id']}-{c['slug']}" if c.get("slug") else
+            f"/researchers/{c['id']}",
+        })
+    return {"size": size, "centre": centre, "nodes": nodes}
+
+
+def _researcher_jsonld(researcher: Researcher, identities: list[dict]) -> dict:
+    url = settings.SITE_URL + researcher.get_absolute_url()
+    person: dict = {
+        "@type": "Person",
+        "@id": url + "#person",
+        "name": researcher.display_name,
+        "url": url,
+        "mainEntityOfPage": url,
+    }
+    same_as = [i["url"] for i in identities if i["url"]]
+    if same_as:
+        person["sameAs"] = same_as
+    orcid = [i["value"] for i in identities if i["source"] == "orcid"]
+    if orcid:
+        person["identifier"] = {"@type": "PropertyValue", "propertyID": "ORCID",
+                                "value": orcid[0]}
+    crumbs = [
+        {"@type": "ListItem", "position": 1, "name": "wovepaper", "item": settings.SITE_URL + "/"},
+        {"@type": "ListItem", "position": 2, "name": "Researchers",
+         "item": settings.SITE_URL + "/researchers"},
+        {"@type": "ListItem", "position": 3, "name": researcher.display_name, "item": url},
+    ]
+    return {"@context": "https://schema.org",
+            "@graph": [person, {"@type": "BreadcrumbList", "itemListElement": crumbs}]}
+
+
+def researcher_list(request: HttpRequest) -> HttpResponse:
+    sort = request.GET.get("sort", "papers")
+    if sort not in selectors.LIST_SORTS:
+        sort = "papers"
+    pager = window(
+        request,
+        lambda offset, limit: selectors.researchers_browse(sort=sort, offset=offset, limit=limit),
+        per_page=50,
+    )
+    return render_page(request, "researchers/list", {
+        "pager": pager,
+        "researchers": pager.items,
+        "sort": sort,
+        "sorts": [("papers", "Papers here"), ("h_index", "h-index"), ("name", "Name")],
+    })

@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import re
+
+import pytest
+
+INSTITUTION_PAGE_QUERIES = 5
+
+
+@pytest.fixture
+def stanford(institution_factory):
+    return institution_factory(
+        "Stanford University", ror_id="00f54p054", openalex_id="I97018004", country_code="US",
+        type="education", other_names=["Leland Stanford Junior University"], paper_count=2,
+        researcher_count=1,
+    )
+
+
+def test_institution_page_shows_researchers_and_papers(
+    client, stanford, paper_factory, researcher_factory, link_author, affiliate
+):
+    older = paper_factory(title="Older result")
+    newer = paper_factory(title="Newer result", published=older.published.replace(year=2025))
+    person = researcher_factory("Ada Lovelace", paper_count=2, h_index=9)
+    gone = researcher_factory("Ada Lovelace", merged_into=person)
+    for paper in (older, newer):
+        link_author(paper, 1, person)
+        affiliate(paper, 1, stanford)
+    link_author(newer, 2, gone)
+    affiliate(newer, 2, stanford)
+
+    response = client.get(stanford.get_absolute_url())
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<h1>Stanford University</h1>" in html
+    assert "https://ror.org/00f54p054" in html and "Leland Stanford Junior University" in html
+    assert ">US<" in html and "Education" in html
+    assert html.count(f'<a href="{person.get_absolute_url()}">Ada Lovelace</a> <span') == 1
+    assert gone.get_absolute_url() not in html
+    titles = re.findall(r'<h3><a href="[^"]+">([^<]+)</a></h3>', html)
+    assert titles == ["Newer result", "Older result"]
+    assert '"@type": "Organization", "@id": "http://127.0.0.1:8000/institutions/' in html
+
+
+@pytest.mark.parametrize("path", [
+    "/institutions/{pk}",
+    "/institutions/{pk}-old-name",
+    "/institutions/00f54p054",
+    "/institutions/ror/00f54p054",
+    "/institutions/https://ror.org/00f54p054",
+    "/institutions/I97018004",
+    "/institutions/Stanford%20University",
+    "/institutions/stanford%20university",
+])
+def test_every_way_to_name_an_institution_redirects_to_its_page(client, stanford, path):
+    response = client.get(path.format(pk=stanford.pk))
+    assert response.status_code == 301
+    assert response["Location"] == f"/institutions/{stanford.pk}-stanford-university"
+
+
+def test_unknown_institution_is_404(client, stanford):
+    assert client.get("/institutions/0abcdef12").status_code == 404
+    assert client.get("/institutions/Nowhere%20College").status_code == 404
+    assert client.get(f"/institutions/{stanford.pk + 100}").status_code == 404
+
+
+def test_markdown_variant(client, stanford):
+    response = client.get(stanford.get_absolute_url(), HTTP_ACCEPT="text/markdown")
+    assert response["Content-Type"].startswith("text/markdown")
+    body = response.content.decode()
+    assert body.startswith("# Stanford University\n")
+    assert "- ROR: https://ror.org/00f54p054" in body
+
+
+@pytest.mark.parametrize("n", [2, 50])
+def test_institution_page_query_bound(
+    client, stanford, paper_factory, researcher_factory, link_author, affiliate,
+    django_assert_max_num_queries, n,
+):
+    for i in range(n):
+        paper = paper_factory(authors=["A Person", "B Person"])
+        link_author(paper, 1, researcher_factory(f"Person {i}"))
+        affiliate(paper, 1, stanford)
+        affiliate(paper, 2, stanford)
+    with django_assert_max_num_queries(INSTITUTION_PAGE_QUERIES):
+        response = client.get(stanford.get_absolute_url())
+    html = response.content.decode()
+    assert html.count('class="paper-item"') == min(n, 24)
+    assert ('rel="next"' in html) == (n > 24)
+
+
+def test_browse_list_sorts_and_filters_by_country(client, institution_factory):
+    institution_factory("Zurich Lab", country_code="CH", paper_count=50)
+    institution_factory("Aachen Uni", country_code="DE", paper_count=10)
+    institution_factory("Berlin Uni", country_code="DE", paper_count=30)
+
+    def names(query=""):
+        html = client.get("/institutions" + query).content.decode()
+        return re.findall(r'<td><a href="/institutions/[^"]+">([^<]+)</a></td>', html)
+
+    assert names() == ["Zurich Lab", "Berlin Uni", "Aachen Uni"]
+    assert names("?sort=name") == ["Aachen Uni", "Berlin Uni", "Zurich Lab"]
+    assert names("?country=de") == ["Berlin Uni", "Aachen Uni"]
+    assert names("?country=not-a-code") == ["Zurich Lab", "Berlin Uni", "Aachen Uni"]
+    md = client.get("/institutions?country=CH", HTTP_ACCEPT="text/markdown").content.decode()
+    assert md.startswith("# Institutions in CH") and "Zurich Lab" in md and "Berlin" not in md
+
+
+@pytest.mark.parametrize("n", [2, 60])
+def test_browse_list_query_bound(client, institution_factory, django_assert_max_num_queries, n):
+    for i in range(n):
+        institution_factory(f"Institute {i:03d}", paper_count=i)
+    with django_assert_max_num_queries(1):
+        html = client.get("/institutions").content.decode()
+    assert html.count("<tr><td>") == min(n, 50)

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+import re
+
+from django import forms
+
+SORTS = [("relevance", "Best match"), ("newest", "Newest"), ("oldest", "Oldest"),
+         ("cited", "Most cited")]
+TABS = ["papers", "researchers", "institutions"]
+CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?$")
+
+
+class SearchForm(forms.Form):
+    q = forms.CharField(required=False, max_length=300, strip=True)
+    tab = forms.ChoiceField(required=False, choices=[(t, t) for t in TABS])
+    category = forms.CharField(required=False, max_length=32, strip=True)
+    date_from = forms.DateField(required=False, label="From")
+    date_to = forms.DateField(required=False, label="To")
+    sort = forms.ChoiceField(required=False, choices=SORTS)
+
+    def clean_category(self) -> str:
+        code = self.cleaned_data.get("category", "")
+        if code and not CATEGORY_CODE.match(code):
+            raise forms.ValidationError("Use an arXiv category code such as cs.LG or hep-th.")
+        return code
+
+    def clean(self):
+        data = super().clean()
+        start, end = data.get("date_from"), data.get("date_to")
+        if start and end and start > end:
+            self.add_error("date_to", "The end date comes before the start date.")
+        return data

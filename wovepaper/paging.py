@@ -1,0 +1,73 @@
+"""Previous/next paging without COUNT(*): fetch one row more than a page to know if more exist.
+
+On tables of millions of rows a count per request costs more than the page itself, so lists show
+"previous / next" and the page number; deep pages are capped to keep OFFSET scans bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpRequest
+
+MAX_PAGE = 400
+
+
+def page_number(request: HttpRequest, *, max_page: int = MAX_PAGE) -> int:
+    try:
+        page = int(request.GET.get("page", "1"))
+    except ValueError:
+        return 1
+    return min(max(page, 1), max_page)
+
+
+def page_url(request: HttpRequest, page: int) -> str:
+    params = request.GET.copy()
+    params.pop("page", None)
+    if page > 1:
+        params["page"] = str(page)
+    encoded = params.urlencode()
+    return f"{request.path}?{encoded}" if encoded else request.path
+
+
+@dataclass
+class Window:
+    items: list
+    page: int
+    has_next: bool
+    previous_url: str = ""
+    next_url: str = ""
+    total_pages: int | None = None
+    per_page: int = 0
+
+    @property
+    def has_previous(self) -> bool:
+        return self.page > 1
+
+    @property
+    def is_paged(self) -> bool:
+        return self.has_previous or self.has_next
+
+    @property
+    def start(self) -> int:
+        return (self.page - 1) * self.per_page + 1
+
+
+def window(
+    request: HttpRequest, fetch: Callable[[int, int], Sequence[Any]], *, per_page: int,
+    max_page: int = MAX_PAGE,
+) -> Window:
+    """Call `fetch(offset, limit)` for the requested page with limit = per_page + 1."""
+    page = page_number(request, max_page=max_page)
+    rows = list(fetch((page - 1) * per_page, per_page + 1))
+    has_next = len(rows) > per_page and page < max_page
+    return Window(
+        items=rows[:per_page],
+        page=page,
+        has_next=has_next,
+        previous_url=page_url(request, page - 1) if page > 1 else "",
+        next_url=page_url(request, page + 1) if has_next else "",
+        per_page=per_page,
+    )
