@@ -18,6 +18,12 @@ PASSWORD = "correct-horse-battery-staple-42"
 
 
 @pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    # The default hasher is slow on purpose; these tests sign up and in many times.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     # allauth's rate limits and the category list live in the cache; tests must not share them.
     cache.clear()
