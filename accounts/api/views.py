@@ -24,7 +24,8 @@ class FollowPagination(PageNumberPagination):
 
 
 class MeApiView(APIView):
-    authentication_classes = [SessionAuthentication, TokenAuthentication]
+    # Token first: its WWW-Authenticate header makes an anonymous request a 401, not a 403.
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
 
 
