@@ -176,7 +176,7 @@ def onboarding_researchers(request: HttpRequest) -> HttpResponse:
                                                                  exclude_ids=followed)
     selectors.researchers_with_follow_state(results + suggested, user=request.user)
     context = {"query": query, "results": results, "suggested": suggested,
-               "fields": profile.fields, "follow_count": len(followed),
+               "fields": profile.fields,
                **_step_context(Profile.Step.RESEARCHERS)}
     if request.htmx and request.htmx.target == "researcher-results":
         return render(request, "accounts/onboarding/_researcher_results.html", context)
