@@ -190,6 +190,9 @@ if env("ORCID_CLIENT_ID") and env("ORCID_CLIENT_SECRET"):
 SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
 SOCIALACCOUNT_QUERY_EMAIL = True
 
+# drf-spectacular needs its AutoSchema as the default to describe the API (openapi.json).
+REST_FRAMEWORK = {"DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"}
+
 # Digests: how long the unsubscribe link in a digest email stays valid; papers listed at most.
 DIGEST_UNSUBSCRIBE_MAX_AGE = env_int("DIGEST_UNSUBSCRIBE_MAX_AGE", 90 * 24 * 3600)
 DIGEST_MAX_PAPERS = env_int("DIGEST_MAX_PAPERS", 50)
