@@ -159,3 +159,23 @@ def test_followed_list_shows_unfollow(client, user_factory, researcher_factory):
     page = client.get("/following/researchers").content.decode()
     assert all(name in page for name in names)
     assert page.count('aria-pressed="true"') == 3
+
+
+def test_claim_tag_prompts_signs_in_and_shows_status(user_factory, researcher_factory):
+    from django.contrib.auth.models import AnonymousUser
+
+    from accounts.services import researcher_claim
+
+    researcher, user = researcher_factory("Grace Hopper"), user_factory()
+    template = Template("{% load follow_tags %}{% claim_button researcher %}")
+
+    def render(who):
+        request = RequestFactory().get("/researchers/x")
+        request.user = who
+        return template.render(Context({"researcher": researcher, "request": request,
+                                        "csrf_token": "tok"}))
+
+    assert "Sign in</a> to say this is you" in render(AnonymousUser())
+    assert f"/following/researchers/{researcher.pk}/claim" in render(user)
+    researcher_claim(user=user, researcher=researcher)
+    assert "You said this is you: waiting for review." in render(user)
