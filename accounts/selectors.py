@@ -51,6 +51,43 @@ def feed_papers(*, researcher_ids: list[int], since: datetime | None = None) -> 
     return papers.order_by("-published", "-id")
 
 
+def feed_count(*, researcher_ids: list[int]) -> int:
+    """How many papers the feed holds, counted on the authorship index alone (an index-only
+    scan of the followed researchers' rows): counting through the semi-join on papers makes
+    PostgreSQL hash the whole paper table. Withdrawn-and-deleted papers are not subtracted."""
+    return (Authorship.objects.filter(researcher_id__in=researcher_ids)
+            .values("paper_id").distinct().count())
+
+
+class FeedPage:
+    """The feed for Django's Paginator: slices are the paper queryset, the count is feed_count
+    capped at `limit`, because the feed is for what is new: a paper deep in a prolific
+    researcher's past is on their page, and an OFFSET that deep costs a scan of the papers
+    (until Authorship carries `published`, the feed cannot be a merge of per-researcher ranges).
+    """
+
+    def __init__(self, *, researcher_ids: list[int], limit: int):
+        self.papers = feed_papers(researcher_ids=researcher_ids)
+        self.researcher_ids = researcher_ids
+        self.limit = limit
+        self._total: int | None = None
+
+    @property
+    def total(self) -> int:
+        if self._total is None:
+            self._total = feed_count(researcher_ids=self.researcher_ids)
+        return self._total
+
+    def count(self) -> int:
+        return min(self.total, self.limit)
+
+    def __getitem__(self, item):
+        return self.papers[item]
+
+    def __len__(self) -> int:
+        return self.count()
+
+
 def follows_for_user(*, user: AbstractBaseUser) -> QuerySet[Follow]:
     return Follow.objects.filter(user=user).select_related("researcher").order_by("-created_at",
                                                                                  "-id")

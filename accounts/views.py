@@ -30,6 +30,7 @@ from .models import Profile
 from .templatetags.follow_tags import follow_button_context
 
 FEED_PAGE_SIZE = 20
+FEED_MAX_PAGES = 25
 FOLLOWED_PAGE_SIZE = 50
 SIDEBAR_FOLLOWS = 30
 
@@ -219,16 +220,18 @@ def onboarding_finish(request: HttpRequest) -> HttpResponse:
 @require_GET
 def following(request: HttpRequest) -> HttpResponse:
     ids = selectors.followed_researcher_ids(user=request.user)
-    page = None
+    page = feed = None
     papers: list = []
     if ids:
-        paginator = Paginator(selectors.feed_papers(researcher_ids=ids), FEED_PAGE_SIZE)
+        feed = selectors.FeedPage(researcher_ids=ids, limit=FEED_PAGE_SIZE * FEED_MAX_PAGES)
+        paginator = Paginator(feed, FEED_PAGE_SIZE)
         page = paginator.get_page(request.GET.get("page"))
         papers = papers_with_bylines(page.object_list)
     follows = list(selectors.follows_for_user(user=request.user)[:SIDEBAR_FOLLOWS + 1])
     context = {
         "papers": papers,
         "page": page,
+        "total": feed.total if feed else 0,
         "follows": follows[:SIDEBAR_FOLLOWS],
         "more_follows": len(follows) > SIDEBAR_FOLLOWS,
         "empty_message": "None of the researchers you follow has a paper here yet.",

@@ -81,3 +81,20 @@ def test_feed_in_markdown(client, user_factory, researcher_factory, authored_pap
     response = client.get("/following", HTTP_ACCEPT="text/markdown")
     assert response["Content-Type"].startswith("text/markdown")
     assert "Notes on the analytical engine" in response.content.decode()
+
+
+def test_feed_paging_stops_at_the_cap(client, user_factory, researcher_factory, authored_paper,
+                                      monkeypatch):
+    from accounts import views
+
+    monkeypatch.setattr(views, "FEED_MAX_PAGES", 1)
+    user = user_factory()
+    researcher = researcher_factory()
+    for i in range(25):
+        authored_paper(researcher, title=f"Capped paper {i:02d}")
+    researcher_follow(user=user, researcher=researcher)
+    client.force_login(user)
+    html = client.get("/following").content.decode()
+    assert "25 papers, newest first; the newest 20 are here" in html
+    assert 'rel="next"' not in html
+    assert client.get("/following", {"page": 2}).content.decode().count('class="paper-item"') == 20
