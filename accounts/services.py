@@ -142,6 +142,7 @@ def claim_review(*, claim: Claim, reviewer: AbstractBaseUser, confirm: bool) -> 
 def user_export(*, user: AbstractBaseUser) -> dict:
     """Everything wovepaper stores about the user, as JSON-ready data."""
     from allauth.account.models import EmailAddress
+    from allauth.socialaccount.models import SocialAccount
 
     profile = profile_get_or_create(user=user)
     return {
@@ -155,6 +156,11 @@ def user_export(*, user: AbstractBaseUser) -> dict:
         "email_addresses": [
             {"email": e.email, "verified": e.verified, "primary": e.primary}
             for e in EmailAddress.objects.filter(user=user).order_by("-primary", "email")
+        ],
+        "connected_accounts": [
+            {"provider": a.provider, "uid": a.uid,
+             "date_joined": a.date_joined.isoformat() if a.date_joined else None}
+            for a in SocialAccount.objects.filter(user=user).order_by("provider")
         ],
         "profile": {
             "fields_of_interest": profile.fields,

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from allauth.account.models import EmailAddress
+from allauth.socialaccount.models import SocialAccount
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 
@@ -47,6 +48,7 @@ def test_export_is_a_json_download_of_the_users_data(client, user_factory, resea
     researcher_follow(user=other, researcher=alan)
     researcher_claim(user=user, researcher=alan, message="It's me")
     SentDigest.objects.create(user=user, period_key="weekly:2026-W48", paper_count=3)
+    SocialAccount.objects.create(user=user, provider="orcid", uid="0000-0002-1825-0097")
     client.force_login(user)
     response = client.get("/accounts/export/")
     assert response["Content-Type"].startswith("application/json")
@@ -55,6 +57,9 @@ def test_export_is_a_json_download_of_the_users_data(client, user_factory, resea
     assert data["user"]["email"] == user.email
     assert data["email_addresses"] == [{"email": user.email, "verified": True, "primary": True}]
     assert data["profile"]["fields_of_interest"] == ["cs.LG"]
+    assert data["connected_accounts"] == [{"provider": "orcid", "uid": "0000-0002-1825-0097",
+                                           "date_joined": data["connected_accounts"][0]
+                                           ["date_joined"]}]
     assert [f["name"] for f in data["follows"]] == ["Ada Lovelace"]  # not the other user's
     assert data["claims"][0]["message"] == "It's me"
     assert data["sent_digests"][0]["papers"] == 3
