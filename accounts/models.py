@@ -30,8 +30,9 @@ class Profile(models.Model):
     onboarding_step = models.CharField(max_length=16, choices=Step.choices, default=Step.FIELDS)
     # arXiv category codes, e.g. ["cs.LG", "stat.ML"].
     fields = models.JSONField(default=list, blank=True)
+    # Opt-in: onboarding's last step offers it (weekly preselected), settings change it.
     digest_frequency = models.CharField(max_length=8, choices=Digest.choices,
-                                        default=Digest.WEEKLY)
+                                        default=Digest.NONE)
     last_digest_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)

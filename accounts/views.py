@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth import logout
@@ -48,7 +49,8 @@ def _safe_next(request: HttpRequest, fallback: str) -> str:
 
 def _signin_required(request: HttpRequest, next_url: str) -> HttpResponse:
     if request.htmx:
-        return HttpResponseClientRedirect(f"{reverse('account_login')}?next={next_url}")
+        login_url = f"{reverse('account_login')}?{urlencode({'next': next_url})}"
+        return HttpResponseClientRedirect(login_url)
     return redirect_to_login(next_url)
 
 
@@ -190,8 +192,13 @@ def onboarding_claim(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     results = selectors.researchers_search(query=query) if query else []
     claims = list(request.user.claims.select_related("researcher").order_by("-created_at")[:10])
+    profile = services.profile_get_or_create(user=request.user)
+    # Weekly is offered first to someone who has not chosen yet; they see it before finishing.
+    digest = (profile.digest_frequency if profile.digest_frequency != Profile.Digest.NONE
+              or profile.last_digest_at else Profile.Digest.WEEKLY)
     context = {"query": query, "results": results, "claims": claims,
                "claimed_ids": {c.researcher_id for c in claims},
+               "digest_choices": Profile.Digest.choices, "digest": digest,
                **_step_context(Profile.Step.CLAIM)}
     return render(request, "accounts/onboarding/claim.html", context)
 
@@ -209,6 +216,9 @@ def onboarding_skip(request: HttpRequest) -> HttpResponse:
 @require_POST
 def onboarding_finish(request: HttpRequest) -> HttpResponse:
     profile = services.profile_get_or_create(user=request.user)
+    frequency = request.POST.get("digest_frequency")
+    if frequency in Profile.Digest.values:
+        services.profile_set_digest(profile=profile, frequency=frequency)
     services.onboarding_complete(profile=profile)
     messages.success(request, "You're all set. New papers by the researchers you follow show here.")
     return redirect("accounts:following")

@@ -50,7 +50,13 @@ def test_signup_onboarding_follow_feed(client, researcher_factory, authored_pape
     assert Follow.objects.filter(user=user, researcher=turing).exists()
 
     assert client.post("/onboarding/researchers")["Location"] == "/onboarding/claim"
-    assert client.post("/onboarding/finish")["Location"] == "/following"
+    claim_page = client.get("/onboarding/claim").content.decode()
+    assert 'name="digest_frequency" value="weekly" checked' in claim_page
+    assert client.post("/onboarding/finish", {"digest_frequency": "daily"})["Location"] == \
+        "/following"
+    user.profile.refresh_from_db()
+    assert user.profile.digest_frequency == "daily"
+    assert user.profile.onboarding == Profile.Onboarding.COMPLETED
 
     feed = client.get("/following").content.decode()
     assert "On computable numbers, revisited" in feed
