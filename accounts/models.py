@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Profile(models.Model):
+    """What a user chose: fields of interest, digest settings, and how far onboarding went."""
+
+    class Onboarding(models.TextChoices):
+        PENDING = "pending", "Not finished"
+        SKIPPED = "skipped", "Skipped"
+        COMPLETED = "completed", "Completed"
+
+    class Step(models.TextChoices):
+        FIELDS = "fields", "Fields of interest"
+        RESEARCHERS = "researchers", "Researchers to follow"
+        CLAIM = "claim", "Your researcher record"
+
+    class Digest(models.TextChoices):
+        NONE = "none", "No email"
+        DAILY = "daily", "Daily"
+        WEEKLY = "weekly", "Weekly"
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="profile")
+    onboarding = models.CharField(max_length=16, choices=Onboarding.choices,
+                                  default=Onboarding.PENDING)
+    # Where onboarding resumes, so a user who skipped or left can come back to the same step.
+    onboarding_step = models.CharField(max_length=16, choices=Step.choices, default=Step.FIELDS)
+    # arXiv category codes, e.g. ["cs.LG", "stat.ML"].
+    fields = models.JSONField(default=list, blank=True)
+    # Opt-in: onboarding's last step offers it (weekly preselected), settings change it.
+    digest_frequency = models.CharField(max_length=8, choices=Digest.choices,
+                                        default=Digest.NONE)
+    last_digest_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    modified_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["digest_frequency", "user"], name="profile_digest_idx")]
+
+    def __str__(self) -> str:
+        return f"profile of user {self.user_id}"
+
+    @property
+    def onboarding_pending(self) -> bool:
+        return self.onboarding == self.Onboarding.PENDING
+
+
+class Follow(models.Model):
+    """A user follows a researcher record (a surviving one: see services.researcher_follow)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="follows")
+    researcher = models.ForeignKey("researchers.Researcher", on_delete=models.CASCADE,
+                                   related_name="follows")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "researcher"], name="follow_unique"),
+        ]
+        indexes = [
+            models.Index(fields=["user", "-created_at"], name="follow_user_created_idx"),
+            models.Index(fields=["researcher"], name="follow_researcher_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"user {self.user_id} follows researcher {self.researcher_id}"
+
+
+class Claim(models.Model):
+    """A user says "this is me" about a researcher record; staff confirm or reject it."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for review"
+        CONFIRMED = "confirmed", "Confirmed"
+        REJECTED = "rejected", "Rejected"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="claims")
+    researcher = models.ForeignKey("researchers.Researcher", on_delete=models.CASCADE,
+                                   related_name="claims")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    message = models.TextField(blank=True, help_text="What the user wrote to support the claim.")
+    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                    on_delete=models.SET_NULL, related_name="+")
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "researcher"], name="claim_unique"),
+        ]
+        indexes = [models.Index(fields=["status", "created_at"], name="claim_status_idx")]
+
+    def __str__(self) -> str:
+        return f"user {self.user_id} claims researcher {self.researcher_id} ({self.status})"
+
+
+class SentDigest(models.Model):
+    """One digest email sent for one period; the unique key is what makes a retry a no-op."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="sent_digests")
+    # "daily:2026-11-29" or "weekly:2026-W48".
+    period_key = models.CharField(max_length=32)
+    paper_count = models.PositiveIntegerField(default=0)
+    sent_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "period_key"], name="sentdigest_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"digest {self.period_key} to user {self.user_id}"

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -60,6 +61,12 @@ INSTALLED_APPS = [
     "django_htmx",
     "wovepaper",
     "rest_framework",
+    "rest_framework.authtoken",
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.github",
+    "allauth.socialaccount.providers.orcid",
     "drf_spectacular",
     "papers",
     "institutions",
@@ -77,6 +84,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
+    "accounts.middleware.OnboardingMiddleware",
 ]
 
 ROOT_URLCONF = "wovepaper.urls"
@@ -131,6 +140,63 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+
+# Sign-in (django-allauth): email and password, no usernames; verification is sent on sign-up.
+# "optional" lets a new user go straight to onboarding; operators may require it ("mandatory").
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/following"
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+SOCIALACCOUNT_ADAPTER = "accounts.adapter.SocialAccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_EMAIL_VERIFICATION = env("ACCOUNT_EMAIL_VERIFICATION", "optional")
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False
+ACCOUNT_LOGOUT_REDIRECT_URL = "/"
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[wovepaper] "
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if env_bool("WOVEPAPER_PRODUCTION") else "http"
+# allauth's own limits, kept in the cache (Redis in production): failed sign-ins per address
+# and per account, sign-ups, resets and confirmation emails.
+ACCOUNT_RATE_LIMITS = {
+    "login": env("RATE_LIMIT_LOGIN", "30/m/ip"),
+    "login_failed": env("RATE_LIMIT_LOGIN_FAILED", "10/m/ip,5/5m/key"),
+    "signup": env("RATE_LIMIT_SIGNUP", "20/m/ip"),
+    "confirm_email": "1/3m/key",
+    "reset_password": "20/m/ip,5/m/key",
+    "reset_password_from_key": "20/m/ip",
+    "change_password": "5/m/user",
+    "manage_email": "10/m/user",
+    "reauthenticate": "10/m/user",
+}
+# Social sign-in: a provider appears only when its keys are set in the environment.
+SOCIALACCOUNT_PROVIDERS: dict = {}
+if env("GITHUB_CLIENT_ID") and env("GITHUB_CLIENT_SECRET"):
+    SOCIALACCOUNT_PROVIDERS["github"] = {
+        "APPS": [{"client_id": env("GITHUB_CLIENT_ID"), "secret": env("GITHUB_CLIENT_SECRET")}],
+        "SCOPE": ["user:email"],
+    }
+if env("ORCID_CLIENT_ID") and env("ORCID_CLIENT_SECRET"):
+    SOCIALACCOUNT_PROVIDERS["orcid"] = {
+        "APPS": [{"client_id": env("ORCID_CLIENT_ID"), "secret": env("ORCID_CLIENT_SECRET")}],
+        # ORCID_BASE_DOMAIN=sandbox.orcid.org for testing against ORCID's sandbox.
+        "BASE_DOMAIN": env("ORCID_BASE_DOMAIN", "orcid.org"),
+        "MEMBER_API": env_bool("ORCID_MEMBER_API"),
+    }
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
+SOCIALACCOUNT_QUERY_EMAIL = True
+
+# drf-spectacular needs its AutoSchema as the default to describe the API (openapi.json).
+REST_FRAMEWORK = {"DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"}
+
+# Digests: how long the unsubscribe link in a digest email stays valid; papers listed at most.
+DIGEST_UNSUBSCRIBE_MAX_AGE = env_int("DIGEST_UNSUBSCRIBE_MAX_AGE", 90 * 24 * 3600)
+DIGEST_MAX_PAPERS = env_int("DIGEST_MAX_PAPERS", 50)
+
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -175,6 +241,12 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_BEAT_SCHEDULE: dict = {}
+# Once a day at DIGEST_HOUR (UTC): daily digests, and weekly ones not yet sent this ISO week.
+# Each run sends only what is not recorded as sent, so a rerun or a retry is harmless.
+CELERY_BEAT_SCHEDULE["accounts-send-digests"] = {
+    "task": "accounts.tasks.send_digests",
+    "schedule": crontab(minute=0, hour=env_int("DIGEST_HOUR", 6)),
+}
 
 # External services: base URLs can be pointed elsewhere by tests and operators.
 ARXIV_OAI_URL = env("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai")

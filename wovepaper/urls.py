@@ -13,6 +13,9 @@ urlpatterns = [
     path("", include("papers.urls")),
     path("", include("researchers.urls")),
     path("", include("institutions.urls")),
+    path("", include("accounts.urls")),
+    path("accounts/", include("allauth.urls")),
+    path("api/v1/me/", include("accounts.api.urls")),
 ]
 
 handler404 = "wovepaper.views.page_not_found"

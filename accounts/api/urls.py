@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from .views import FollowDetailApi, FollowListApi
+
+app_name = "accounts_api"
+
+# Included under /api/v1/me/ by wovepaper/urls.py.
+urlpatterns = [
+    path("follows/", FollowListApi.as_view(), name="follows"),
+    path("follows/<int:researcher_id>/", FollowDetailApi.as_view(), name="follow"),
+]

@@ -1,0 +1,169 @@
+"""Digest emails: new papers by followed researchers, once per period, never twice.
+
+A digest is recorded as a SentDigest row (unique per user and period) in the same transaction
+that sends it: a retry, a second worker or a rerun of the beat task finds the row and sends
+nothing, and a failed send rolls the row back so the next run tries again."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core import signing
+from django.core.mail import EmailMultiAlternatives
+from django.db import IntegrityError, transaction
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from papers.selectors import papers_with_bylines
+
+from .models import Profile, SentDigest
+from .selectors import feed_papers, followed_researcher_ids
+
+logger = logging.getLogger(__name__)
+
+UNSUBSCRIBE_SALT = "accounts.digest.unsubscribe"
+PERIODS = {Profile.Digest.DAILY: timedelta(days=1), Profile.Digest.WEEKLY: timedelta(days=7)}
+
+
+def period_key(frequency: str, now: datetime) -> str:
+    """The period a digest belongs to: one per UTC day, or one per ISO week."""
+    day = now.astimezone(UTC).date() if timezone.is_aware(now) else now.date()
+    if frequency == Profile.Digest.DAILY:
+        return f"daily:{day.isoformat()}"
+    year, week, _ = day.isocalendar()
+    return f"weekly:{year}-W{week:02d}"
+
+
+def unsubscribe_token(*, user_id: int) -> str:
+    return signing.TimestampSigner(salt=UNSUBSCRIBE_SALT).sign(str(user_id))
+
+
+def unsubscribe_url(*, user_id: int) -> str:
+    token = unsubscribe_token(user_id=user_id)
+    path = reverse("accounts:digest_unsubscribe", kwargs={"token": token})
+    return f"{settings.SITE_URL}{path}"
+
+
+@dataclass(frozen=True)
+class UnsubscribeResult:
+    ok: bool
+    reason: str = ""  # "expired" or "invalid" when not ok
+
+
+def digest_unsubscribe(*, token: str) -> UnsubscribeResult:
+    """Turn digests off for the user the token names. Idempotent; needs no session."""
+    signer = signing.TimestampSigner(salt=UNSUBSCRIBE_SALT)
+    try:
+        user_id = int(signer.unsign(token, max_age=settings.DIGEST_UNSUBSCRIBE_MAX_AGE))
+    except signing.SignatureExpired:
+        return UnsubscribeResult(False, "expired")
+    except (signing.BadSignature, ValueError):
+        return UnsubscribeResult(False, "invalid")
+    # A deleted account's token unsubscribes nothing, and says so like a bad link would not:
+    # the address gets no more mail either way.
+    Profile.objects.filter(user_id=user_id).update(digest_frequency=Profile.Digest.NONE,
+                                                   modified_at=timezone.now())
+    return UnsubscribeResult(True)
+
+
+@dataclass(frozen=True)
+class DigestOutcome:
+    status: str  # "sent", "already-sent", "nothing-new", "off"
+    paper_count: int = 0
+    period_key: str = ""
+
+
+def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
+    """Send one user the digest for the current period if it is due and has papers."""
+    now = now or timezone.now()
+    profile = Profile.objects.select_related("user").get(user_id=user_id)
+    user = profile.user
+    frequency = profile.digest_frequency
+    if frequency not in PERIODS or not user.is_active or not user.email:
+        return DigestOutcome("off")
+    key = period_key(frequency, now)
+    if SentDigest.objects.filter(user_id=user_id, period_key=key).exists():
+        return DigestOutcome("already-sent", period_key=key)
+
+    since = profile.last_digest_at or now - PERIODS[frequency]
+    researcher_ids = followed_researcher_ids(user=user)
+    if not researcher_ids:
+        return DigestOutcome("nothing-new", period_key=key)
+    papers_qs = feed_papers(researcher_ids=researcher_ids, since=since).filter(published__lte=now)
+    limit = settings.DIGEST_MAX_PAPERS
+    papers = papers_with_bylines(papers_qs[: limit + 1])
+    if not papers:
+        return DigestOutcome("nothing-new", period_key=key)
+    total = len(papers) if len(papers) <= limit else papers_qs.count()
+    papers = papers[:limit]
+
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                SentDigest.objects.create(user_id=user_id, period_key=key, paper_count=total)
+        except IntegrityError:
+            return DigestOutcome("already-sent", period_key=key)
+        _message(user=user, frequency=frequency, papers=papers, total=total, since=since).send()
+        Profile.objects.filter(pk=profile.pk).update(last_digest_at=now)
+    return DigestOutcome("sent", paper_count=total, period_key=key)
+
+
+def _message(*, user, frequency: str, papers: list, total: int,
+             since: datetime) -> EmailMultiAlternatives:
+    unsubscribe = unsubscribe_url(user_id=user.pk)
+    context = {
+        "papers": papers, "total": total, "shown": len(papers), "since": since,
+        "frequency": Profile.Digest(frequency).label.lower(), "SITE_URL": settings.SITE_URL,
+        "unsubscribe_url": unsubscribe,
+        "feed_url": f"{settings.SITE_URL}{reverse('accounts:following')}",
+        "settings_url": f"{settings.SITE_URL}{reverse('accounts:settings')}",
+    }
+    subject = (f"[wovepaper] {total} new paper{'s' if total != 1 else ''} "
+               "by researchers you follow")
+    message = EmailMultiAlternatives(
+        subject=subject,
+        body=render_to_string("accounts/email/digest.txt", context),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[user.email],
+        headers={"List-Unsubscribe": f"<{unsubscribe}>",
+                 "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+    )
+    message.attach_alternative(render_to_string("accounts/email/digest.html", context), "text/html")
+    return message
+
+
+def digests_send_due(*, now: datetime | None = None, batch_size: int = 500) -> dict[str, int]:
+    """Send every due digest. A failure for one user is logged and the run goes on. Idempotent."""
+    now = now or timezone.now()
+    summary = {"sent": 0, "already-sent": 0, "nothing-new": 0, "off": 0, "failed": 0}
+    User = get_user_model()
+    for frequency in PERIODS:
+        key = period_key(frequency, now)
+        user_ids = (
+            Profile.objects.filter(digest_frequency=frequency, user__is_active=True,
+                                   user__follows__isnull=False)
+            .exclude(user__sent_digests__period_key=key)
+            .values_list("user_id", flat=True).distinct().order_by("user_id")
+        )
+        last = 0
+        while True:
+            batch = list(user_ids.filter(user_id__gt=last)[:batch_size])
+            if not batch:
+                break
+            last = batch[-1]
+            for user_id in batch:
+                try:
+                    outcome = digest_send(user_id=user_id, now=now)
+                except (User.DoesNotExist, Profile.DoesNotExist):
+                    continue
+                except Exception:
+                    logger.exception("digest for user %s failed", user_id)
+                    summary["failed"] += 1
+                    continue
+                summary[outcome.status] += 1
+    return summary

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from django import forms
+
+from .categories import category_codes
+from .models import Profile
+
+
+def _clean_fields(values: list[str]) -> list[str]:
+    known = category_codes()
+    unknown = [v for v in values if v not in known]
+    if unknown:
+        raise forms.ValidationError(f"Unknown arXiv categories: {', '.join(unknown[:5])}")
+    if len(values) > 20:
+        raise forms.ValidationError("Choose at most 20 fields.")
+    return values
+
+
+class FieldsForm(forms.Form):
+    # Choices are validated in clean_fields against the current category list, which can be long
+    # and is not known at import time.
+    fields = forms.MultipleChoiceField(required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["fields"].choices = [(c, c) for c in sorted(category_codes())]
+
+    def clean_fields(self) -> list[str]:
+        return _clean_fields(self.cleaned_data["fields"])
+
+
+class SettingsForm(FieldsForm):
+    digest_frequency = forms.ChoiceField(choices=Profile.Digest.choices,
+                                         widget=forms.RadioSelect, label="Digest email")
+
+
+class DeleteAccountForm(forms.Form):
+    PHRASE = "delete my account"
+    confirm = forms.CharField(label=f'Type "{PHRASE}" to confirm', max_length=64)
+
+    def clean_confirm(self) -> str:
+        value = self.cleaned_data["confirm"].strip().lower()
+        if value != self.PHRASE:
+            raise forms.ValidationError(f'Type "{self.PHRASE}" exactly to delete your account.')
+        return value
+
+
+class ClaimForm(forms.Form):
+    message = forms.CharField(required=False, max_length=2000,
+                              widget=forms.Textarea(attrs={"rows": 3}),
+                              label="Anything that helps us confirm it (optional)")

@@ -1,0 +1,174 @@
+"""Reads for accounts pages, the API and the digest. Each runs a fixed number of queries."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Q, QuerySet
+
+from papers.models import Authorship, Paper, PaperCategory
+from researchers.models import Researcher
+
+from .models import Follow
+
+# How many of the newest papers in the chosen fields suggestions look at: enough to find the
+# active researchers, few enough that the query is one short index range scan per field.
+SUGGESTION_PAPER_WINDOW = 400
+# Followed records merged after the follow was made are read through their survivor; chains
+# longer than this are a data error and are not followed further.
+MERGE_HOPS = 5
+
+
+def followed_researcher_ids(*, user: AbstractBaseUser) -> list[int]:
+    """Ids of the researchers the user follows, with the survivors of any that were merged since
+    the follow was made. One query, plus one per merge level actually present."""
+    ids = set(Follow.objects.filter(user=user).values_list("researcher_id", flat=True))
+    frontier = ids
+    for _ in range(MERGE_HOPS):
+        if not frontier:
+            break
+        survivors = set(
+            Researcher.objects.filter(pk__in=frontier, merged_into__isnull=False)
+            .values_list("merged_into_id", flat=True)
+        )
+        frontier = survivors - ids
+        ids |= survivors
+    return sorted(ids)
+
+
+def feed_papers(*, researcher_ids: list[int], since: datetime | None = None) -> QuerySet[Paper]:
+    """Newest papers by these researchers; a semi-join on the authorship index, no DISTINCT."""
+    papers = Paper.objects.filter(
+        pk__in=Authorship.objects.filter(researcher_id__in=researcher_ids).values("paper_id"),
+        is_deleted=False,
+    )
+    if since is not None:
+        papers = papers.filter(published__gt=since)
+    return papers.order_by("-published", "-id")
+
+
+def feed_count(*, researcher_ids: list[int]) -> int:
+    """How many papers the feed holds, counted on the authorship index alone (an index-only
+    scan of the followed researchers' rows): counting through the semi-join on papers makes
+    PostgreSQL hash the whole paper table. Withdrawn-and-deleted papers are not subtracted."""
+    return (Authorship.objects.filter(researcher_id__in=researcher_ids)
+            .values("paper_id").distinct().count())
+
+
+class FeedPage:
+    """The feed for Django's Paginator: slices are the paper queryset, the count is feed_count
+    capped at `limit`, because the feed is for what is new: a paper deep in a prolific
+    researcher's past is on their page, and an OFFSET that deep costs a scan of the papers
+    (until Authorship carries `published`, the feed cannot be a merge of per-researcher ranges).
+    """
+
+    def __init__(self, *, researcher_ids: list[int], limit: int):
+        self.papers = feed_papers(researcher_ids=researcher_ids)
+        self.researcher_ids = researcher_ids
+        self.limit = limit
+        self._total: int | None = None
+
+    @property
+    def total(self) -> int:
+        if self._total is None:
+            self._total = feed_count(researcher_ids=self.researcher_ids)
+        return self._total
+
+    def count(self) -> int:
+        return min(self.total, self.limit)
+
+    def __getitem__(self, item):
+        return self.papers[item]
+
+    def __len__(self) -> int:
+        return self.count()
+
+
+def follows_for_user(*, user: AbstractBaseUser) -> QuerySet[Follow]:
+    return Follow.objects.filter(user=user).select_related("researcher").order_by("-created_at",
+                                                                                 "-id")
+
+
+def follower_count(*, researcher: Researcher) -> int:
+    return Follow.objects.filter(researcher=researcher).count()
+
+
+def is_following(*, user: AbstractBaseUser, researcher: Researcher) -> bool:
+    if not user.is_authenticated:
+        return False
+    return Follow.objects.filter(user=user, researcher=researcher).exists()
+
+
+def name_key(text: str) -> str:
+    """Lower case, accents folded, punctuation dropped: the shape of Researcher.name_key."""
+    folded = unicodedata.normalize("NFKD", text)
+    folded = "".join(c for c in folded if not unicodedata.combining(c)).lower()
+    return " ".join(re.sub(r"[^\w\s]", " ", folded).split())
+
+
+def researchers_search(*, query: str, limit: int = 20) -> list[Researcher]:
+    """Researchers whose name contains the query, most papers here first. On PostgreSQL the
+    containment test uses the trigram index on name_key."""
+    key = name_key(query)
+    if len(key) < 2:
+        return []
+    lookup = Q(name_key__contains=key) if len(key) >= 3 else Q(name_key__startswith=key)
+    return list(
+        Researcher.objects.filter(lookup, merged_into__isnull=True)
+        .order_by("-paper_count", "id")[:limit]
+    )
+
+
+def researchers_suggested(*, fields: list[str], exclude_ids: list[int] | None = None,
+                          limit: int = 12) -> list[Researcher]:
+    """Researchers active in the user's fields: the authors of the newest papers in those
+    categories, ranked by how many of those papers they wrote, then by papers here.
+
+    One short index range scan per field (PaperCategory code, published; at most 20 fields),
+    then one query for their matched authorships and one for the researchers."""
+    if not fields:
+        return []
+    per_field = max(SUGGESTION_PAPER_WINDOW // len(fields), 50)
+    paper_ids: set[int] = set()
+    for code in fields[:20]:
+        paper_ids.update(
+            PaperCategory.objects.filter(code=code)
+            .order_by("-published").values_list("paper_id", flat=True)[:per_field]
+        )
+    if not paper_ids:
+        return []
+    counts = Counter(
+        Authorship.objects.filter(paper_id__in=paper_ids, researcher__isnull=False)
+        .values_list("researcher_id", flat=True)
+    )
+    for rid in exclude_ids or []:
+        counts.pop(rid, None)
+    if not counts:
+        return []
+    candidates = [rid for rid, _ in counts.most_common(limit * 4)]
+    researchers = Researcher.objects.filter(pk__in=candidates, merged_into__isnull=True)
+    ranked = sorted(researchers, key=lambda r: (-counts[r.pk], -r.paper_count, r.pk))
+    return ranked[:limit]
+
+
+def researchers_with_follow_state(researchers: list[Researcher], *,
+                                  user: AbstractBaseUser) -> list[Researcher]:
+    """Set `follower_count` and `is_followed` on each researcher in two queries, so that a list
+    of follow buttons does not query per row (the follow_button tag reads these)."""
+    ids = [r.pk for r in researchers]
+    counts = dict(
+        Follow.objects.filter(researcher_id__in=ids).values("researcher_id")
+        .annotate(n=Count("id")).values_list("researcher_id", "n")
+    )
+    followed: set[int] = set()
+    if user.is_authenticated:
+        followed = set(Follow.objects.filter(user=user, researcher_id__in=ids)
+                       .values_list("researcher_id", flat=True))
+    for r in researchers:
+        r.follower_count = counts.get(r.pk, 0)
+        r.is_followed = r.pk in followed
+    return researchers

@@ -1,0 +1,195 @@
+"""Writes for accounts: profiles, onboarding, follows, claims, export and deletion."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from researchers.models import Researcher
+
+from .models import Claim, Follow, Profile
+
+# A chain of merges longer than this is a data error; stop rather than loop.
+MAX_MERGE_HOPS = 10
+
+
+class FollowError(ValueError):
+    """A follow that cannot be made; the message is shown to the user."""
+
+
+def profile_get_or_create(*, user: AbstractBaseUser) -> Profile:
+    """The user's profile. Users made outside sign-up (e.g. createsuperuser) get one on first use,
+    marked as onboarded, because nobody asked them to onboard."""
+    profile, _ = Profile.objects.get_or_create(
+        user=user, defaults={"onboarding": Profile.Onboarding.COMPLETED}
+    )
+    return profile
+
+
+def profile_create_for_signup(*, user: AbstractBaseUser) -> Profile:
+    """A new user's profile, with onboarding pending. Idempotent."""
+    profile, _ = Profile.objects.get_or_create(user=user)
+    return profile
+
+
+def profile_set_fields(*, profile: Profile, fields: list[str]) -> Profile:
+    # Order kept as chosen, duplicates dropped.
+    profile.fields = list(dict.fromkeys(fields))
+    profile.save(update_fields=["fields", "modified_at"])
+    return profile
+
+
+def profile_set_digest(*, profile: Profile, frequency: str) -> Profile:
+    if frequency not in Profile.Digest.values:
+        raise ValueError(f"unknown digest frequency {frequency!r}")
+    profile.digest_frequency = frequency
+    profile.save(update_fields=["digest_frequency", "modified_at"])
+    return profile
+
+
+def onboarding_advance(*, profile: Profile, step: str) -> Profile:
+    """Remember the step to resume at."""
+    profile.onboarding_step = step
+    profile.save(update_fields=["onboarding_step", "modified_at"])
+    return profile
+
+
+def onboarding_skip(*, profile: Profile) -> Profile:
+    """Stop sending the user to onboarding; the step is kept so they can come back to it."""
+    if profile.onboarding != Profile.Onboarding.COMPLETED:
+        profile.onboarding = Profile.Onboarding.SKIPPED
+        profile.save(update_fields=["onboarding", "modified_at"])
+    return profile
+
+
+def onboarding_resume(*, profile: Profile) -> Profile:
+    """A user who skipped comes back: onboarding is pending again at the step they left."""
+    if profile.onboarding == Profile.Onboarding.SKIPPED:
+        profile.onboarding = Profile.Onboarding.PENDING
+        profile.save(update_fields=["onboarding", "modified_at"])
+    return profile
+
+
+def onboarding_complete(*, profile: Profile) -> Profile:
+    profile.onboarding = Profile.Onboarding.COMPLETED
+    profile.onboarding_step = Profile.Step.FIELDS
+    profile.save(update_fields=["onboarding", "onboarding_step", "modified_at"])
+    return profile
+
+
+def researcher_final(*, researcher: Researcher) -> Researcher:
+    """The record a merged researcher ended up in (itself when not merged)."""
+    seen = {researcher.pk}
+    current = researcher
+    for _ in range(MAX_MERGE_HOPS):
+        if not current.merged_into_id:
+            return current
+        if current.merged_into_id in seen:
+            raise FollowError("This researcher record is part of a merge loop.")
+        seen.add(current.merged_into_id)
+        current = Researcher.objects.get(pk=current.merged_into_id)
+    raise FollowError("This researcher record was merged too many times to follow.")
+
+
+def researcher_follow(*, user: AbstractBaseUser, researcher: Researcher) -> Follow:
+    """Follow a researcher; a merged record is followed through its surviving one.
+
+    Idempotent: following twice returns the existing follow (the unique constraint decides, so
+    two concurrent requests cannot make two rows)."""
+    target = researcher_final(researcher=researcher)
+    try:
+        with transaction.atomic():
+            follow, _ = Follow.objects.get_or_create(user=user, researcher=target)
+    except IntegrityError:
+        follow = Follow.objects.get(user=user, researcher=target)
+    return follow
+
+
+def researcher_unfollow(*, user: AbstractBaseUser, researcher: Researcher) -> int:
+    """Stop following a researcher (and the record it was merged into). Returns rows removed;
+    0 when the user did not follow it, which is not an error."""
+    ids = {researcher.pk}
+    try:
+        ids.add(researcher_final(researcher=researcher).pk)
+    except FollowError:
+        pass
+    deleted, _ = Follow.objects.filter(user=user, researcher_id__in=ids).delete()
+    return deleted
+
+
+def researcher_claim(*, user: AbstractBaseUser, researcher: Researcher, message: str = "") -> Claim:
+    """Say "this is me". One claim per user and record; staff review it in the admin."""
+    target = researcher_final(researcher=researcher)
+    claim, created = Claim.objects.get_or_create(
+        user=user, researcher=target, defaults={"message": message[:2000]}
+    )
+    if not created and message and claim.status == Claim.Status.PENDING:
+        claim.message = message[:2000]
+        claim.save(update_fields=["message"])
+    return claim
+
+
+def claim_review(*, claim: Claim, reviewer: AbstractBaseUser, confirm: bool) -> Claim:
+    """Staff decision on a claim."""
+    claim.status = Claim.Status.CONFIRMED if confirm else Claim.Status.REJECTED
+    claim.reviewed_by = reviewer
+    claim.reviewed_at = timezone.now()
+    claim.save(update_fields=["status", "reviewed_by", "reviewed_at"])
+    return claim
+
+
+def user_export(*, user: AbstractBaseUser) -> dict:
+    """Everything wovepaper stores about the user, as JSON-ready data."""
+    from allauth.account.models import EmailAddress
+    from allauth.socialaccount.models import SocialAccount
+
+    profile = profile_get_or_create(user=user)
+    return {
+        "exported_at": timezone.now().isoformat(),
+        "user": {
+            "id": user.pk,
+            "email": user.email,
+            "date_joined": user.date_joined.isoformat(),
+            "last_login": user.last_login.isoformat() if user.last_login else None,
+        },
+        "email_addresses": [
+            {"email": e.email, "verified": e.verified, "primary": e.primary}
+            for e in EmailAddress.objects.filter(user=user).order_by("-primary", "email")
+        ],
+        "connected_accounts": [
+            {"provider": a.provider, "uid": a.uid,
+             "date_joined": a.date_joined.isoformat() if a.date_joined else None}
+            for a in SocialAccount.objects.filter(user=user).order_by("provider")
+        ],
+        "profile": {
+            "fields_of_interest": profile.fields,
+            "digest_frequency": profile.digest_frequency,
+            "last_digest_at": (profile.last_digest_at.isoformat()
+                               if profile.last_digest_at else None),
+            "onboarding": profile.onboarding,
+        },
+        "follows": [
+            {"researcher_id": f.researcher_id, "name": f.researcher.display_name,
+             "url": f.researcher.get_absolute_url(), "since": f.created_at.isoformat()}
+            for f in Follow.objects.filter(user=user).select_related("researcher")
+            .order_by("created_at").iterator(chunk_size=1000)
+        ],
+        "claims": [
+            {"researcher_id": c.researcher_id, "name": c.researcher.display_name,
+             "status": c.status, "message": c.message, "created_at": c.created_at.isoformat()}
+            for c in Claim.objects.filter(user=user).select_related("researcher")
+            .order_by("created_at")
+        ],
+        "sent_digests": [
+            {"period": d.period_key, "papers": d.paper_count, "sent_at": d.sent_at.isoformat()}
+            for d in user.sent_digests.order_by("sent_at")
+        ],
+    }
+
+
+@transaction.atomic
+def user_delete(*, user: AbstractBaseUser) -> None:
+    """Delete the account. Follows, claims, profile, digests, email addresses, social accounts
+    and API tokens go with it (all cascade from the user)."""
+    user.delete()

@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from . import views
+
+app_name = "accounts"
+
+urlpatterns = [
+    path("accounts/", views.account_settings, name="settings"),
+    path("accounts/export/", views.export, name="export"),
+    path("accounts/delete/", views.delete_account, name="delete"),
+    path("accounts/api-token/", views.api_token, name="api_token"),
+    path("onboarding/", views.onboarding, name="onboarding"),
+    path("onboarding/fields", views.onboarding_fields, name="onboarding_fields"),
+    path("onboarding/researchers", views.onboarding_researchers, name="onboarding_researchers"),
+    path("onboarding/claim", views.onboarding_claim, name="onboarding_claim"),
+    path("onboarding/skip", views.onboarding_skip, name="onboarding_skip"),
+    path("onboarding/finish", views.onboarding_finish, name="onboarding_finish"),
+    path("following", views.following, name="following"),
+    path("following/researchers", views.followed_researchers, name="followed"),
+    path("following/researchers/<int:researcher_id>/follow", views.follow, name="follow"),
+    path("following/researchers/<int:researcher_id>/unfollow", views.unfollow, name="unfollow"),
+    path("following/researchers/<int:researcher_id>/claim", views.claim, name="claim"),
+    path("digest/unsubscribe/<str:token>", views.digest_unsubscribe, name="digest_unsubscribe"),
+]

@@ -1,0 +1,342 @@
+"""Pages and actions for signed-in users: onboarding, following, settings, unsubscribe."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth import logout
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+from rest_framework.authtoken.models import Token
+
+from papers.selectors import papers_with_bylines
+from researchers.models import Researcher
+from wovepaper.negotiation import render_page
+
+from . import digests, selectors, services
+from .categories import categories_search, category_list
+from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
+from .models import Profile
+from .templatetags.follow_tags import follow_button_context
+
+FEED_PAGE_SIZE = 20
+FEED_MAX_PAGES = 25
+FOLLOWED_PAGE_SIZE = 50
+SIDEBAR_FOLLOWS = 30
+
+
+def _safe_next(request: HttpRequest, fallback: str) -> str:
+    candidate = request.POST.get("next") or request.GET.get("next") or ""
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return candidate
+    return fallback
+
+
+# --- follow / unfollow / claim --------------------------------------------------------------
+
+def _signin_required(request: HttpRequest, next_url: str) -> HttpResponse:
+    if request.htmx:
+        login_url = f"{reverse('account_login')}?{urlencode({'next': next_url})}"
+        return HttpResponseClientRedirect(login_url)
+    return redirect_to_login(next_url)
+
+
+@require_POST
+def follow(request: HttpRequest, researcher_id: int) -> HttpResponse:
+    researcher = get_object_or_404(Researcher, pk=researcher_id)
+    next_url = _safe_next(request, researcher.get_absolute_url())
+    if not request.user.is_authenticated:
+        return _signin_required(request, next_url)
+    try:
+        target = services.researcher_follow(user=request.user, researcher=researcher).researcher
+    except services.FollowError as exc:
+        if request.htmx:
+            return HttpResponse(str(exc), status=409)
+        messages.error(request, str(exc))
+        return redirect(next_url)
+    return _follow_answer(request, target, next_url, f"You now follow {target.display_name}.")
+
+
+@require_POST
+def unfollow(request: HttpRequest, researcher_id: int) -> HttpResponse:
+    researcher = get_object_or_404(Researcher, pk=researcher_id)
+    next_url = _safe_next(request, researcher.get_absolute_url())
+    if not request.user.is_authenticated:
+        return _signin_required(request, next_url)
+    services.researcher_unfollow(user=request.user, researcher=researcher)
+    return _follow_answer(request, researcher, next_url,
+                          f"You no longer follow {researcher.display_name}.")
+
+
+def _follow_answer(request: HttpRequest, researcher: Researcher, next_url: str,
+                   message: str) -> HttpResponse:
+    if request.htmx:
+        context = follow_button_context(request, researcher, next_url=next_url)
+        return render(request, "accounts/_follow_button.html", context)
+    messages.success(request, message)
+    return redirect(next_url)
+
+
+@require_POST
+def claim(request: HttpRequest, researcher_id: int) -> HttpResponse:
+    researcher = get_object_or_404(Researcher, pk=researcher_id)
+    next_url = _safe_next(request, researcher.get_absolute_url())
+    if not request.user.is_authenticated:
+        return _signin_required(request, next_url)
+    form = ClaimForm(request.POST)
+    message = form.cleaned_data["message"] if form.is_valid() else ""
+    try:
+        services.researcher_claim(user=request.user, researcher=researcher, message=message)
+    except services.FollowError as exc:
+        messages.error(request, str(exc))
+        return redirect(next_url)
+    messages.success(request, f"Thank you. Our staff will review your claim to be "
+                              f"{researcher.display_name}; its status shows in your account.")
+    return redirect(next_url)
+
+
+# --- onboarding -------------------------------------------------------------------------------
+
+STEP_URLS = {
+    Profile.Step.FIELDS: "accounts:onboarding_fields",
+    Profile.Step.RESEARCHERS: "accounts:onboarding_researchers",
+    Profile.Step.CLAIM: "accounts:onboarding_claim",
+}
+STEP_ORDER = [Profile.Step.FIELDS, Profile.Step.RESEARCHERS, Profile.Step.CLAIM]
+
+
+@login_required
+@require_GET
+def onboarding(request: HttpRequest) -> HttpResponse:
+    profile = services.profile_get_or_create(user=request.user)
+    services.onboarding_resume(profile=profile)
+    return redirect(STEP_URLS.get(profile.onboarding_step, STEP_URLS[Profile.Step.FIELDS]))
+
+
+def _step_context(step: str) -> dict:
+    return {"steps": [(s, Profile.Step(s).label, STEP_URLS[s]) for s in STEP_ORDER],
+            "current_step": step, "step_number": STEP_ORDER.index(step) + 1,
+            "step_total": len(STEP_ORDER)}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def onboarding_fields(request: HttpRequest) -> HttpResponse:
+    profile = services.profile_get_or_create(user=request.user)
+    if request.method == "POST":
+        form = FieldsForm(request.POST)
+        if form.is_valid():
+            services.profile_set_fields(profile=profile, fields=form.cleaned_data["fields"])
+            services.onboarding_advance(profile=profile, step=Profile.Step.RESEARCHERS)
+            return redirect("accounts:onboarding_researchers")
+    else:
+        form = FieldsForm()
+    query = request.GET.get("q", "")
+    by_code = {c.code: c for c in category_list()}
+    # Boxes ticked but not saved yet come back with a live search, so searching again keeps them.
+    if request.method == "POST":
+        ticked = request.POST.getlist("fields")
+    else:
+        ticked = profile.fields + request.GET.getlist("fields")
+    chosen = [by_code[c] for c in dict.fromkeys(ticked) if c in by_code]
+    chosen_codes = {c.code for c in chosen}
+    context = {
+        "form": form,
+        "query": query,
+        "chosen": chosen,
+        "results": [c for c in categories_search(query) if c.code not in chosen_codes],
+        **_step_context(Profile.Step.FIELDS),
+    }
+    if request.htmx and request.htmx.target == "category-picker":
+        return render(request, "accounts/onboarding/_category_results.html", context)
+    return render(request, "accounts/onboarding/fields.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def onboarding_researchers(request: HttpRequest) -> HttpResponse:
+    profile = services.profile_get_or_create(user=request.user)
+    if request.method == "POST":
+        services.onboarding_advance(profile=profile, step=Profile.Step.CLAIM)
+        return redirect("accounts:onboarding_claim")
+    query = request.GET.get("q", "").strip()
+    followed = selectors.followed_researcher_ids(user=request.user)
+    results = selectors.researchers_search(query=query) if query else []
+    suggested = [] if query else selectors.researchers_suggested(fields=profile.fields,
+                                                                 exclude_ids=followed)
+    selectors.researchers_with_follow_state(results + suggested, user=request.user)
+    context = {"query": query, "results": results, "suggested": suggested,
+               "fields": profile.fields,
+               **_step_context(Profile.Step.RESEARCHERS)}
+    if request.htmx and request.htmx.target == "researcher-results":
+        return render(request, "accounts/onboarding/_researcher_results.html", context)
+    return render(request, "accounts/onboarding/researchers.html", context)
+
+
+@login_required
+@require_GET
+def onboarding_claim(request: HttpRequest) -> HttpResponse:
+    query = request.GET.get("q", "").strip()
+    results = selectors.researchers_search(query=query) if query else []
+    claims = list(request.user.claims.select_related("researcher").order_by("-created_at")[:10])
+    profile = services.profile_get_or_create(user=request.user)
+    # Weekly is offered first to someone who has not chosen yet; they see it before finishing.
+    digest = (profile.digest_frequency if profile.digest_frequency != Profile.Digest.NONE
+              or profile.last_digest_at else Profile.Digest.WEEKLY)
+    context = {"query": query, "results": results, "claims": claims,
+               "claimed_ids": {c.researcher_id for c in claims},
+               "digest_choices": Profile.Digest.choices, "digest": digest,
+               **_step_context(Profile.Step.CLAIM)}
+    return render(request, "accounts/onboarding/claim.html", context)
+
+
+@login_required
+@require_POST
+def onboarding_skip(request: HttpRequest) -> HttpResponse:
+    profile = services.profile_get_or_create(user=request.user)
+    services.onboarding_skip(profile=profile)
+    messages.info(request, "Setup skipped. You can finish it any time from your account page.")
+    return redirect(_safe_next(request, "/"))
+
+
+@login_required
+@require_POST
+def onboarding_finish(request: HttpRequest) -> HttpResponse:
+    profile = services.profile_get_or_create(user=request.user)
+    frequency = request.POST.get("digest_frequency")
+    if frequency in Profile.Digest.values:
+        services.profile_set_digest(profile=profile, frequency=frequency)
+    services.onboarding_complete(profile=profile)
+    messages.success(request, "You're all set. New papers by the researchers you follow show here.")
+    return redirect("accounts:following")
+
+
+# --- following ----------------------------------------------------------------------------------
+
+@login_required
+@require_GET
+def following(request: HttpRequest) -> HttpResponse:
+    ids = selectors.followed_researcher_ids(user=request.user)
+    page = feed = None
+    papers: list = []
+    if ids:
+        feed = selectors.FeedPage(researcher_ids=ids, limit=FEED_PAGE_SIZE * FEED_MAX_PAGES)
+        paginator = Paginator(feed, FEED_PAGE_SIZE)
+        page = paginator.get_page(request.GET.get("page"))
+        papers = papers_with_bylines(page.object_list)
+    follows = list(selectors.follows_for_user(user=request.user)[:SIDEBAR_FOLLOWS + 1])
+    context = {
+        "papers": papers,
+        "page": page,
+        "total": feed.total if feed else 0,
+        "follows": follows[:SIDEBAR_FOLLOWS],
+        "more_follows": len(follows) > SIDEBAR_FOLLOWS,
+        "empty_message": "None of the researchers you follow has a paper here yet.",
+    }
+    return render_page(request, "accounts/following", context)
+
+
+@login_required
+@require_GET
+def followed_researchers(request: HttpRequest) -> HttpResponse:
+    paginator = Paginator(selectors.follows_for_user(user=request.user), FOLLOWED_PAGE_SIZE)
+    page = paginator.get_page(request.GET.get("page"))
+    researchers = [f.researcher for f in page.object_list]
+    selectors.researchers_with_follow_state(researchers, user=request.user)
+    return render(request, "accounts/followed.html", {"page": page, "researchers": researchers})
+
+
+# --- account settings ---------------------------------------------------------------------------
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_settings(request: HttpRequest) -> HttpResponse:
+    profile = services.profile_get_or_create(user=request.user)
+    if request.method == "POST":
+        form = SettingsForm(request.POST)
+        if form.is_valid():
+            services.profile_set_fields(profile=profile, fields=form.cleaned_data["fields"])
+            services.profile_set_digest(profile=profile,
+                                        frequency=form.cleaned_data["digest_frequency"])
+            messages.success(request, "Settings saved.")
+            return redirect("accounts:settings")
+    else:
+        form = SettingsForm(initial={"fields": profile.fields,
+                                     "digest_frequency": profile.digest_frequency})
+    by_code = {c.code: c for c in category_list()}
+    chosen = set(profile.fields)
+    context = {
+        "form": form,
+        "profile": profile,
+        "chosen": [by_code[c] for c in profile.fields if c in by_code],
+        "categories": [c for c in by_code.values() if c.code not in chosen],
+        "follow_count": request.user.follows.count(),
+        "claims": list(request.user.claims.select_related("researcher").order_by("-created_at")),
+        "token": Token.objects.filter(user=request.user).first(),
+    }
+    return render(request, "accounts/settings.html", context)
+
+
+@login_required
+@require_POST
+def api_token(request: HttpRequest) -> HttpResponse:
+    """Create (or replace) the user's API token; the old one stops working."""
+    Token.objects.filter(user=request.user).delete()
+    Token.objects.create(user=request.user)
+    messages.success(request, "A new API token was created. The previous one no longer works.")
+    return redirect(reverse("accounts:settings") + "#api")
+
+
+@login_required
+@require_GET
+def export(request: HttpRequest) -> HttpResponse:
+    data = services.user_export(user=request.user)
+    response = HttpResponse(json.dumps(data, indent=2, ensure_ascii=False),
+                            content_type="application/json; charset=utf-8")
+    stamp = timezone.now().strftime("%Y%m%d")
+    response["Content-Disposition"] = f'attachment; filename="wovepaper-account-{stamp}.json"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def delete_account(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        form = DeleteAccountForm(request.POST)
+        if form.is_valid():
+            user = request.user
+            logout(request)
+            services.user_delete(user=user)
+            messages.success(request, "Your account and everything in it were deleted.")
+            return redirect("/")
+    else:
+        form = DeleteAccountForm()
+    return render(request, "accounts/delete.html", {"form": form})
+
+
+# --- digest unsubscribe -------------------------------------------------------------------------
+
+# The token in the link is the authorisation, and mail clients that implement RFC 8058
+# one-click unsubscribe POST to it without any cookie or CSRF token.
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def digest_unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    result = digests.digest_unsubscribe(token=token)
+    if request.method == "POST" and result.ok:
+        return HttpResponse("Unsubscribed.", content_type="text/plain")
+    status = 200 if result.ok else 400
+    return render(request, "accounts/unsubscribe.html", {"result": result}, status=status)
