@@ -29,7 +29,7 @@ ARCHIVES: dict[str, str] = {
     "stat": "Statistics",
 }
 
-CATEGORIES: dict[str, str] = {
+CURRENT_CATEGORIES: dict[str, str] = {
     # Computer Science
     "cs.AI": "Artificial Intelligence",
     "cs.AR": "Hardware Architecture",
@@ -199,7 +199,10 @@ CATEGORIES: dict[str, str] = {
     "nucl-ex": "Nuclear Experiment",
     "nucl-th": "Nuclear Theory",
     "quant-ph": "Quantum Physics",
-    # Retired archives, still on papers from the 1990s
+}
+
+# Retired archives, still on papers from the 1990s; nobody can choose them as a field today.
+RETIRED_CATEGORIES: dict[str, str] = {
     "acc-phys": "Accelerator Physics",
     "adap-org": "Adaptation, Noise, and Self-Organizing Systems",
     "alg-geom": "Algebraic Geometry",
@@ -219,6 +222,8 @@ CATEGORIES: dict[str, str] = {
     "solv-int": "Exactly Solvable and Integrable Systems",
     "supr-con": "Superconductivity",
 }
+
+CATEGORIES: dict[str, str] = {**CURRENT_CATEGORIES, **RETIRED_CATEGORIES}
 
 # Fields offered as starting points on the home page: the busiest categories on arXiv.
 POPULAR = [

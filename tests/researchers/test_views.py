@@ -77,7 +77,8 @@ def test_researcher_page_shows_stored_figures(client, author_with_papers, resear
     assert f'<a href="{papers[2].get_absolute_url()}">Paper 02</a>' in html
     assert "9 across the 3 of their papers we have counts for" in html
     assert coauthor.get_absolute_url() in html and "<svg" in html
-    assert '<div class="researcher-actions"></div>' in html
+    assert '<div class="researcher-actions">' in html and "Sign in to follow" in html
+    assert "0 followers" in html
     graph = jsonld_graph(html)
     person = next(item for item in graph if item["@type"] == "Person")
     assert person["name"] == "Dan Zhao"
