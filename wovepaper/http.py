@@ -78,6 +78,7 @@ class RateLimiter:
 
     def __init__(self, service: str, rate: float):
         self.service = service
+        self.key = "".join(ch if ch.isalnum() else "-" for ch in service.lower())
         self.rate = rate
 
     def acquire(self) -> None:
@@ -89,7 +90,7 @@ class RateLimiter:
         while True:
             now = time.time()
             slot = int(now // window)
-            key = f"ratelimit:{self.service}:{slot}"
+            key = f"ratelimit:{self.key}:{slot}"
             cache.add(key, 0, timeout=int(window) + 2)
             try:
                 count = cache.incr(key)
