@@ -54,27 +54,26 @@ def _sequence_alignment(byline: Sequence[str], source: SourceNames) -> list[int 
     offset as the counts allow) may confirm with the lower position threshold.
     """
     n, m = len(byline), len(source)
-    banded = max(n, m) > BAND_THRESHOLD
-    band = abs(n - m) + BAND_MARGIN
-
-    def in_band(i: int, j: int) -> bool:
-        return not banded or (j - i <= band and i - j <= band)
-
+    # Long bylines (collaborations) are only compared near the diagonal; the cells outside
+    # the band keep the row above's values, which is what a gap there would give.
+    band = abs(n - m) + BAND_MARGIN if max(n, m) > BAND_THRESHOLD else max(n, m)
     # score[i][j]: best total over byline[:i] and source[:j].
-    score = [[0.0] * (m + 1) for _ in range(n + 1)]
-    move = [[0] * (m + 1) for _ in range(n + 1)]  # 1 = pair, 2 = skip byline, 3 = skip source
+    score = [[0.0] * (m + 1)]
+    move = [[2] * (m + 1) for _ in range(n + 1)]  # 1 = pair, 2 = skip byline, 3 = skip source
     for i in range(1, n + 1):
-        row, prev = score[i], score[i - 1]
-        for j in range(1, m + 1):
+        prev = score[i - 1]
+        row = prev[:]
+        score.append(row)
+        moves = move[i]
+        for j in range(max(1, i - band), min(m, i + band) + 1):
             best, how = prev[j], 2
             if row[j - 1] > best:
                 best, how = row[j - 1], 3
-            if in_band(i - 1, j - 1):
-                similarity = _similarity(byline[i - 1], source[j - 1])
-                threshold = POSITION_CONFIRM if i == j or (n - i) == (m - j) else SEQUENCE_CONFIRM
-                if similarity >= threshold and prev[j - 1] + similarity > best:
-                    best, how = prev[j - 1] + similarity, 1
-            row[j], move[i][j] = best, how
+            similarity = _similarity(byline[i - 1], source[j - 1])
+            threshold = POSITION_CONFIRM if i == j or (n - i) == (m - j) else SEQUENCE_CONFIRM
+            if similarity >= threshold and prev[j - 1] + similarity > best:
+                best, how = prev[j - 1] + similarity, 1
+            row[j], moves[j] = best, how
     result: list[int | None] = [None] * n
     i, j = n, m
     while i > 0 and j > 0:
