@@ -43,7 +43,10 @@ def researchers_refresh_figures(researcher_ids: Iterable[int], *, clients=None,
     by_oa = {v[oa]: rid for rid, v in held.items() if s2 not in v and oa in v}
     s2_client = clients.s2 if clients else SemanticScholarClient()
     oa_client = clients.openalex if clients else OpenAlexClient()
-    updates: dict[int, Researcher] = {}
+    # A record with no id of either source has no figures to fetch: mark it checked.
+    with_ids = set(by_s2.values()) | set(by_oa.values())
+    updates: dict[int, Researcher] = {rid: Researcher(pk=rid, figures_updated_at=now)
+                                      for rid in ids if rid not in with_ids}
     try:
         if by_s2:
             for author_id, record in s2_client.authors(list(by_s2)).items():

@@ -698,6 +698,17 @@ def papers_to_match(*, limit: int, since: datetime | None = None,
     return picked
 
 
+def papers_waiting_count(*, since: datetime | None = None, now: datetime | None = None) -> int:
+    """How many papers `papers_to_match` would hand out: never tried, or due for a retry."""
+    now = now or timezone.now()
+    never = Paper.objects.filter(match_state__isnull=True)
+    due = PaperMatchState.objects.filter(next_attempt_at__lte=now)
+    if since:
+        never = never.filter(published__gte=since)
+        due = due.filter(published__gte=since)
+    return never.count() + due.count()
+
+
 ProgressCallback = Callable[[BatchResult], None]
 
 

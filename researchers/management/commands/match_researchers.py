@@ -6,12 +6,9 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.db.models import Q
 from tqdm import tqdm
 
-from papers.models import Paper
-from researchers.matching import match_run
-from researchers.models import PaperMatchState
+from researchers.matching import match_run, papers_waiting_count
 from wovepaper.http import service_probe
 
 SERVICES = [("Semantic Scholar", "SEMANTIC_SCHOLAR_API_URL"), ("OpenAlex", "OPENALEX_API_URL")]
@@ -40,11 +37,7 @@ class Command(BaseCommand):
         if limit is not None and limit <= 0:
             raise CommandError("--limit must be a positive number")
 
-        pending = Paper.objects.filter(Q(match_state__isnull=True)
-                                       | ~Q(match_state__status=PaperMatchState.MATCHED))
-        if since_dt:
-            pending = pending.filter(published__gte=since_dt)
-        todo = pending.count()
+        todo = papers_waiting_count(since=since_dt)
         if limit is not None:
             todo = min(todo, limit)
         if not todo:
