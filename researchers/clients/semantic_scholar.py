@@ -116,16 +116,26 @@ class SemanticScholarClient(ServiceClient):
         """Papers for arXiv ids (at most 500 per request); None for a paper S2 does not know."""
         found: dict[str, S2Paper | None] = {}
         for start in range(0, len(arxiv_ids), PAPER_BATCH_MAX):
-            chunk = list(arxiv_ids[start:start + PAPER_BATCH_MAX])
-            keys = [arxiv_key(a) for a in chunk]
+            found.update(self._paper_batch(list(arxiv_ids[start:start + PAPER_BATCH_MAX])))
+        return found
+
+    def _paper_batch(self, chunk: list[str]) -> dict[str, S2Paper | None]:
+        keys = [arxiv_key(a) for a in chunk]
+        try:
             response = self.request("POST", "paper/batch", params={"fields": PAPER_FIELDS},
                                     json={"ids": keys})
-            try:
-                parsed = parse_paper_batch(keys, response.json())
-            except ValueError as exc:
-                raise ServiceError(self.service, f"unexpected paper batch answer: {exc}") from exc
-            found.update({a: parsed[k] for a, k in zip(chunk, keys, strict=True)})
-        return found
+        except ServiceError as exc:
+            # "Response would exceed maximum size" (10 MB, e.g. many large collaborations):
+            # the same ids in two halves fit.
+            if exc.status == 400 and "exceed" in str(exc) and len(chunk) > 1:
+                half = len(chunk) // 2
+                return {**self._paper_batch(chunk[:half]), **self._paper_batch(chunk[half:])}
+            raise
+        try:
+            parsed = parse_paper_batch(keys, response.json())
+        except ValueError as exc:
+            raise ServiceError(self.service, f"unexpected paper batch answer: {exc}") from exc
+        return {a: parsed[k] for a, k in zip(chunk, keys, strict=True)}
 
     def authors(self, author_ids: Sequence[str]) -> dict[str, S2AuthorRecord | None]:
         """Author records with their figures (at most 1,000 per request); None if unknown."""

@@ -277,3 +277,13 @@ def test_papers_to_match_goes_newest_first_then_due_retries(sources, papers, cle
                   .values_list("paper_id", flat=True))
     assert set(due) == retried and papers["2401.99999"].pk in retried
     assert papers["2302.13971"].pk not in retried
+
+
+@pytest.mark.django_db
+def test_ids_on_a_merged_record_lead_to_the_survivor(sources, papers, clean_cache):
+    survivor = Researcher.objects.create(display_name="Hugo Touvron")
+    merged = Researcher.objects.create(display_name="H. Touvron", merged_into=survivor)
+    ResearcherExternalId.objects.create(researcher=merged, source="s2", value="2113243762")
+    match_papers([papers["2302.13971"].pk])
+    assert researcher_at(papers["2302.13971"], 1) == survivor
+    assert not IdentityConflict.objects.exists()
