@@ -7,13 +7,15 @@ list pages), an arXiv-style byline is aligned with the source's author list by
 id for the author at that position:
 
 - OpenAlex: the byline is `raw_author_name` (the name as printed on the paper, e.g. "Touvron,
-  Hugo"; OpenAlex's "None " prefix for a missing first part removed, as the client does), aligned against `author.display_name` (OpenAlex's name for the identity, e.g. "Hugo
+  Hugo"; OpenAlex's "None " prefix for a missing first part removed, as the client does),
+  aligned against `author.display_name` (OpenAlex's name for the identity, e.g. "Hugo
   Touvron", "Édouard Grave").
 - Semantic Scholar records only one spelling per author, so the byline is derived from it the
   way arXiv bylines differ from S2 lists, deterministically per paper: accents dropped (arXivRaw
   writes TeX; some submitters write plain ASCII), given names cut to initials, "Family, Given"
   order, one author missing from the byline, one extra author (from another recorded paper)
-  added. Each variant is reported apart, and every paper is run through every variant.
+  added, and all of these at once. Each variant is reported apart, and every paper is run
+  through every variant.
 
 A byline name is *correct* when it aligns with a source author of the same id, *unmatched* when
 it aligns with nothing, *wrong* when it aligns with an author of another id (or an added name
@@ -40,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from researchers.alignment import align_authors  # noqa: E402
 from researchers.clients.openalex import clean_raw_author_name  # noqa: E402
-from researchers.names import PARTICLES, fold  # noqa: E402
+from researchers.names import PARTICLES, fold, parse_name  # noqa: E402
 
 
 @dataclass
@@ -183,6 +185,15 @@ def variants(paper: Paper, extra_name: str) -> Iterator[tuple[str, list[str], li
     at = _roll(paper.key, "extra") % (len(names) + 1)
     yield ("extra author", mixed[:at] + [extra_name] + mixed[at:],
            list(ids[:at]) + [None] + list(ids[at:]))
+    # Everything at once: initials without accents, one author missing, one added.
+    hard = [initials_name(ascii_name(n)) for n in names]
+    hard_ids = list(ids)
+    if len(names) > 1:
+        drop = _roll(paper.key, "drop") % len(names)
+        hard, hard_ids = hard[:drop] + hard[drop + 1:], hard_ids[:drop] + hard_ids[drop + 1:]
+    at = _roll(paper.key, "extra") % (len(hard) + 1)
+    yield ("all at once", hard[:at] + [extra_name] + hard[at:],
+           hard_ids[:at] + [None] + hard_ids[at:])
 
 
 UNJUDGED = "<no id>"
@@ -230,12 +241,15 @@ def main(argv: list[str] | None = None) -> int:
     shown = 0
     pool = [n for p in papers for n in p.byline_names if n]
     for index, paper in enumerate(papers):
-        extra = pool[(_roll(paper.key, "pool") + index) % len(pool)]
-        if extra in paper.byline_names:
-            extra = "Zhang Quanxin"
+        # The added author must be someone else: no family name shared with the paper's
+        # authors (the pool holds other spellings of the same people, e.g. "Dl Parnas").
+        families = {parse_name(n).family_key for n in paper.byline_names}
+        start = _roll(paper.key, "pool") + index
+        extra = next(pool[(start + k) % len(pool)] for k in range(len(pool))
+                     if parse_name(pool[(start + k) % len(pool)]).family_key not in families)
         for variant, byline, truth in variants(paper, extra):
             # Source authors without an id cannot be judged; the added name is judged as None.
-            if variant == "extra author":
+            if variant in ("extra author", "all at once"):
                 added = next(i for i, n in enumerate(byline) if n == extra)
                 truth = [t if t is not None or i == added else UNJUDGED
                          for i, t in enumerate(truth)]
