@@ -47,12 +47,12 @@ class Institution(models.Model):
             self.slug = slugify(self.name)[:96]
         return super().save(*args, **kwargs)
 
+    def get_absolute_url(self) -> str:
+        return f"/institutions/{self.url_slug}"
+
     @property
     def url_slug(self) -> str:
         return f"{self.pk}-{self.slug}" if self.slug else str(self.pk)
-
-    def get_absolute_url(self) -> str:
-        return f"/institutions/{self.url_slug}"
 
     @property
     def parents(self) -> list[dict]:
@@ -68,7 +68,7 @@ class Institution(models.Model):
 
 
 class AuthorshipInstitution(models.Model):
-    """An institution listed for one authorship (from OpenAlex), with the paper copied for paging."""
+    """An institution listed for one authorship (from OpenAlex), the paper copied for paging."""
 
     authorship = models.ForeignKey(
         "papers.Authorship", on_delete=models.CASCADE, related_name="institution_links"
@@ -85,3 +85,6 @@ class AuthorshipInstitution(models.Model):
             ),
         ]
         indexes = [models.Index(fields=["institution", "paper"], name="authinst_inst_paper_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.authorship_id} @ {self.institution_id}"

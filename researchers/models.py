@@ -57,12 +57,12 @@ class Researcher(models.Model):
             self.slug = slugify(self.display_name)[:96]
         return super().save(*args, **kwargs)
 
+    def get_absolute_url(self) -> str:
+        return f"/researchers/{self.url_slug}"
+
     @property
     def url_slug(self) -> str:
         return f"{self.pk}-{self.slug}" if self.slug else str(self.pk)
-
-    def get_absolute_url(self) -> str:
-        return f"/researchers/{self.url_slug}"
 
 
 class ResearcherExternalId(models.Model):
@@ -73,7 +73,8 @@ class ResearcherExternalId(models.Model):
     ORCID = "orcid"
     SOURCES = [(SEMANTIC_SCHOLAR, "Semantic Scholar"), (OPENALEX, "OpenAlex"), (ORCID, "ORCID")]
 
-    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="external_ids")
+    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE,
+                                   related_name="external_ids")
     source = models.CharField(max_length=16, choices=SOURCES)
     value = models.CharField(max_length=64)
 

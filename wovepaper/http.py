@@ -69,36 +69,41 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
 
 
 class RateLimiter:
-    """At most `rate` requests per second for one service, counted across every process.
+    """At most `rate` requests per second for one service, spaced evenly across every process.
 
-    A fixed one-second window counter in the cache: `add` creates the window's key, `incr` is
-    atomic on Redis (and on the local-memory cache within one process). A request over the
-    limit waits for the next window.
+    Time is cut into slots of 1/rate seconds; each request takes the next free slot from a
+    counter in the cache (`incr` is atomic on Redis, and within one process on the local-memory
+    cache) and sleeps until its slot begins. Unlike a per-second window this never lets two
+    requests through back to back at a window boundary, which a 1 request/s limit would punish.
     """
 
     def __init__(self, service: str, rate: float):
         self.service = service
-        self.key = "".join(ch if ch.isalnum() else "-" for ch in service.lower())
+        self.key = "ratelimit:" + "".join(ch if ch.isalnum() else "-" for ch in service.lower())
         self.rate = rate
 
     def acquire(self) -> None:
         if self.rate <= 0:
             return
-        # Below one request per second, widen the window so the count stays an integer.
-        window = 1.0 if self.rate >= 1 else 1.0 / self.rate
-        limit = max(1, int(self.rate * window))
-        while True:
+        interval = 1.0 / self.rate
+        for _ in range(100):
             now = time.time()
-            slot = int(now // window)
-            key = f"ratelimit:{self.key}:{slot}"
-            cache.add(key, 0, timeout=int(window) + 2)
+            current = int(now / interval)
+            cache.add(self.key, current, timeout=3600)
             try:
-                count = cache.incr(key)
+                slot = cache.incr(self.key)
             except ValueError:  # the key expired between add and incr
                 continue
-            if count <= limit:
-                return
-            time.sleep(max(0.001, (slot + 1) * window - now))
+            if slot <= current:
+                # The counter fell behind the clock while the service was idle: catch it up,
+                # so the next slot starts after now and every request starts at its slot.
+                # (Two processes doing this at once may share one slot; that is all it costs.)
+                cache.set(self.key, current, timeout=3600)
+                continue
+            wait = slot * interval - now
+            if wait > 0:
+                time.sleep(wait)
+            return
 
 
 class ServiceClient:

@@ -174,22 +174,13 @@ def test_parse_retry_after_forms():
 
 
 def test_rate_limiter_spaces_requests_across_clients(clean_cache):
-    # Two limiters for one service share the count through the cache, as two workers would.
+    # Two limiters for one service share the slots through the cache, as two workers would.
     first, second = RateLimiter("Example API", 5), RateLimiter("Example API", 5)
-    started = time.monotonic()
-    for i in range(12):
+    stamps = []
+    for i in range(8):
         (first if i % 2 else second).acquire()
-    # 12 requests at 5 per one-second window need at least two window changes.
-    assert time.monotonic() - started >= 1.0
-
-
-@pytest.mark.django_db
-def test_oversized_paper_batch_is_split(sources, local_server, clean_cache):
-    # No recording of this 400 exists; the message is the one sources.md (c) quotes.
-    local_server.expect_oneshot_request("/s2/paper/batch", "POST").respond_with_json(
-        {"error": "Response would exceed maximum size...."}, status=400)
-    with SemanticScholarClient() as client:
-        found = client.papers_by_arxiv_id(["2302.13971", "2205.00965", "2401.99999"])
-    assert found["2205.00965"].citation_count == 10 and found["2401.99999"] is None
-    batches = [what for _, path, what in sources.requests if path.endswith("/paper/batch")]
-    assert batches == ["ARXIV:2302.13971", "ARXIV:2205.00965,ARXIV:2401.99999"]
+        stamps.append(time.monotonic())
+    gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    # 5 per second: each request at least 0.2 s after the one before, whichever client.
+    assert min(gaps) >= 0.19
+    assert stamps[-1] - stamps[0] >= 7 * 0.19
