@@ -287,3 +287,13 @@ def test_ids_on_a_merged_record_lead_to_the_survivor(sources, papers, clean_cach
     match_papers([papers["2302.13971"].pk])
     assert researcher_at(papers["2302.13971"], 1) == survivor
     assert not IdentityConflict.objects.exists()
+
+
+@pytest.mark.django_db
+def test_abbreviated_display_name_is_replaced_by_a_full_one(sources, papers, clean_cache):
+    earlier = Researcher.objects.create(display_name="F. Liwicki", name_key="f liwicki")
+    ResearcherExternalId.objects.create(researcher=earlier, source="s2", value="80342407")
+    match_papers([papers["2205.00965"].pk])
+    earlier.refresh_from_db()
+    assert (earlier.display_name, earlier.name_key, earlier.slug) == (
+        "Foteini Liwicki", "foteini liwicki", "foteini-liwicki")
