@@ -13,6 +13,18 @@ class Institution(models.Model):
     country_code = models.CharField(max_length=2, blank=True)
     type = models.CharField(max_length=32, blank=True)
     other_names = models.JSONField(default=list, blank=True)
+    # Completed once from ROR (institutions.services.institutions_complete_from_ror).
+    acronyms = models.JSONField(default=list, blank=True)
+    types = models.JSONField(default=list, blank=True)
+    city = models.CharField(max_length=255, blank=True)
+    established = models.PositiveSmallIntegerField(null=True, blank=True)
+    website = models.URLField(max_length=500, blank=True)
+    # [{"type": "parent"|"child"|"related"|…, "ror_id": "…", "label": "…"}], as ROR lists them.
+    relationships = models.JSONField(default=list, blank=True)
+    ror_status = models.CharField(max_length=16, blank=True,
+                                  help_text="active/inactive/withdrawn from ROR; unknown if ROR "
+                                            "does not know the id; empty until asked.")
+    ror_checked_at = models.DateTimeField(null=True, blank=True)
     # Maintained by matching, so lists sort without counting per request.
     researcher_count = models.PositiveIntegerField(default=0)
     paper_count = models.PositiveIntegerField(default=0)
@@ -24,6 +36,7 @@ class Institution(models.Model):
             models.Index(fields=["-paper_count", "id"], name="institution_papers_idx"),
             models.Index(fields=["name"], name="institution_name_idx"),
             models.Index(fields=["country_code"], name="institution_country_idx"),
+            models.Index(fields=["ror_checked_at"], name="institution_rorcheck_idx"),
         ]
 
     def __str__(self) -> str:
@@ -34,12 +47,20 @@ class Institution(models.Model):
             self.slug = slugify(self.name)[:96]
         return super().save(*args, **kwargs)
 
+    def get_absolute_url(self) -> str:
+        return f"/institutions/{self.url_slug}"
+
     @property
     def url_slug(self) -> str:
         return f"{self.pk}-{self.slug}" if self.slug else str(self.pk)
 
-    def get_absolute_url(self) -> str:
-        return f"/institutions/{self.url_slug}"
+    @property
+    def parents(self) -> list[dict]:
+        return [r for r in self.relationships if r.get("type") == "parent"]
+
+    @property
+    def children(self) -> list[dict]:
+        return [r for r in self.relationships if r.get("type") == "child"]
 
     @property
     def ror_url(self) -> str:
@@ -47,7 +68,7 @@ class Institution(models.Model):
 
 
 class AuthorshipInstitution(models.Model):
-    """An institution listed for one authorship (from OpenAlex), with the paper copied for paging."""
+    """An institution listed for one authorship (from OpenAlex), the paper copied for paging."""
 
     authorship = models.ForeignKey(
         "papers.Authorship", on_delete=models.CASCADE, related_name="institution_links"
@@ -64,3 +85,6 @@ class AuthorshipInstitution(models.Model):
             ),
         ]
         indexes = [models.Index(fields=["institution", "paper"], name="authinst_inst_paper_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.authorship_id} @ {self.institution_id}"

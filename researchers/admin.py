@@ -1,6 +1,12 @@
 from django.contrib import admin
 
-from .models import Researcher, ResearcherExternalId
+from .models import (
+    IdentityConflict,
+    MatchRun,
+    PaperMatchState,
+    Researcher,
+    ResearcherExternalId,
+)
 
 
 class ExternalIdInline(admin.TabularInline):
@@ -26,3 +32,52 @@ class ResearcherExternalIdAdmin(admin.ModelAdmin):
     list_filter = ("source",)
     search_fields = ("=value",)
     raw_id_fields = ("researcher",)
+
+
+@admin.register(PaperMatchState)
+class PaperMatchStateAdmin(admin.ModelAdmin):
+    """Per paper: what each source said, and the error when a service could not answer."""
+
+    list_display = ("paper", "status", "s2_status", "openalex_status", "matched_authors",
+                    "attempts", "last_attempt_at", "next_attempt_at", "short_error")
+    list_filter = ("status", "s2_status", "openalex_status")
+    search_fields = ("=paper__arxiv_id",)
+    raw_id_fields = ("paper",)
+    readonly_fields = ("last_attempt_at",)
+    show_full_result_count = False
+
+    @admin.display(description="last error")
+    def short_error(self, obj: PaperMatchState) -> str:
+        return obj.last_error[:120]
+
+
+@admin.register(IdentityConflict)
+class IdentityConflictAdmin(admin.ModelAdmin):
+    """The curators' merge queue: where the sources disagree about who someone is."""
+
+    list_display = ("kind", "status", "researcher", "other_researcher", "s2_id", "openalex_id",
+                    "orcid", "paper", "name_as_written", "created_at")
+    list_filter = ("status", "kind")
+    search_fields = ("=s2_id", "=openalex_id", "=orcid", "name_as_written")
+    raw_id_fields = ("researcher", "other_researcher", "paper")
+    readonly_fields = ("created_at",)
+    actions = ["mark_dismissed"]
+    show_full_result_count = False
+
+    @admin.action(description="Dismiss the selected conflicts", permissions=["change"])
+    def mark_dismissed(self, request, queryset):
+        updated = queryset.update(status=IdentityConflict.DISMISSED)
+        self.message_user(request, f"{updated} conflicts dismissed.")
+
+
+@admin.register(MatchRun)
+class MatchRunAdmin(admin.ModelAdmin):
+    """Each matching run; an unreachable service shows here with its message."""
+
+    list_display = ("started_at", "trigger", "status", "papers", "matched", "unknown", "failed",
+                    "authorships_attached", "researchers_created", "conflicts", "message")
+    list_filter = ("status", "trigger")
+    readonly_fields = [f.name for f in MatchRun._meta.fields]
+
+    def has_add_permission(self, request):
+        return False

@@ -46,6 +46,7 @@ class Researcher(models.Model):
             models.Index(fields=["-paper_count", "id"], name="researcher_papers_idx"),
             models.Index(fields=["-h_index", "id"], name="researcher_hindex_idx"),
             models.Index(fields=["merged_into"], name="researcher_merged_idx"),
+            models.Index(fields=["figures_updated_at", "id"], name="researcher_figures_idx"),
         ]
 
     def __str__(self) -> str:
@@ -56,12 +57,12 @@ class Researcher(models.Model):
             self.slug = slugify(self.display_name)[:96]
         return super().save(*args, **kwargs)
 
+    def get_absolute_url(self) -> str:
+        return f"/researchers/{self.url_slug}"
+
     @property
     def url_slug(self) -> str:
         return f"{self.pk}-{self.slug}" if self.slug else str(self.pk)
-
-    def get_absolute_url(self) -> str:
-        return f"/researchers/{self.url_slug}"
 
 
 class ResearcherExternalId(models.Model):
@@ -72,7 +73,8 @@ class ResearcherExternalId(models.Model):
     ORCID = "orcid"
     SOURCES = [(SEMANTIC_SCHOLAR, "Semantic Scholar"), (OPENALEX, "OpenAlex"), (ORCID, "ORCID")]
 
-    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="external_ids")
+    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE,
+                                   related_name="external_ids")
     source = models.CharField(max_length=16, choices=SOURCES)
     value = models.CharField(max_length=64)
 
@@ -83,3 +85,125 @@ class ResearcherExternalId(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source}:{self.value}"
+
+
+class PaperMatchState(models.Model):
+    """Where matching stands for one paper: what each source said, and when to try again.
+
+    A source that does not know a paper is recorded as "unknown" (never guessed) and the paper
+    is tried again after MATCH_UNKNOWN_RETRY_DAYS; a batch that failed because a service was
+    unreachable changes nothing but these rows, and is tried again after
+    MATCH_FAILED_RETRY_MINUTES.
+    """
+
+    NOT_TRIED = ""
+    FOUND = "found"
+    UNKNOWN = "unknown"
+    ERROR = "error"
+    SOURCE_STATES = [(NOT_TRIED, "not tried"), (FOUND, "found"), (UNKNOWN, "unknown"),
+                     (ERROR, "error")]
+
+    MATCHED = "matched"  # at least one source knows the paper; its authorships are attached
+    FAILED = "failed"  # a service could not answer; nothing was changed
+    STATUSES = [(MATCHED, "matched"), (UNKNOWN, "unknown to every source"), (FAILED, "failed")]
+
+    paper = models.OneToOneField("papers.Paper", on_delete=models.CASCADE, primary_key=True,
+                                 related_name="match_state")
+    status = models.CharField(max_length=16, choices=STATUSES)
+    s2_status = models.CharField(max_length=16, choices=SOURCE_STATES, blank=True)
+    openalex_status = models.CharField(max_length=16, choices=SOURCE_STATES, blank=True)
+    # Copied from the paper so the backlog can resume newest first without a join.
+    published = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    last_attempt_at = models.DateTimeField()
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    matched_authors = models.PositiveSmallIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["next_attempt_at"], name="matchstate_next_idx"),
+            models.Index(fields=["published"], name="matchstate_published_idx"),
+            models.Index(fields=["status", "-last_attempt_at"], name="matchstate_status_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper_id}: {self.status}"
+
+
+class IdentityConflict(models.Model):
+    """Evidence that the sources disagree about who someone is, for the curators' merge queue.
+
+    Matching never merges or splits on its own: the records stay apart and each disagreement
+    seen on a paper is recorded once (reruns find the same row).
+    """
+
+    S2_SPLIT = "s2_split"
+    OPENALEX_SPLIT = "openalex_split"
+    UNLINKED = "unlinked"
+    ORCID = "orcid"
+    KINDS = [
+        (S2_SPLIT, "one OpenAlex id across several Semantic Scholar ids"),
+        (OPENALEX_SPLIT, "one Semantic Scholar id across several OpenAlex ids"),
+        (UNLINKED, "one person on a paper, two records (one per source)"),
+        (ORCID, "one ORCID across several records"),
+    ]
+    OPEN = "open"
+    RESOLVED = "resolved"
+    DISMISSED = "dismissed"
+    STATUSES = [(OPEN, "open"), (RESOLVED, "resolved"), (DISMISSED, "dismissed")]
+
+    kind = models.CharField(max_length=16, choices=KINDS)
+    status = models.CharField(max_length=16, choices=STATUSES, default=OPEN)
+    # The record the authorship was attached to, and the other record involved (if any).
+    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="+")
+    other_researcher = models.ForeignKey(Researcher, null=True, blank=True,
+                                         on_delete=models.CASCADE, related_name="+")
+    # The ids the paper's two sources gave for this author.
+    s2_id = models.CharField(max_length=64, blank=True)
+    openalex_id = models.CharField(max_length=32, blank=True)
+    orcid = models.CharField(max_length=32, blank=True)
+    paper = models.ForeignKey("papers.Paper", null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+")
+    position = models.PositiveSmallIntegerField(null=True, blank=True)
+    name_as_written = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "s2_id", "openalex_id", "orcid"],
+                                    name="identityconflict_unique"),
+        ]
+        indexes = [models.Index(fields=["status", "-created_at"], name="conflict_status_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.researcher_id} / {self.other_researcher_id}"
+
+
+class MatchRun(models.Model):
+    """One run of matching (task or command), with its counts and what went wrong."""
+
+    OK = "ok"
+    PARTIAL = "partial"
+    UNREACHABLE = "unreachable"
+    STATUSES = [(OK, "ok"), (PARTIAL, "some batches failed"),
+                (UNREACHABLE, "services unreachable")]
+
+    trigger = models.CharField(max_length=32)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=STATUSES, default=OK)
+    papers = models.PositiveIntegerField(default=0)
+    matched = models.PositiveIntegerField(default=0)
+    unknown = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    authorships_attached = models.PositiveIntegerField(default=0)
+    researchers_created = models.PositiveIntegerField(default=0)
+    conflicts = models.PositiveIntegerField(default=0)
+    message = models.TextField(blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["-started_at"], name="matchrun_started_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.trigger} {self.started_at:%Y-%m-%d %H:%M} {self.status}"

@@ -3,15 +3,13 @@ figures are stored on Researcher by matching, never aggregated over authorships 
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 from django.db.models import F, Q, QuerySet
 
 from papers.models import Paper
 from papers.selectors import paper_list_prefetch
 
 from .models import Researcher, ResearcherExternalId
+from .names import name_key
 
 # A chain of merges longer than this is a curation mistake (or a cycle); stop following it.
 MAX_MERGE_HOPS = 10
@@ -33,14 +31,6 @@ EXTERNAL_URLS = {
     ResearcherExternalId.OPENALEX: "https://openalex.org/{}",
     ResearcherExternalId.ORCID: "https://orcid.org/{}",
 }
-
-
-def researcher_name_key(text: str) -> str:
-    """Lower case, accents folded, punctuation dropped, spaces collapsed: Researcher.name_key."""
-    folded = unicodedata.normalize("NFKD", text or "")
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch)).lower()
-    folded = re.sub(r"[^\w\s]", " ", folded)
-    return re.sub(r"\s+", " ", folded).strip()
 
 
 def researcher_resolve(pk: int) -> tuple[Researcher | None, bool]:
@@ -123,7 +113,7 @@ def researchers_browse(
 
 def researchers_search(query: str, *, offset: int = 0, limit: int = 20) -> list[Researcher]:
     """Researchers whose name key contains the normalised query (a trigram index on PostgreSQL)."""
-    key = researcher_name_key(query)
+    key = name_key(query)
     if len(key) < 2:
         return []
     return list(

@@ -247,6 +247,17 @@ CELERY_BEAT_SCHEDULE["accounts-send-digests"] = {
     "task": "accounts.tasks.send_digests",
     "schedule": crontab(minute=0, hour=env_int("DIGEST_HOUR", 6)),
 }
+CELERY_TASK_ROUTES: dict = {}
+# Matching: the backlog newest first, and researcher figures refreshed oldest first.
+CELERY_TASK_ROUTES.update({
+    "researchers.match_papers": {"queue": "match"},
+    "researchers.match_next_batch": {"queue": "match"},
+    "researchers.refresh_figures": {"queue": "match"},
+})
+CELERY_BEAT_SCHEDULE.update({
+    "match-next-batch": {"task": "researchers.match_next_batch", "schedule": 60.0},
+    "refresh-researcher-figures": {"task": "researchers.refresh_figures", "schedule": 3600.0},
+})
 
 # External services: base URLs can be pointed elsewhere by tests and operators.
 ARXIV_OAI_URL = env("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai")
@@ -258,6 +269,25 @@ OPENALEX_EMAIL = env("OPENALEX_EMAIL", CONTACT_EMAIL)
 ROR_API_URL = env("ROR_API_URL", "https://api.ror.org/v2")
 ROR_CLIENT_ID = env("ROR_CLIENT_ID")
 HTTP_USER_AGENT = f"wovepaper/0.1 (+{SITE_URL}; mailto:{CONTACT_EMAIL})"
+
+# External API calls (wovepaper/http.py): timeouts, retries with backoff, per-service rates in
+# requests per second, shared by every worker through the cache (Redis in production).
+HTTP_TIMEOUT = float(env("HTTP_TIMEOUT", "30"))
+HTTP_CONNECT_TIMEOUT = float(env("HTTP_CONNECT_TIMEOUT", "10"))
+HTTP_RETRY_ATTEMPTS = env_int("HTTP_RETRY_ATTEMPTS", 5)
+HTTP_RETRY_BACKOFF = float(env("HTTP_RETRY_BACKOFF", "2"))
+HTTP_RETRY_BACKOFF_MAX = float(env("HTTP_RETRY_BACKOFF_MAX", "60"))
+HTTP_RETRY_AFTER_MAX = float(env("HTTP_RETRY_AFTER_MAX", "300"))
+SEMANTIC_SCHOLAR_RATE = float(env("SEMANTIC_SCHOLAR_RATE", "1"))
+OPENALEX_RATE = float(env("OPENALEX_RATE", "10"))
+ROR_RATE = float(env("ROR_RATE", "6"))
+
+# Matching (researchers.matching): papers per batch (OpenAlex OR-filters take 100), when papers
+# a source did not know or a failed batch are tried again, when researcher figures are stale.
+MATCH_BATCH_SIZE = env_int("MATCH_BATCH_SIZE", 100)
+MATCH_UNKNOWN_RETRY_DAYS = env_int("MATCH_UNKNOWN_RETRY_DAYS", 14)
+MATCH_FAILED_RETRY_MINUTES = env_int("MATCH_FAILED_RETRY_MINUTES", 30)
+FIGURES_MAX_AGE_DAYS = env_int("FIGURES_MAX_AGE_DAYS", 30)
 
 LOGGING = {
     "version": 1,
@@ -283,3 +313,6 @@ X_FRAME_OPTIONS = "DENY"
 # Extra steps `manage.py demo` runs after the import, each a management command that must cope
 # with unreachable external services by saying so and leaving the data as it was.
 DEMO_STEPS: list[dict] = []
+# Matching on the demo data: a short reachability probe first, so that with the services out of
+# reach (no network) the step says so in seconds and changes nothing.
+DEMO_STEPS.append({"command": ["match_researchers"], "options": {"probe_timeout": 3.0}})

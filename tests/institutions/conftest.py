@@ -6,7 +6,14 @@ import itertools
 import pytest
 
 from institutions.models import AuthorshipInstitution, Institution
-from tests.researchers.conftest import link_author, researcher_factory  # noqa: F401  (shared fixtures)
+from tests.researchers.conftest import (  # noqa: F401  (fixtures shared with researchers)
+    api_settings,
+    clean_cache,
+    link_author,
+    local_server,
+    researcher_factory,
+    sources,
+)
 
 _n = itertools.count(1)
 

@@ -1,0 +1,291 @@
+"""Alignment accuracy over every recorded paper in the corpus that has an author list.
+
+For each recorded paper (Semantic Scholar paper objects wherever they appear: paper batches,
+searches, an author's papers, a paper's citations and references; OpenAlex works, singletons and
+list pages), an arXiv-style byline is aligned with the source's author list by
+`researchers.alignment.align_authors`, and every aligned name is judged by the source's external
+id for the author at that position:
+
+- OpenAlex: the byline is `raw_author_name` (the name as printed on the paper, e.g. "Touvron,
+  Hugo"; OpenAlex's "None " prefix for a missing first part removed, as the client does),
+  aligned against `author.display_name` (OpenAlex's name for the identity, e.g. "Hugo
+  Touvron", "Édouard Grave").
+- Semantic Scholar records only one spelling per author, so the byline is derived from it the
+  way arXiv bylines differ from S2 lists, deterministically per paper: accents dropped (arXivRaw
+  writes TeX; some submitters write plain ASCII), given names cut to initials, "Family, Given"
+  order, one author missing from the byline, one extra author (from another recorded paper)
+  added, and all of these at once. Each variant is reported apart, and every paper is run
+  through every variant.
+
+A byline name is *correct* when it aligns with a source author of the same id, *unmatched* when
+it aligns with nothing, *wrong* when it aligns with an author of another id (or an added name
+aligns at all). *Wrongly merged researchers* counts the distinct external ids that received a
+wrong name: each one would have been a record holding another person's paper.
+
+Run: python benchmarks/alignment_accuracy.py [--corpus PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from researchers.alignment import align_authors  # noqa: E402
+from researchers.clients.openalex import clean_raw_author_name  # noqa: E402
+from researchers.names import PARTICLES, fold, parse_name  # noqa: E402
+
+
+@dataclass
+class Paper:
+    source: str
+    key: str
+    byline_names: list[str]  # the source's own spelling, for deriving bylines
+    ids: list[str | None]  # the source's id of each listed author
+    alternates: list[list[str]]  # what alignment compares against
+    printed: list[str] | None = None  # OpenAlex raw_author_name
+
+
+@dataclass
+class Score:
+    names: int = 0
+    correct: int = 0
+    unmatched: int = 0
+    wrong: int = 0
+    papers: int = 0
+    wrong_ids: set[str] = field(default_factory=set)
+
+    def add(self, other: Score) -> None:
+        self.names += other.names
+        self.correct += other.correct
+        self.unmatched += other.unmatched
+        self.wrong += other.wrong
+        self.papers += other.papers
+        self.wrong_ids |= other.wrong_ids
+
+
+def find_corpus(explicit: str | None) -> Path:
+    if explicit:
+        return Path(explicit)
+    if os.environ.get("WOVEPAPER_CORPUS"):
+        return Path(os.environ["WOVEPAPER_CORPUS"])
+    for parent in ROOT.parents:
+        candidate = parent / "shared" / "corpus"
+        if candidate.is_dir():
+            return candidate
+    raise SystemExit("corpus not found: pass --corpus PATH or set WOVEPAPER_CORPUS")
+
+
+def _walk(node, found: list[dict]) -> None:
+    if isinstance(node, dict):
+        authors = node.get("authors")
+        if (isinstance(authors, list) and authors and isinstance(authors[0], dict)
+                and "name" in authors[0] and ("paperId" in node or "title" in node)):
+            found.append(node)
+        if isinstance(node.get("authorships"), list) and "id" in node:
+            found.append(node)
+        for value in node.values():
+            _walk(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _walk(value, found)
+
+
+def load_papers(corpus: Path) -> Iterator[Paper]:
+    seen: set[tuple[str, str]] = set()
+    files = sorted((corpus / "semanticscholar").rglob("*.json")) + sorted(
+        (corpus / "openalex").rglob("*.json"))
+    for path in files:
+        if path.name in {"INDEX.json", "index.json"}:
+            continue
+        found: list[dict] = []
+        _walk(json.loads(path.read_text()), found)
+        for node in found:
+            if "authorships" in node:
+                key = ("openalex", node["id"])
+                if key in seen or not node["authorships"]:
+                    continue
+                seen.add(key)
+                ships = node["authorships"]
+                yield Paper(
+                    source="openalex", key=node["id"],
+                    byline_names=[(a.get("author") or {}).get("display_name") or "" for a in ships],
+                    ids=[(a.get("author") or {}).get("id") for a in ships],
+                    alternates=[[(a.get("author") or {}).get("display_name") or ""] for a in ships],
+                    printed=[clean_raw_author_name(a.get("raw_author_name")) for a in ships],
+                )
+            else:
+                key = ("s2", node.get("paperId") or node.get("title"))
+                if key in seen:
+                    continue
+                seen.add(key)
+                authors = node["authors"]
+                yield Paper(
+                    source="s2", key=key[1],
+                    byline_names=[a.get("name") or "" for a in authors],
+                    ids=[a.get("authorId") for a in authors],
+                    alternates=[[a.get("name") or ""] for a in authors],
+                )
+
+
+def _roll(*parts: str) -> int:
+    return int(hashlib.sha1("|".join(parts).encode()).hexdigest()[:8], 16)
+
+
+def ascii_name(name: str) -> str:
+    return fold(name).title() if name != fold(name) else name
+
+
+def initials_name(name: str) -> str:
+    """"Jascha Narain Sohl-Dickstein" → "J. N. Sohl-Dickstein"; "Marie-Anne" → "M.-A."."""
+    words = name.split()
+    if len(words) < 2 or "," in name:
+        return name
+    idx = len(words) - 1
+    while idx > 1 and words[idx - 1].islower() and fold(words[idx - 1]) in PARTICLES:
+        idx -= 1
+    initials = ["-".join(p[0] + "." for p in w.split("-") if p) for w in words[:idx]]
+    return " ".join(initials + words[idx:])
+
+
+def reordered_name(name: str) -> str:
+    words = name.split()
+    if len(words) < 2 or "," in name:
+        return name
+    return f"{words[-1]}, {' '.join(words[:-1])}"
+
+
+def variants(paper: Paper, extra_name: str) -> Iterator[tuple[str, list[str], list[str | None]]]:
+    """(variant, byline, truth id per byline name); None truth = a name the source does not list."""
+    names, ids = paper.byline_names, paper.ids
+    if paper.printed is not None:
+        yield "printed name vs display name", paper.printed, list(ids)
+        return
+    yield "accents dropped", [ascii_name(n) for n in names], list(ids)
+    yield "initials", [initials_name(n) for n in names], list(ids)
+    yield "family, given", [reordered_name(n) for n in names], list(ids)
+    mixed = []
+    for i, n in enumerate(names):
+        roll = _roll(paper.key, str(i)) % 4
+        mixed.append([n, ascii_name(n), initials_name(n), reordered_name(n)][roll])
+    yield "mixed", mixed, list(ids)
+    if len(names) > 1:
+        drop = _roll(paper.key, "drop") % len(names)
+        yield ("author missing", [n for i, n in enumerate(mixed) if i != drop],
+               [x for i, x in enumerate(ids) if i != drop])
+    at = _roll(paper.key, "extra") % (len(names) + 1)
+    yield ("extra author", mixed[:at] + [extra_name] + mixed[at:],
+           list(ids[:at]) + [None] + list(ids[at:]))
+    # Everything at once: initials without accents, one author missing, one added.
+    hard = [initials_name(ascii_name(n)) for n in names]
+    hard_ids = list(ids)
+    if len(names) > 1:
+        drop = _roll(paper.key, "drop") % len(names)
+        hard, hard_ids = hard[:drop] + hard[drop + 1:], hard_ids[:drop] + hard_ids[drop + 1:]
+    at = _roll(paper.key, "extra") % (len(hard) + 1)
+    yield ("all at once", hard[:at] + [extra_name] + hard[at:],
+           hard_ids[:at] + [None] + hard_ids[at:])
+
+
+UNJUDGED = "<no id>"
+
+
+def judge(paper: Paper, byline: list[str], truth: list[str | None]) -> Score:
+    """Truth per byline name: the author id, None for an added name, UNJUDGED for an id-less one."""
+    score = Score(papers=1)
+    aligned = align_authors(byline, paper.alternates)
+    for want, got in zip(truth, aligned, strict=True):
+        got_id = paper.ids[got] if got is not None else None
+        if want == UNJUDGED:
+            continue
+        score.names += 1
+        if want is None:
+            if got is None:
+                score.correct += 1
+            else:
+                score.wrong += 1
+                if got_id:
+                    score.wrong_ids.add(f"{paper.source}:{got_id}")
+            continue
+        if got is None:
+            score.unmatched += 1
+        elif got_id == want:
+            score.correct += 1
+        else:
+            score.wrong += 1
+            if got_id:
+                score.wrong_ids.add(f"{paper.source}:{got_id}")
+    return score
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", help="the corpus folder (default: ../shared/corpus)")
+    parser.add_argument("--show-errors", type=int, default=0,
+                        help="print up to N papers with a wrong or missing alignment")
+    args = parser.parse_args(argv)
+    corpus = find_corpus(args.corpus)
+    # Only authors that carry an id can be judged; papers with none are counted and skipped.
+    papers = [p for p in load_papers(corpus) if any(p.ids)]
+    by_variant: dict[str, Score] = {}
+    total = Score()
+    shown = 0
+    pool = [n for p in papers for n in p.byline_names if n]
+    for index, paper in enumerate(papers):
+        # The added author must be someone else: no family name shared with the paper's
+        # authors (the pool holds other spellings of the same people, e.g. "Dl Parnas").
+        families = {parse_name(n).family_key for n in paper.byline_names}
+        start = _roll(paper.key, "pool") + index
+        extra = next(pool[(start + k) % len(pool)] for k in range(len(pool))
+                     if parse_name(pool[(start + k) % len(pool)]).family_key not in families)
+        for variant, byline, truth in variants(paper, extra):
+            # Source authors without an id cannot be judged; the added name is judged as None.
+            if variant in ("extra author", "all at once"):
+                added = next(i for i, n in enumerate(byline) if n == extra)
+                truth = [t if t is not None or i == added else UNJUDGED
+                         for i, t in enumerate(truth)]
+            else:
+                truth = [t if t is not None else UNJUDGED for t in truth]
+            score = judge(paper, byline, truth)
+            if (score.wrong or score.unmatched) and shown < args.show_errors:
+                shown += 1
+                aligned = align_authors(byline, paper.alternates)
+                print(f"[{variant}] {paper.source} {paper.key}")
+                for name, got, want in zip(byline, aligned, truth, strict=True):
+                    got_name = paper.byline_names[got] if got is not None else "-"
+                    got_id = paper.ids[got] if got is not None else None
+                    flag = "" if got_id == want or (want is None and got is None) else "  <-- "
+                    print(f"    {name!r:40} -> {got_name!r:40}{flag}")
+            by_variant.setdefault(f"{paper.source}: {variant}", Score()).add(score)
+            total.add(score)
+    sources = Counter(p.source for p in papers)
+    print(f"corpus: {corpus}")
+    print(f"recorded papers with an author list and author ids: {len(papers)} "
+          f"(Semantic Scholar {sources['s2']}, OpenAlex {sources['openalex']})")
+    print()
+    header = f"{'variant':42} {'papers':>7} {'names':>7} {'correct':>8} {'unmatched':>9} "
+    print(header + f"{'wrong':>6} {'accuracy':>9}")
+    for name, s in sorted(by_variant.items()):
+        accuracy = 100 * s.correct / s.names if s.names else 0.0
+        print(f"{name:42} {s.papers:>7} {s.names:>7} {s.correct:>8} {s.unmatched:>9} "
+              f"{s.wrong:>6} {accuracy:>8.2f}%")
+    accuracy = 100 * total.correct / total.names if total.names else 0.0
+    print()
+    print(f"accuracy: {accuracy:.2f}% correct ({total.correct} of {total.names} byline names)")
+    print(f"unmatched: {total.unmatched}")
+    print(f"wrongly matched: {total.wrong}")
+    print(f"wrongly merged researchers: {len(total.wrong_ids)}")
+    return 0 if accuracy >= 99.0 and not total.wrong_ids else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

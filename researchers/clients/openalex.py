@@ -1,0 +1,236 @@
+"""OpenAlex API: works by arXiv DOI (OR-filters of up to 100) and authors by id.
+
+Parsing is in pure functions returning dataclasses; `OpenAlexClient` is the network part.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from wovepaper.http import ServiceClient, ServiceError
+
+SERVICE = "OpenAlex"
+WORK_FIELDS = "id,doi,cited_by_count,authorships,primary_location,locations,is_authors_truncated"
+AUTHOR_FIELDS = "id,display_name,orcid,works_count,cited_by_count,summary_stats"
+FILTER_MAX = 100
+ARXIV_DOI_PREFIX = "10.48550/arxiv."
+_ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/([^?#\s]+?)(?:v\d+)?(?:\.pdf)?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class OAInstitution:
+    openalex_id: str | None  # bare, e.g. I161548249
+    ror_id: str | None  # bare, e.g. 006jb1a24
+    name: str
+    country_code: str
+    type: str
+
+
+@dataclass(frozen=True, slots=True)
+class OAAuthorship:
+    author_id: str | None  # bare, e.g. A5009341822
+    display_name: str
+    raw_author_name: str
+    orcid: str | None  # bare, e.g. 0000-0001-7718-3181
+    institutions: tuple[OAInstitution, ...] = ()
+
+    @property
+    def spellings(self) -> list[str]:
+        return [n for n in (self.display_name, self.raw_author_name) if n]
+
+
+@dataclass(frozen=True, slots=True)
+class OAWork:
+    work_id: str
+    arxiv_id: str | None
+    doi: str | None
+    cited_by_count: int | None
+    authorships: tuple[OAAuthorship, ...] = ()
+    authors_truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class OAAuthorRecord:
+    author_id: str
+    display_name: str
+    orcid: str | None
+    h_index: int | None
+    citation_count: int | None
+    works_count: int | None
+
+
+def bare_id(url: str | None) -> str | None:
+    """"https://openalex.org/A5…" → "A5…"; the same for ORCID, ROR and DOI URLs."""
+    if not url:
+        return None
+    value = str(url).strip().rstrip("/")
+    for prefix in ("https://openalex.org/", "https://orcid.org/", "https://ror.org/",
+                   "https://doi.org/", "http://orcid.org/"):
+        if value.lower().startswith(prefix):
+            return value[len(prefix):]
+    return value
+
+
+def arxiv_doi(arxiv_id: str) -> str:
+    return f"{ARXIV_DOI_PREFIX}{arxiv_id}".lower()
+
+
+def clean_raw_author_name(raw: str | None) -> str:
+    """The printed name, without OpenAlex's "None " prefix for a missing first part."""
+    name = (raw or "").strip()
+    if name.startswith("None "):
+        name = name[5:].strip()
+    return name
+
+
+def work_arxiv_id(data: dict) -> str | None:
+    """The arXiv id of a work: its arXiv DOI, or else an arxiv.org location.
+
+    A preprint folded into its published version keeps the journal DOI but still lists the
+    arXiv landing page among its locations.
+    """
+    doi = (bare_id(data.get("doi")) or "").lower()
+    if doi.startswith(ARXIV_DOI_PREFIX):
+        return doi[len(ARXIV_DOI_PREFIX):]
+    for location in [data.get("primary_location") or {}, *(data.get("locations") or [])]:
+        for key in ("landing_page_url", "pdf_url"):
+            match = _ARXIV_URL.search(location.get(key) or "")
+            if match:
+                return match.group(1).lower()
+    return None
+
+
+def _institution(data: dict) -> OAInstitution:
+    return OAInstitution(
+        openalex_id=bare_id(data.get("id")),
+        ror_id=(bare_id(data.get("ror")) or "").lower() or None,
+        name=(data.get("display_name") or "").strip(),
+        country_code=(data.get("country_code") or "")[:2].upper(),
+        type=data.get("type") or "",
+    )
+
+
+def parse_work(data: dict) -> OAWork:
+    authorships = []
+    for ship in data.get("authorships") or []:
+        author = ship.get("author") or {}
+        authorships.append(OAAuthorship(
+            author_id=bare_id(author.get("id")),
+            display_name=(author.get("display_name") or "").strip(),
+            raw_author_name=clean_raw_author_name(ship.get("raw_author_name")),
+            orcid=bare_id(author.get("orcid")),
+            institutions=tuple(_institution(i) for i in ship.get("institutions") or []
+                               if i.get("id") or i.get("ror")),
+        ))
+    count = data.get("cited_by_count")
+    return OAWork(
+        work_id=bare_id(data.get("id")) or "",
+        arxiv_id=work_arxiv_id(data),
+        doi=(bare_id(data.get("doi")) or "").lower() or None,
+        cited_by_count=count if isinstance(count, int) and count >= 0 else None,
+        authorships=tuple(authorships),
+        authors_truncated=bool(data.get("is_authors_truncated")),
+    )
+
+
+def parse_works_page(payload: dict) -> list[OAWork]:
+    if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
+        raise ValueError("not a list answer (no results)")
+    return [parse_work(w) for w in payload["results"] if isinstance(w, dict) and w.get("id")]
+
+
+def parse_author(data: dict) -> OAAuthorRecord | None:
+    author_id = bare_id(data.get("id"))
+    if not author_id:
+        return None
+    stats = data.get("summary_stats") or {}
+
+    def count(value) -> int | None:
+        return value if isinstance(value, int) and value >= 0 else None
+
+    return OAAuthorRecord(
+        author_id=author_id,
+        display_name=(data.get("display_name") or "").strip(),
+        orcid=bare_id(data.get("orcid")),
+        h_index=count(stats.get("h_index")),
+        citation_count=count(data.get("cited_by_count")),
+        works_count=count(data.get("works_count")),
+    )
+
+
+def works_by_arxiv_id(
+    requested: Sequence[str], works: Sequence[OAWork]
+) -> dict[str, OAWork | None]:
+    """Pick, for each requested arXiv id, the work that is that paper; None if none is.
+
+    List answers may hold works that were not asked for (a DOI filter matches several records
+    of one paper); only works whose arXiv id is the requested one count, and of several the one
+    with the most authorships wins (the most complete record).
+    """
+    wanted = {a.lower(): a for a in requested}
+    found: dict[str, OAWork | None] = dict.fromkeys(requested)
+    for work in works:
+        original = wanted.get((work.arxiv_id or "").lower())
+        if original is None:
+            continue
+        current = found[original]
+        if current is None or len(work.authorships) > len(current.authorships):
+            found[original] = work
+    return found
+
+
+class OpenAlexClient(ServiceClient):
+    service = SERVICE
+
+    def __init__(self, **kwargs):
+        params = {}
+        if settings.OPENALEX_API_KEY:
+            params["api_key"] = settings.OPENALEX_API_KEY
+        if settings.OPENALEX_EMAIL:
+            params["mailto"] = settings.OPENALEX_EMAIL
+        kwargs.setdefault("base_url", settings.OPENALEX_API_URL)
+        kwargs.setdefault("rate", settings.OPENALEX_RATE)
+        super().__init__(params=params, **kwargs)
+
+    def _list(self, path: str, params: dict) -> dict:
+        response = self.request("GET", path, params=params)
+        try:
+            payload = response.json()
+            parse_works_page(payload) if path == "works" else None
+        except ValueError as exc:
+            raise ServiceError(self.service, f"unexpected answer from /{path}: {exc}") from exc
+        return payload
+
+    def works_by_arxiv_id(self, arxiv_ids: Sequence[str]) -> dict[str, OAWork | None]:
+        """Works for arXiv ids, by arXiv DOI, 100 to a request; None for an unknown paper."""
+        found: dict[str, OAWork | None] = {}
+        for start in range(0, len(arxiv_ids), FILTER_MAX):
+            chunk = list(arxiv_ids[start:start + FILTER_MAX])
+            payload = self._list("works", {
+                "filter": "doi:" + "|".join(arxiv_doi(a) for a in chunk),
+                "per_page": str(FILTER_MAX),
+                "select": WORK_FIELDS,
+            })
+            found.update(works_by_arxiv_id(chunk, parse_works_page(payload)))
+        return found
+
+    def authors(self, author_ids: Sequence[str]) -> dict[str, OAAuthorRecord | None]:
+        """Author records with their figures, 100 to a request; None for an unknown id."""
+        found: dict[str, OAAuthorRecord | None] = {}
+        for start in range(0, len(author_ids), FILTER_MAX):
+            chunk = list(author_ids[start:start + FILTER_MAX])
+            payload = self._list("authors", {
+                "filter": "openalex:" + "|".join(chunk),
+                "per_page": str(FILTER_MAX),
+                "select": AUTHOR_FIELDS,
+            })
+            results = payload.get("results")
+            if not isinstance(results, list):
+                raise ServiceError(self.service, "unexpected answer from /authors: no results")
+            records = {r.author_id: r for r in (parse_author(a) for a in results) if r}
+            found.update({a: records.get(a) for a in chunk})
+        return found

@@ -1,0 +1,151 @@
+"""Semantic Scholar Graph API: papers by arXiv id and authors by id, in batches.
+
+Only the fields matching needs are requested. Parsing is in pure functions over the decoded
+JSON, returning dataclasses; `SemanticScholarClient` is the only part that touches the network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from wovepaper.http import ServiceClient, ServiceError
+
+SERVICE = "Semantic Scholar"
+PAPER_FIELDS = "externalIds,citationCount,authors"
+AUTHOR_FIELDS = "name,externalIds,hIndex,citationCount,paperCount"
+PAPER_BATCH_MAX = 500
+AUTHOR_BATCH_MAX = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class S2Author:
+    author_id: str | None  # S2 lists some authors without an id
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class S2Paper:
+    paper_id: str
+    arxiv_id: str | None
+    citation_count: int | None
+    authors: tuple[S2Author, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class S2AuthorRecord:
+    author_id: str
+    name: str
+    h_index: int | None
+    citation_count: int | None
+    paper_count: int | None
+    orcid: str | None = None
+    dblp: tuple[str, ...] = field(default=())
+
+
+def _int_or_none(value) -> int | None:
+    return value if isinstance(value, int) and value >= 0 else None
+
+
+def parse_paper(data: dict | None) -> S2Paper | None:
+    """One paper object of a batch answer; None stands for a paper S2 does not know."""
+    if not data or not data.get("paperId"):
+        return None
+    external = data.get("externalIds") or {}
+    return S2Paper(
+        paper_id=data["paperId"],
+        arxiv_id=external.get("ArXiv"),
+        citation_count=_int_or_none(data.get("citationCount")),
+        authors=tuple(
+            S2Author(author_id=a.get("authorId") or None, name=(a.get("name") or "").strip())
+            for a in data.get("authors") or []
+        ),
+    )
+
+
+def parse_paper_batch(ids: Sequence[str], payload: list) -> dict[str, S2Paper | None]:
+    """Map each requested id to its paper; the answer keeps the request's order, null if unknown."""
+    if not isinstance(payload, list) or len(payload) != len(ids):
+        raise ValueError(f"paper batch answered {type(payload).__name__} of "
+                         f"{len(payload) if isinstance(payload, list) else '?'} for {len(ids)} ids")
+    return {requested: parse_paper(item) for requested, item in zip(ids, payload, strict=True)}
+
+
+def parse_author(data: dict | None) -> S2AuthorRecord | None:
+    if not data or not data.get("authorId"):
+        return None
+    external = data.get("externalIds") or {}
+    orcid = external.get("ORCID")
+    dblp = external.get("DBLP") or ()
+    return S2AuthorRecord(
+        author_id=str(data["authorId"]),
+        name=(data.get("name") or "").strip(),
+        h_index=_int_or_none(data.get("hIndex")),
+        citation_count=_int_or_none(data.get("citationCount")),
+        paper_count=_int_or_none(data.get("paperCount")),
+        orcid=orcid if isinstance(orcid, str) and orcid else None,
+        # DBLP comes as a list of names (and was a string in older answers).
+        dblp=tuple(dblp) if isinstance(dblp, list) else (dblp,),
+    )
+
+
+def parse_author_batch(ids: Sequence[str], payload: list) -> dict[str, S2AuthorRecord | None]:
+    if not isinstance(payload, list) or len(payload) != len(ids):
+        raise ValueError("author batch answer does not match the request")
+    return {requested: parse_author(item) for requested, item in zip(ids, payload, strict=True)}
+
+
+def arxiv_key(arxiv_id: str) -> str:
+    return f"ARXIV:{arxiv_id}"
+
+
+class SemanticScholarClient(ServiceClient):
+    service = SERVICE
+
+    def __init__(self, **kwargs):
+        headers = {}
+        if settings.SEMANTIC_SCHOLAR_API_KEY:
+            headers["x-api-key"] = settings.SEMANTIC_SCHOLAR_API_KEY
+        kwargs.setdefault("base_url", settings.SEMANTIC_SCHOLAR_API_URL)
+        kwargs.setdefault("rate", settings.SEMANTIC_SCHOLAR_RATE)
+        super().__init__(headers=headers, **kwargs)
+
+    def papers_by_arxiv_id(self, arxiv_ids: Sequence[str]) -> dict[str, S2Paper | None]:
+        """Papers for arXiv ids (at most 500 per request); None for a paper S2 does not know."""
+        found: dict[str, S2Paper | None] = {}
+        for start in range(0, len(arxiv_ids), PAPER_BATCH_MAX):
+            found.update(self._paper_batch(list(arxiv_ids[start:start + PAPER_BATCH_MAX])))
+        return found
+
+    def _paper_batch(self, chunk: list[str]) -> dict[str, S2Paper | None]:
+        keys = [arxiv_key(a) for a in chunk]
+        try:
+            response = self.request("POST", "paper/batch", params={"fields": PAPER_FIELDS},
+                                    json={"ids": keys})
+        except ServiceError as exc:
+            # "Response would exceed maximum size" (10 MB, e.g. many large collaborations):
+            # the same ids in two halves fit.
+            if exc.status == 400 and "exceed" in str(exc) and len(chunk) > 1:
+                half = len(chunk) // 2
+                return {**self._paper_batch(chunk[:half]), **self._paper_batch(chunk[half:])}
+            raise
+        try:
+            parsed = parse_paper_batch(keys, response.json())
+        except ValueError as exc:
+            raise ServiceError(self.service, f"unexpected paper batch answer: {exc}") from exc
+        return {a: parsed[k] for a, k in zip(chunk, keys, strict=True)}
+
+    def authors(self, author_ids: Sequence[str]) -> dict[str, S2AuthorRecord | None]:
+        """Author records with their figures (at most 1,000 per request); None if unknown."""
+        found: dict[str, S2AuthorRecord | None] = {}
+        for start in range(0, len(author_ids), AUTHOR_BATCH_MAX):
+            chunk = list(author_ids[start:start + AUTHOR_BATCH_MAX])
+            response = self.request("POST", "author/batch", params={"fields": AUTHOR_FIELDS},
+                                    json={"ids": chunk})
+            try:
+                found.update(parse_author_batch(chunk, response.json()))
+            except ValueError as exc:
+                raise ServiceError(self.service, f"unexpected author batch answer: {exc}") from exc
+        return found
