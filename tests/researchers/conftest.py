@@ -1,4 +1,4 @@
-"""Researcher factories, and recorded Semantic Scholar, OpenAlex and ROR answers served over real HTTP on 127.0.0.1.
+"""Researcher factories, and recorded S2, OpenAlex and ROR answers served over HTTP on 127.0.0.1.
 
 Every answer body is a recorded response from tests/fixtures/ (see tests/fixtures/README.md).
 Batch endpoints answer with the recorded objects the request asks for, in the request's order
