@@ -204,7 +204,11 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(env("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+# Production serves collected files (collectstatic into STATIC_ROOT); the embedded default and the
+# tests serve straight from the apps' static folders, so nothing needs collecting first.
+STATIC_ROOT = Path(env("STATIC_ROOT", str(BASE_DIR / "staticfiles"))) if env_bool(
+    "WOVEPAPER_PRODUCTION") or env("STATIC_ROOT") else None
+WHITENOISE_USE_FINDERS = STATIC_ROOT is None
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
