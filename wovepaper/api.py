@@ -15,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
+from django.core.validators import ProhibitNullCharactersValidator
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponsePermanentRedirect, JsonResponse
 from django.urls import Resolver404, register_converter, resolve
@@ -24,7 +25,6 @@ from rest_framework import exceptions, serializers, throttling
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
-from rest_framework.views import exception_handler as drf_exception_handler
 
 API_PREFIX = "/api/v1/"
 
@@ -37,6 +37,9 @@ def error_body(status: int, code: str, message: str, **extra: Any) -> dict:
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
     """DRF's handler (status, headers such as Retry-After), with our one error body."""
+    # Imported here: rest_framework.views loads the throttle classes below from the settings.
+    from rest_framework.views import exception_handler as drf_exception_handler
+
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
@@ -140,6 +143,20 @@ def schema_add_throttle_responses(result: dict, generator, request, public) -> d
     return result
 
 
+class QueryTextField(serializers.CharField):
+    """Free text from a query string: NUL characters (which PostgreSQL cannot store or compare)
+    are dropped rather than refused, and blank text is allowed (it matches nothing)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
+        self.validators = [v for v in self.validators
+                           if not isinstance(v, ProhibitNullCharactersValidator)]
+
+    def to_internal_value(self, data) -> str:
+        return super().to_internal_value(data).replace("\x00", "").strip()
+
+
 # ---- throttles ----------------------------------------------------------------------------------
 
 class AnonRateThrottle(throttling.AnonRateThrottle):
@@ -203,7 +220,7 @@ class KeysetPagination(BasePagination):
 
     def decode_cursor(self, request, n_fields: int) -> tuple[list[Any], bool] | None:
         raw = request.query_params.get(self.cursor_query_param)
-        if raw is None:
+        if not raw:
             return None
         try:
             data = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
@@ -213,9 +230,9 @@ class KeysetPagination(BasePagination):
             ):
                 raise ValueError("wrong shape")
         except (ValueError, TypeError, KeyError, binascii.Error, UnicodeDecodeError):
-            raise exceptions.ValidationError(
-                {self.cursor_query_param: ["Invalid cursor: use the `next` or `previous` link "
-                                           "of a previous response."]}
+            # As DRF's CursorPagination does: a cursor we never issued names no page.
+            raise exceptions.NotFound(
+                "Invalid cursor: use the `next` or `previous` link of a previous response."
             ) from None
         return values, reverse
 
@@ -302,7 +319,8 @@ class KeysetPagination(BasePagination):
     def get_schema_operation_parameters(self, view) -> list[dict]:
         return [
             {"name": self.cursor_query_param, "in": "query", "required": False,
-             "description": "Opaque position from a `next` or `previous` link.",
+             "description": "Opaque position from a `next` or `previous` link (404 if it is "
+                            "not one of ours).",
              "schema": {"type": "string"}},
             {"name": self.page_size_query_param, "in": "query", "required": False,
              "description": f"Results per page, 1 to {self.max_page_size} "
@@ -332,11 +350,10 @@ class ConditionalGetMixin:
         return conditional_page(super().as_view(*args, **kwargs))
 
 
-def permanent_redirect(url: str, request) -> Response:
+def permanent_redirect(url: str, request) -> HttpResponsePermanentRedirect:
     """A 301 that keeps the query string (used for merged researchers)."""
     query = request.META.get("QUERY_STRING", "")
-    response = Response(status=301, headers={"Location": url + (f"?{query}" if query else "")})
-    return response
+    return HttpResponsePermanentRedirect(url + (f"?{query}" if query else ""))
 
 
 def absolute_api_url(request, name: str, *args: Any) -> str:

@@ -6,7 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from institutions.models import Institution
-from wovepaper.api import absolute_api_url, site_url
+from wovepaper.api import QueryTextField, absolute_api_url, site_url
 
 
 class InstitutionSerializer(serializers.ModelSerializer):
@@ -70,5 +70,5 @@ class InstitutionListParamsSerializer(serializers.Serializer):
 
 
 class InstitutionSearchParamsSerializer(serializers.Serializer):
-    q = serializers.CharField(max_length=255,
+    q = QueryTextField(max_length=255,
                               help_text="Part of the name, or an exact ROR id.")

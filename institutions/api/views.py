@@ -58,7 +58,7 @@ class InstitutionListView(ConditionalGetMixin, generics.ListAPIView):
         summary="List institutions, most papers first",
         description="Institutions (ROR organisations) linked to papers on wovepaper, by papers.",
         parameters=[InstitutionListParamsSerializer],
-        responses={200: InstitutionSerializer(many=True), **error_responses(400)},
+        responses={200: InstitutionSerializer(many=True), **error_responses(400, 404)},
         tags=["institutions"],
     )
     def get(self, request, *args, **kwargs):
@@ -116,7 +116,9 @@ class InstitutionSearchView(ConditionalGetMixin, generics.ListAPIView):
     def get_queryset(self):
         params = InstitutionSearchParamsSerializer(data=self.request.query_params)
         params.is_valid(raise_exception=True)
-        q = params.validated_data["q"].strip()
+        q = params.validated_data["q"]
+        if not q:
+            return Institution.objects.none()
         # ROR lists about 120,000 organisations, so a substring scan of the names stays cheap
         # whatever the number of papers.
         match = Q(name__icontains=q)
@@ -130,7 +132,7 @@ class InstitutionSearchView(ConditionalGetMixin, generics.ListAPIView):
         description="Institutions whose name contains `q` (or whose ROR id is `q`), most papers "
                     "first.",
         parameters=[InstitutionSearchParamsSerializer],
-        responses={200: InstitutionSerializer(many=True), **error_responses(400)},
+        responses={200: InstitutionSerializer(many=True), **error_responses(400, 404)},
         tags=["search"],
     )
     def get(self, request, *args, **kwargs):

@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from papers.models import Authorship, Paper
-from wovepaper.api import absolute_api_url, site_url
+from wovepaper.api import QueryTextField, absolute_api_url, site_url
 
 # Category codes as arXiv writes them: "cs.LG", "math.AG", "hep-th", "astro-ph.CO".
 CATEGORY_PATTERN = r"^[A-Za-z][A-Za-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$"
@@ -132,13 +132,6 @@ class PaperDetailSerializer(PaperSerializer):
         }
 
 
-def check_date_range(data: dict) -> dict:
-    start, end = data.get("published_from"), data.get("published_to")
-    if start and end and start > end:
-        raise serializers.ValidationError({"published_to": ["Must not be before published_from."]})
-    return data
-
-
 class PaperFilterSerializer(serializers.Serializer):
     """Query parameters of the paper list."""
 
@@ -161,32 +154,31 @@ class PaperFilterSerializer(serializers.Serializer):
         help_text="Only papers with an author at this institution id.",
     )
 
-    def validate(self, data: dict) -> dict:
-        return check_date_range(data)
-
 
 def day_start(value: date) -> datetime:
     return datetime.combine(value, time.min, tzinfo=dt_timezone.utc)
 
 
 class PaperSearchParamsSerializer(serializers.Serializer):
-    q = serializers.CharField(max_length=500, help_text="Words to find in titles and abstracts.")
+    q = QueryTextField(max_length=500, help_text="Words to find in titles and abstracts.")
     category = serializers.RegexField(
         CATEGORY_PATTERN, max_length=32, required=False,
         help_text="Only papers in this arXiv category, e.g. `hep-th`.",
     )
-    published_from = serializers.DateField(required=False)
-    published_to = serializers.DateField(required=False)
+    published_from = serializers.DateField(
+        required=False, help_text="Only papers first submitted on or after this date (UTC)."
+    )
+    published_to = serializers.DateField(
+        required=False, help_text="Only papers first submitted on or before this date (UTC)."
+    )
     sort = serializers.ChoiceField(
         ["relevance", "newest", "oldest", "cited"], default="relevance",
         help_text="Order of the results.",
     )
     page = serializers.IntegerField(min_value=1, max_value=500, default=1,
                                     help_text="Page number, from 1.")
-    page_size = serializers.IntegerField(min_value=1, max_value=100, default=20)
-
-    def validate(self, data: dict) -> dict:
-        return check_date_range(data)
+    page_size = serializers.IntegerField(min_value=1, max_value=100, default=20,
+                                         help_text="Results per page, 1 to 100.")
 
 
 class PaperSearchResponseSerializer(serializers.Serializer):

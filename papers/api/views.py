@@ -104,7 +104,7 @@ class PaperListView(ConditionalGetMixin, generics.ListAPIView):
         description="Every paper, newest first (by the date of version 1), optionally filtered. "
                     "Filters combine. Paged with cursors: follow `next`.",
         parameters=[PaperFilterSerializer],
-        responses={200: PaperSerializer(many=True), **error_responses(400)},
+        responses={200: PaperSerializer(many=True), **error_responses(400, 404)},
         tags=["papers"],
     )
     def get(self, request, *args, **kwargs):

@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from researchers.models import Researcher
-from wovepaper.api import absolute_api_url, site_url
+from wovepaper.api import QueryTextField, absolute_api_url, site_url
 
 
 class ResearcherSerializer(serializers.ModelSerializer):
@@ -125,4 +125,4 @@ class ResearcherDetailSerializer(ResearcherSerializer):
 
 
 class ResearcherSearchParamsSerializer(serializers.Serializer):
-    q = serializers.CharField(max_length=255, help_text="The start of a name, e.g. `yann le`.")
+    q = QueryTextField(max_length=255, help_text="The start of a name, e.g. `yann le`.")

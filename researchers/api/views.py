@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.urls import reverse
 from django.utils.http import http_date
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -47,7 +47,7 @@ def researchers_listed() -> QuerySet[Researcher]:
 class ResearcherResourceMixin:
     """Sub-resources of one researcher: 404 for an unknown id, 301 for a merged one."""
 
-    def merged_redirect(self, request, researcher_id: int) -> Response | None:
+    def merged_redirect(self, request, researcher_id: int) -> HttpResponse | None:
         survivor = researcher_survivor_id(researcher_id)
         if survivor is None:
             raise Http404("No researcher with that id.")
@@ -72,7 +72,7 @@ class ResearcherListView(ConditionalGetMixin, generics.ListAPIView):
         operation_id="researchers_list",
         summary="List researchers, most papers first",
         description="Every researcher record (merged records excluded), by papers on wovepaper.",
-        responses={200: ResearcherSerializer(many=True), **error_responses(400)},
+        responses={200: ResearcherSerializer(many=True), **error_responses(400, 404)},
         tags=["researchers"],
     )
     def get(self, request, *args, **kwargs):
@@ -187,7 +187,7 @@ class ResearcherSearchView(ConditionalGetMixin, generics.ListAPIView):
         description="Researchers whose normalized name starts with `q` (case and accents "
                     "ignored), most papers first.",
         parameters=[ResearcherSearchParamsSerializer],
-        responses={200: ResearcherSerializer(many=True), **error_responses(400)},
+        responses={200: ResearcherSerializer(many=True), **error_responses(400, 404)},
         tags=["search"],
     )
     def get(self, request, *args, **kwargs):
