@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from django.apps import apps
 from django.db.models import Prefetch, QuerySet
 
 from .models import Authorship, Paper
@@ -32,3 +33,24 @@ def papers_with_bylines(papers: Sequence[Paper] | Iterable[Paper]) -> list[Paper
         ),
     )
     return papers
+
+
+def papers_listed() -> QuerySet[Paper]:
+    """Papers that lists, feeds and the API show: not deleted upstream, and dated (lists are
+    ordered by date, newest first)."""
+    return Paper.objects.filter(is_deleted=False, published__isnull=False)
+
+
+def papers_by_institution(papers: QuerySet[Paper], institution_id: int) -> QuerySet[Paper]:
+    # papers sits below institutions in the dependency order, so the link model is looked up by
+    # name instead of imported.
+    link = apps.get_model("institutions", "AuthorshipInstitution")
+    return papers.filter(
+        id__in=link.objects.filter(institution_id=institution_id).values("paper_id")
+    )
+
+
+def papers_by_researcher(papers: QuerySet[Paper], researcher_id: int) -> QuerySet[Paper]:
+    return papers.filter(
+        id__in=Authorship.objects.filter(researcher_id=researcher_id).values("paper_id")
+    )

@@ -58,7 +58,9 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     return response
 
 
-def api_not_found(request: HttpRequest, rest: str = "") -> JsonResponse | HttpResponsePermanentRedirect:
+def api_not_found(
+    request: HttpRequest, rest: str = ""
+) -> JsonResponse | HttpResponsePermanentRedirect:
     """Unknown /api/ URLs answer with the error body, not the HTML 404 page.
 
     Being a catch-all, it would defeat APPEND_SLASH; so it redirects itself when the URL with a

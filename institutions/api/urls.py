@@ -6,7 +6,6 @@ import wovepaper.api  # noqa: F401  (registers the API path converters)
 
 from . import views
 
-
 urlpatterns = [
     path("institutions/", views.InstitutionListView.as_view(), name="api-institution-list"),
     path("institutions/<api_institution:key>/", views.InstitutionDetailView.as_view(),

@@ -10,8 +10,12 @@ from rest_framework.response import Response
 from institutions.models import Institution
 from institutions.selectors import ROR_ID, institution_get
 from papers.api.serializers import PaperSerializer
-from papers.api.views import PAPER_ORDERING, papers_by_institution, papers_listed
-from papers.selectors import paper_list_prefetch
+from papers.api.views import PAPER_ORDERING
+from papers.selectors import (
+    paper_list_prefetch,
+    papers_by_institution,
+    papers_listed,
+)
 from wovepaper.api import ConditionalGetMixin, KeysetPagination, error_responses
 
 from .serializers import (

@@ -4,8 +4,7 @@ fields and each author's institutions. Objects arrive with their authorships pre
 
 from __future__ import annotations
 
-from datetime import date, datetime, time
-from datetime import timezone as dt_timezone
+from datetime import UTC, date, datetime, time
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -156,7 +155,7 @@ class PaperFilterSerializer(serializers.Serializer):
 
 
 def day_start(value: date) -> datetime:
-    return datetime.combine(value, time.min, tzinfo=dt_timezone.utc)
+    return datetime.combine(value, time.min, tzinfo=UTC)
 
 
 class PaperSearchParamsSerializer(serializers.Serializer):

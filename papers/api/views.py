@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from django.apps import apps
 from django.db.models import F, QuerySet
 from django.http import Http404
 from django.utils.http import http_date
@@ -11,9 +10,15 @@ from rest_framework import generics
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
-from papers.models import Authorship, Paper
+from papers.models import Paper
 from papers.search import paper_search
-from papers.selectors import paper_list_prefetch, papers_with_bylines
+from papers.selectors import (
+    paper_list_prefetch,
+    papers_by_institution,
+    papers_by_researcher,
+    papers_listed,
+    papers_with_bylines,
+)
 from wovepaper.api import ConditionalGetMixin, KeysetPagination, error_responses
 
 from .serializers import (
@@ -34,26 +39,6 @@ ARXIV_ID_PARAMETER = OpenApiParameter(
     examples=[OpenApiExample("new-style", value="0704.0001"),
               OpenApiExample("old-style", value="astro-ph/9901001")],
 )
-
-
-def papers_listed() -> QuerySet[Paper]:
-    """Papers that lists show: not deleted upstream, and dated (the keyset needs a date)."""
-    return Paper.objects.filter(is_deleted=False, published__isnull=False)
-
-
-def papers_by_institution(papers: QuerySet[Paper], institution_id: int) -> QuerySet[Paper]:
-    # papers sits below institutions in the dependency order, so the link model is looked up by
-    # name instead of imported.
-    link = apps.get_model("institutions", "AuthorshipInstitution")
-    return papers.filter(
-        id__in=link.objects.filter(institution_id=institution_id).values("paper_id")
-    )
-
-
-def papers_by_researcher(papers: QuerySet[Paper], researcher_id: int) -> QuerySet[Paper]:
-    return papers.filter(
-        id__in=Authorship.objects.filter(researcher_id=researcher_id).values("paper_id")
-    )
 
 
 def papers_in_range(papers: QuerySet[Paper], start: date | None, end: date | None,

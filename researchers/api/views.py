@@ -8,13 +8,17 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import generics
 from rest_framework.response import Response
 
-from institutions.models import AuthorshipInstitution
 from institutions.api.views import INSTITUTION_KEY
+from institutions.models import AuthorshipInstitution
 from institutions.selectors import institution_get
 from papers.api.serializers import PaperSerializer
-from papers.api.views import PAPER_ORDERING, papers_by_researcher, papers_listed
+from papers.api.views import PAPER_ORDERING
 from papers.models import Authorship
-from papers.selectors import paper_list_prefetch
+from papers.selectors import (
+    paper_list_prefetch,
+    papers_by_researcher,
+    papers_listed,
+)
 from researchers.models import Researcher
 from researchers.selectors import researcher_name_key, researcher_survivor_id
 from wovepaper.api import (

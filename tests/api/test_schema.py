@@ -6,6 +6,8 @@ import json
 
 import pytest
 import schemathesis
+from django.core import signals
+from django.db import close_old_connections
 from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
 
@@ -59,8 +61,16 @@ def loaded_site(db, fixtures_dir, researcher_factory, institution_factory):
 
 @pytest.fixture
 def api_schema(loaded_site):
-    with override_settings(API_THROTTLE_RATES={"anon": "100000/minute", "user": None}):
-        yield schemathesis.openapi.from_wsgi("/openapi.json", application)
+    # Served by the real WSGI handler. Like Django's test client, keep the handler from closing
+    # the database connection at the end of each request: the test's transaction lives on it.
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        with override_settings(API_THROTTLE_RATES={"anon": "100000/minute", "user": None}):
+            yield schemathesis.openapi.from_wsgi("/openapi.json", application)
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
 
 
 def test_api_conforms_to_its_schema(api_schema):
