@@ -1,8 +1,13 @@
 from django.contrib import admin
+from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
+from papers.feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, LatestPapersFeed
+from researchers.feeds import ResearcherAtomFeed, ResearcherFeed
+from wovepaper import readers
 from wovepaper.api import api_not_found
+from wovepaper.sitemaps import SITEMAPS, sitemap_index
 
 # The public API, version 1. Each app owns its routes; add new ones to this list, never after
 # the catch-all below (which answers unknown /api/ URLs with the JSON error body).
@@ -12,11 +17,26 @@ api_v1 = [
     path("", include("institutions.api.urls")),
 ]
 
+CATEGORY = r"(?P<code>[A-Za-z][A-Za-z\-]*(?:\.[A-Za-z][A-Za-z\-]*)?)"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     re_path(r"^api/", api_not_found),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
+    path("developers", readers.developers, name="developers"),
     path("developers/reference", SpectacularSwaggerView.as_view(url_name="openapi"),
          name="api-reference"),
+    path("developers/redoc", readers.RedocView.as_view(url_name="openapi"), name="api-redoc"),
+    path("llms.txt", readers.llms_txt, name="llms-txt"),
+    path("robots.txt", readers.robots_txt, name="robots-txt"),
+    path("sitemap.xml", sitemap_index, name="sitemap-index"),
+    path("sitemap-<section>.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap-section"),
+    path("feeds/latest.rss", LatestPapersFeed(), name="feed-latest-rss"),
+    path("feeds/latest.atom", LatestPapersAtomFeed(), name="feed-latest-atom"),
+    re_path(rf"^feeds/category/{CATEGORY}\.rss$", CategoryFeed(), name="feed-category-rss"),
+    re_path(rf"^feeds/category/{CATEGORY}\.atom$", CategoryAtomFeed(),
+            name="feed-category-atom"),
+    path("researchers/<api_id:pk>/feed.rss", ResearcherFeed(), name="feed-researcher-rss"),
+    path("researchers/<api_id:pk>/feed.atom", ResearcherAtomFeed(), name="feed-researcher-atom"),
 ]
