@@ -127,7 +127,7 @@ class SitePagesSitemap(IdRangeSitemap):
 
     @property
     def paginator(self) -> Paginator:
-        return Paginator(self.PATHS, self.limit)
+        return Paginator(self.PATHS, 50_000)
 
     def items(self) -> list[str]:
         return self.PATHS
