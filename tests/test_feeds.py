@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import html
+from datetime import UTC, datetime
 
 import feedparser
 import pytest

@@ -1,5 +1,4 @@
 from django.contrib import admin
-from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
@@ -7,7 +6,7 @@ from papers.feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, L
 from researchers.feeds import ResearcherAtomFeed, ResearcherFeed
 from wovepaper import readers
 from wovepaper.api import api_not_found
-from wovepaper.sitemaps import SITEMAPS, sitemap_index
+from wovepaper.sitemaps import sitemap_index, sitemap_section
 
 # The public API, version 1. Each app owns its routes; add new ones to this list, never after
 # the catch-all below (which answers unknown /api/ URLs with the JSON error body).
@@ -31,7 +30,7 @@ urlpatterns = [
     path("llms.txt", readers.llms_txt, name="llms-txt"),
     path("robots.txt", readers.robots_txt, name="robots-txt"),
     path("sitemap.xml", sitemap_index, name="sitemap-index"),
-    path("sitemap-<section>.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap-section"),
+    path("sitemap-<slug:section>.xml", sitemap_section, name="sitemap-section"),
     path("feeds/latest.rss", LatestPapersFeed(), name="feed-latest-rss"),
     path("feeds/latest.atom", LatestPapersAtomFeed(), name="feed-latest-atom"),
     re_path(rf"^feeds/category/{CATEGORY}\.rss$", CategoryFeed(), name="feed-category-rss"),

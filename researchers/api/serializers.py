@@ -6,6 +6,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from papers.api.serializers import paper_api_url
 from researchers.models import Researcher
 from wovepaper.api import QueryTextField, absolute_api_url, site_url
 
@@ -55,7 +56,7 @@ class PaperRefSerializer(serializers.Serializer):
         return site_url(obj.get_absolute_url())
 
     def get_api_url(self, obj) -> str:
-        return absolute_api_url(self.context.get("request"), "api-paper-detail", obj.arxiv_id)
+        return paper_api_url(self.context.get("request"), obj.arxiv_id)
 
 
 class CoauthorSerializer(serializers.Serializer):
