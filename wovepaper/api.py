@@ -313,7 +313,8 @@ class KeysetPagination(BasePagination):
                          "description": "The next page, or null on the last page.",
                          "example": f"{settings.SITE_URL}/api/v1/papers/?cursor=eyJ2Ijpb..."},
                 "previous": {"type": "string", "nullable": True, "format": "uri",
-                             "description": "The previous page, or null on the first page."},
+                             "description": "The previous page, or null on the first page.",
+                             "example": None},
                 "results": schema,
             },
         }

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.db.models import Q
 from django.http import Http404
 from django.utils.http import http_date
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics
 from rest_framework.response import Response
 
@@ -28,7 +28,9 @@ from .serializers import (
 INSTITUTION_ORDERING = ("-paper_count", "id")
 
 INSTITUTION_KEY = OpenApiParameter(
-    "key", str, OpenApiParameter.PATH,
+    "key",
+    str,
+    OpenApiParameter.PATH,
     description="An institution id (as in `/institutions/<id>-<slug>`) or its bare ROR id.",
     examples=[OpenApiExample("id", value="1"), OpenApiExample("ROR id", value="042nb2s44")],
 )
@@ -54,7 +56,8 @@ class InstitutionListView(ConditionalGetMixin, generics.ListAPIView):
         institutions = Institution.objects.all()
         if params.validated_data.get("country"):
             institutions = institutions.filter(
-                country_code=params.validated_data["country"].upper())
+                country_code=params.validated_data["country"].upper()
+            )
         return institutions
 
     @extend_schema(
@@ -62,7 +65,12 @@ class InstitutionListView(ConditionalGetMixin, generics.ListAPIView):
         summary="List institutions, most papers first",
         description="Institutions (ROR organisations) linked to papers on wovepaper, by papers.",
         parameters=[InstitutionListParamsSerializer],
-        responses={200: InstitutionSerializer(many=True), **error_responses(400, 404)},
+        responses={
+            200: OpenApiResponse(
+                InstitutionSerializer(many=True), description="A page of institutions."
+            ),
+            **error_responses(400, 404),
+        },
         tags=["institutions"],
     )
     def get(self, request, *args, **kwargs):
@@ -77,7 +85,10 @@ class InstitutionDetailView(ConditionalGetMixin, generics.GenericAPIView):
         summary="One institution",
         description="An institution by id or ROR id. Answers `ETag` and `Last-Modified`.",
         parameters=[INSTITUTION_KEY],
-        responses={200: InstitutionDetailSerializer, **error_responses(404)},
+        responses={
+            200: OpenApiResponse(InstitutionDetailSerializer, description="The institution."),
+            **error_responses(404),
+        },
         tags=["institutions"],
     )
     def get(self, request, key: str):
@@ -103,7 +114,10 @@ class InstitutionPapersView(ConditionalGetMixin, generics.ListAPIView):
         summary="Papers with an author at an institution, newest first",
         description="Papers where at least one author is listed at this institution.",
         parameters=[INSTITUTION_KEY],
-        responses={200: PaperSerializer(many=True), **error_responses(400, 404)},
+        responses={
+            200: OpenApiResponse(PaperSerializer(many=True), description="A page of papers."),
+            **error_responses(400, 404),
+        },
         tags=["institutions"],
     )
     def get(self, request, *args, **kwargs):
@@ -134,9 +148,14 @@ class InstitutionSearchView(ConditionalGetMixin, generics.ListAPIView):
         operation_id="search_institutions",
         summary="Search institutions",
         description="Institutions whose name contains `q` (or whose ROR id is `q`), most papers "
-                    "first.",
+        "first.",
         parameters=[InstitutionSearchParamsSerializer],
-        responses={200: InstitutionSerializer(many=True), **error_responses(400, 404)},
+        responses={
+            200: OpenApiResponse(
+                InstitutionSerializer(many=True), description="A page of institutions."
+            ),
+            **error_responses(400, 404),
+        },
         tags=["search"],
     )
     def get(self, request, *args, **kwargs):

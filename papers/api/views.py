@@ -5,7 +5,12 @@ from datetime import date, timedelta
 from django.db.models import F, QuerySet
 from django.http import Http404
 from django.utils.http import http_date
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+)
 from rest_framework import generics
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
@@ -21,6 +26,7 @@ from papers.selectors import (
 )
 from wovepaper.api import ConditionalGetMixin, KeysetPagination, error_responses
 
+from .examples import paper_example
 from .serializers import (
     PaperDetailSerializer,
     PaperFilterSerializer,
@@ -89,7 +95,10 @@ class PaperListView(ConditionalGetMixin, generics.ListAPIView):
         description="Every paper, newest first (by the date of version 1), optionally filtered. "
                     "Filters combine. Paged with cursors: follow `next`.",
         parameters=[PaperFilterSerializer],
-        responses={200: PaperSerializer(many=True), **error_responses(400, 404)},
+        responses={200: OpenApiResponse(PaperSerializer(many=True), description="A page of "
+                                        "papers."), **error_responses(400, 404)},
+        examples=[OpenApiExample("a page", value=paper_example(), response_only=True,
+                                 status_codes=["200"])],
         tags=["papers"],
     )
     def get(self, request, *args, **kwargs):
@@ -115,7 +124,10 @@ class PaperDetailView(ConditionalGetMixin, generics.RetrieveAPIView):
                     "and institutions). Answers `ETag` and `Last-Modified`; send "
                     "`If-None-Match` or `If-Modified-Since` to get 304 when unchanged.",
         parameters=[ARXIV_ID_PARAMETER],
-        responses={200: PaperDetailSerializer, **error_responses(404)},
+        responses={200: OpenApiResponse(PaperDetailSerializer, description="The paper."),
+                   **error_responses(404)},
+        examples=[OpenApiExample("0704.0001", value=paper_example(detail=True),
+                                 response_only=True, status_codes=["200"])],
         tags=["papers"],
     )
     def get(self, request, *args, **kwargs):
@@ -138,7 +150,12 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
                     "by date or citations). Paged by page number; counting stops at 10,000 "
                     "matches (`count_is_capped`).",
         parameters=[PaperSearchParamsSerializer],
-        responses={200: PaperSearchResponseSerializer, **error_responses(400)},
+        responses={200: OpenApiResponse(PaperSearchResponseSerializer,
+                                        description="A page of ranked results."),
+                   **error_responses(400)},
+        examples=[OpenApiExample("diphoton", value={
+            "count": 1, "count_is_capped": False, "next": None, "previous": None,
+            "results": [paper_example()]}, response_only=True, status_codes=["200"])],
         tags=["search"],
     )
     def get(self, request, *args, **kwargs):

@@ -36,11 +36,15 @@ from .serializers import (
 
 RESEARCHER_ORDERING = ("-paper_count", "id")
 
-RESEARCHER_ID = OpenApiParameter("id", int, OpenApiParameter.PATH,
-                                 description="A researcher id, as in `/researchers/<id>-<slug>`.")
+RESEARCHER_ID = OpenApiParameter(
+    "id",
+    int,
+    OpenApiParameter.PATH,
+    description="A researcher id, as in `/researchers/<id>-<slug>`.",
+)
 MERGED = OpenApiResponse(
     description="This id was merged into another record: `Location` is the same resource of "
-                "the surviving record (merge chains are followed to the end)."
+    "the surviving record (merge chains are followed to the end)."
 )
 
 
@@ -76,7 +80,12 @@ class ResearcherListView(ConditionalGetMixin, generics.ListAPIView):
         operation_id="researchers_list",
         summary="List researchers, most papers first",
         description="Every researcher record (merged records excluded), by papers on wovepaper.",
-        responses={200: ResearcherSerializer(many=True), **error_responses(400, 404)},
+        responses={
+            200: OpenApiResponse(
+                ResearcherSerializer(many=True), description="A page of researchers."
+            ),
+            **error_responses(400, 404),
+        },
         tags=["researchers"],
     )
     def get(self, request, *args, **kwargs):
@@ -90,15 +99,21 @@ class ResearcherDetailView(ResearcherResourceMixin, ConditionalGetMixin, generic
         operation_id="researchers_retrieve",
         summary="One researcher",
         description="A researcher with the figures shown on their page. Answers `ETag` and "
-                    "`Last-Modified`. A merged id answers 301 to the surviving record.",
+        "`Last-Modified`. A merged id answers 301 to the surviving record.",
         parameters=[RESEARCHER_ID],
-        responses={200: ResearcherDetailSerializer, 301: MERGED, **error_responses(404)},
+        responses={
+            200: OpenApiResponse(ResearcherDetailSerializer, description="The researcher."),
+            301: MERGED,
+            **error_responses(404),
+        },
         tags=["researchers"],
     )
     def get(self, request, pk: int):
         researcher = (
             Researcher.objects.select_related("most_cited_paper")
-            .prefetch_related("external_ids").filter(pk=pk).first()
+            .prefetch_related("external_ids")
+            .filter(pk=pk)
+            .first()
         )
         if researcher is None:
             raise Http404("No researcher with that id.")
@@ -126,9 +141,13 @@ class ResearcherPapersView(ResearcherResourceMixin, ConditionalGetMixin, generic
         operation_id="researchers_papers",
         summary="A researcher's papers, newest first",
         description="Papers attributed to this researcher by matching, newest first. A merged "
-                    "id answers 301 to the surviving record's papers.",
+        "id answers 301 to the surviving record's papers.",
         parameters=[RESEARCHER_ID],
-        responses={200: PaperSerializer(many=True), 301: MERGED, **error_responses(400, 404)},
+        responses={
+            200: OpenApiResponse(PaperSerializer(many=True), description="A page of papers."),
+            301: MERGED,
+            **error_responses(400, 404),
+        },
         tags=["researchers"],
     )
     def get(self, request, pk: int):
@@ -153,10 +172,15 @@ class ResearcherSameNameView(ResearcherResourceMixin, ConditionalGetMixin, gener
         operation_id="researchers_same_name",
         summary="Other researchers with the same name",
         description="Separate records that share this researcher's normalized name (`name_key`)."
-                    " Records are never merged only because their names match.",
+        " Records are never merged only because their names match.",
         parameters=[RESEARCHER_ID],
-        responses={200: ResearcherSerializer(many=True), 301: MERGED,
-                   **error_responses(400, 404)},
+        responses={
+            200: OpenApiResponse(
+                ResearcherSerializer(many=True), description="A page of researchers."
+            ),
+            301: MERGED,
+            **error_responses(400, 404),
+        },
         tags=["researchers"],
     )
     def get(self, request, pk: int):
@@ -189,9 +213,14 @@ class ResearcherSearchView(ConditionalGetMixin, generics.ListAPIView):
         operation_id="search_researchers",
         summary="Search researchers by name",
         description="Researchers whose normalized name starts with `q` (case and accents "
-                    "ignored), most papers first.",
+        "ignored), most papers first.",
         parameters=[ResearcherSearchParamsSerializer],
-        responses={200: ResearcherSerializer(many=True), **error_responses(400, 404)},
+        responses={
+            200: OpenApiResponse(
+                ResearcherSerializer(many=True), description="A page of researchers."
+            ),
+            **error_responses(400, 404),
+        },
         tags=["search"],
     )
     def get(self, request, *args, **kwargs):
@@ -210,8 +239,9 @@ class InstitutionResearchersView(ConditionalGetMixin, generics.ListAPIView):
         if institution is None:
             raise Http404("No institution with that id or ROR id.")
         authorships = Authorship.objects.filter(
-            id__in=AuthorshipInstitution.objects.filter(institution=institution)
-            .values("authorship_id")
+            id__in=AuthorshipInstitution.objects.filter(institution=institution).values(
+                "authorship_id"
+            )
         )
         return researchers_listed().filter(id__in=authorships.values("researcher_id"))
 
@@ -219,9 +249,14 @@ class InstitutionResearchersView(ConditionalGetMixin, generics.ListAPIView):
         operation_id="institutions_researchers",
         summary="Researchers at an institution",
         description="Researchers with at least one paper listing this institution, most papers "
-                    "first.",
+        "first.",
         parameters=[INSTITUTION_KEY],
-        responses={200: ResearcherSerializer(many=True), **error_responses(400, 404)},
+        responses={
+            200: OpenApiResponse(
+                ResearcherSerializer(many=True), description="A page of researchers."
+            ),
+            **error_responses(400, 404),
+        },
         tags=["institutions"],
     )
     def get(self, request, *args, **kwargs):

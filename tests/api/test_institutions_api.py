@@ -59,3 +59,23 @@ def test_institution_search_by_name_part_or_ror_id(api, world, institution_facto
         "University of Cambridge", "Cambridge Crystallographic Data Centre"]
     body = api.get("/api/v1/search/institutions/", {"q": "013meh722"}).json()
     assert [i["name"] for i in body["results"]] == ["University of Cambridge"]
+
+
+def test_institution_and_search_queries_are_bounded(api, world, paper_factory, attach,
+                                                    django_assert_max_num_queries):
+    for _ in range(20):
+        attach(paper_factory(), 1, world["ada"], world["cambridge"])
+    with django_assert_max_num_queries(4):
+        body = api.get("/api/v1/institutions/013meh722/papers/?page_size=30").json()
+    assert len(body["results"]) == 22
+    with django_assert_max_num_queries(2):
+        api.get("/api/v1/institutions/013meh722/researchers/")
+    with django_assert_max_num_queries(1):
+        api.get("/api/v1/institutions/013meh722/")
+    with django_assert_max_num_queries(1):
+        api.get("/api/v1/search/institutions/", {"q": "cambridge"})
+    with django_assert_max_num_queries(1):
+        api.get("/api/v1/search/researchers/", {"q": "ada"})
+    with django_assert_max_num_queries(5):
+        body = api.get("/api/v1/search/papers/", {"q": "example", "page_size": 30}).json()
+    assert len(body["results"]) == 25  # every paper here says "example"

@@ -92,3 +92,17 @@ def test_api_conforms_to_its_schema(api_schema):
         except Exception as exc:  # noqa: BLE001 - collected and reported below, per operation
             failures[operation.label] = str(exc)[:3000]
     assert not failures, "\n\n".join(f"{label}:\n{text}" for label, text in failures.items())
+
+
+def test_schema_paper_example_is_what_the_api_answers(api, fixtures_dir):
+    from papers.api.examples import paper_example
+
+    snapshot_import(fixtures_dir / "arxiv-snapshot" / "first200.jsonl")
+    host = {"HTTP_HOST": "127.0.0.1:8000"}  # API links use the host asked; SITE_URL's here
+    body = api.get("/api/v1/papers/0704.0001/", **host).json()
+    example = paper_example(detail=True)
+    body.pop("modified_at"), example.pop("modified_at")
+    assert body == example
+    listed = api.get("/api/v1/search/papers/", {"q": "diphoton Tevatron"}, **host).json()[
+        "results"]
+    assert listed[0] == paper_example()
