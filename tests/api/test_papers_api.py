@@ -161,3 +161,24 @@ def test_paper_list_query_count_is_bounded(api, paper_factory, researcher_factor
     assert len(response.json()["results"]) == 30
     with django_assert_max_num_queries(5):
         api.get(f"/api/v1/papers/{paper.arxiv_id}/")
+
+
+def test_paper_search_ranks_filters_and_pages(api, paper_factory):
+    hits = [paper_factory(title=f"Graph neural networks, part {i}", categories=["cs.LG"])
+            for i in range(5)]
+    paper_factory(title="Graph neural networks in physics", categories=["physics.comp-ph"])
+    paper_factory(title="Nothing to see", abstract="Unrelated.")
+    body = api.get("/api/v1/search/papers/", {"q": "graph neural", "page_size": 4}).json()
+    assert body["count"] == 6 and body["count_is_capped"] is False
+    assert len(body["results"]) == 4 and body["previous"] is None
+    second = api.get(body["next"]).json()
+    assert len(second["results"]) == 2 and second["next"] is None
+    assert second["previous"] is not None
+    seen = {p["arxiv_id"] for p in body["results"] + second["results"]}
+    assert len(seen) == 6
+    body = api.get("/api/v1/search/papers/",
+                   {"q": "graph neural", "category": "cs.LG", "sort": "newest"}).json()
+    newest_first = sorted(hits, key=lambda p: (p.published, p.pk), reverse=True)
+    assert [p["arxiv_id"] for p in body["results"]] == [p.arxiv_id for p in newest_first]
+    assert api.get("/api/v1/search/papers/", {"q": "graph", "sort": "best"}).status_code == 400
+    assert api.get("/api/v1/search/papers/", {"q": "   "}).json()["results"] == []
