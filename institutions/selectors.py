@@ -91,3 +91,14 @@ def institutions_search(query: str, *, offset: int = 0, limit: int = 20) -> list
         Institution.objects.filter(Q(name__icontains=query))
         .order_by("-paper_count", "id")[offset:offset + limit]
     )
+
+
+def institution_get(key: str | int) -> Institution | None:
+    """The institution with this database id or ROR id (bare, e.g. `042nb2s44`), or None."""
+    key = str(key).strip()
+    match = ROR_ID.match(key)
+    if match:
+        return Institution.objects.filter(ror_id=match[1].lower()).first()
+    if key.isdigit() and len(key) <= 18:
+        return Institution.objects.filter(pk=int(key)).first()
+    return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from django.apps import apps
 from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 
 from .models import Authorship, Paper, PaperCategory
@@ -31,8 +32,8 @@ def papers_with_bylines(papers: Sequence[Paper] | Iterable[Paper]) -> list[Paper
 def paper_for_page(arxiv_id: str) -> Paper | None:
     """One paper with its byline, matched researchers (and whom they were merged into) and the
     institutions of each author: three queries whatever the byline length."""
-    from institutions.models import AuthorshipInstitution
-
+    # papers sits below institutions in the dependency order: the link model is looked up by name.
+    link = apps.get_model("institutions", "AuthorshipInstitution")
     return (
         Paper.objects.filter(arxiv_id=arxiv_id)
         .prefetch_related(
@@ -43,7 +44,7 @@ def paper_for_page(arxiv_id: str) -> Paper | None:
                 ).prefetch_related(
                     Prefetch(
                         "institution_links",
-                        queryset=AuthorshipInstitution.objects.select_related("institution")
+                        queryset=link.objects.select_related("institution")
                         .order_by("institution__name"),
                     )
                 ).order_by("position"),
@@ -71,3 +72,24 @@ def papers_in_category(*, code: str, offset: int, limit: int) -> list[Paper]:
     )
     by_id = Paper.objects.in_bulk(ids)
     return papers_with_bylines(by_id[i] for i in ids if i in by_id)
+
+
+def papers_listed() -> QuerySet[Paper]:
+    """Papers that lists, feeds and the API show: not deleted upstream, and dated (lists are
+    ordered by date, newest first)."""
+    return Paper.objects.filter(is_deleted=False, published__isnull=False)
+
+
+def papers_by_institution(papers: QuerySet[Paper], institution_id: int) -> QuerySet[Paper]:
+    # papers sits below institutions in the dependency order, so the link model is looked up by
+    # name instead of imported.
+    link = apps.get_model("institutions", "AuthorshipInstitution")
+    return papers.filter(
+        id__in=link.objects.filter(institution_id=institution_id).values("paper_id")
+    )
+
+
+def papers_by_researcher(papers: QuerySet[Paper], researcher_id: int) -> QuerySet[Paper]:
+    return papers.filter(
+        id__in=Authorship.objects.filter(researcher_id=researcher_id).values("paper_id")
+    )

@@ -120,3 +120,24 @@ def researchers_search(query: str, *, offset: int = 0, limit: int = 20) -> list[
         Researcher.objects.filter(Q(name_key__contains=key), merged_into__isnull=True)
         .order_by("-paper_count", "id")[offset:offset + limit]
     )
+
+
+def researcher_survivor_id(researcher_id: int) -> int | None:
+    """The id that `researcher_id` was finally merged into (itself if never merged).
+
+    One query per hop; None when the id is unknown or the chain does not end (a cycle).
+    """
+    current = researcher_id
+    seen: set[int] = set()
+    for _ in range(MAX_MERGE_HOPS):
+        row = Researcher.objects.filter(pk=current).values_list("merged_into_id", flat=True)
+        merged = list(row)
+        if not merged:
+            return None
+        if merged[0] is None:
+            return current
+        seen.add(current)
+        current = merged[0]
+        if current in seen:
+            return None
+    return None

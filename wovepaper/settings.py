@@ -68,6 +68,8 @@ INSTALLED_APPS = [
     "allauth.socialaccount.providers.github",
     "allauth.socialaccount.providers.orcid",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django.contrib.sitemaps",
     "papers",
     "institutions",
     "researchers",
@@ -189,9 +191,6 @@ if env("ORCID_CLIENT_ID") and env("ORCID_CLIENT_SECRET"):
     }
 SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
 SOCIALACCOUNT_QUERY_EMAIL = True
-
-# drf-spectacular needs its AutoSchema as the default to describe the API (openapi.json).
-REST_FRAMEWORK = {"DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"}
 
 # Digests: how long the unsubscribe link in a digest email stays valid; papers listed at most.
 DIGEST_UNSUBSCRIBE_MAX_AGE = env_int("DIGEST_UNSUBSCRIBE_MAX_AGE", 90 * 24 * 3600)
@@ -320,3 +319,55 @@ DEMO_STEPS: list[dict] = []
 # Matching on the demo data: a short reachability probe first, so that with the services out of
 # reach (no network) the step says so in seconds and changes nothing.
 DEMO_STEPS.append({"command": ["match_researchers"], "options": {"probe_timeout": 3.0}})
+
+# Public API (Django REST framework) and its OpenAPI schema (drf-spectacular).
+# Rates are per IP for anonymous clients and per account for signed-in ones; the counters live in
+# the default cache, so Redis (REDIS_URL) shares them across every web process in production.
+API_THROTTLE_RATES = {
+    "anon": env("API_THROTTLE_ANON", "60/minute"),
+    "user": env("API_THROTTLE_USER", "300/minute"),
+}
+REST_FRAMEWORK = {
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "wovepaper.api.AnonRateThrottle",
+        "wovepaper.api.UserRateThrottle",
+    ],
+    # Behind N trusted proxies, the client address is the Nth from the right in X-Forwarded-For;
+    # with 0 it is REMOTE_ADDR, so a client cannot pick its own throttle key.
+    "NUM_PROXIES": env_int("API_NUM_PROXIES", 0),
+    "EXCEPTION_HANDLER": "wovepaper.api.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "wovepaper API",
+    "DESCRIPTION": (
+        "Read-only access to every arXiv paper indexed by wovepaper, the researchers who wrote "
+        "them (matched to Semantic Scholar and OpenAlex identities) and their institutions (ROR). "
+        "Responses are JSON; lists are paged with opaque cursors; errors share one body "
+        "`{\"error\": {\"status\", \"code\", \"message\"}}`. See /developers for a guide."
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVERS": [{"url": SITE_URL}],
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "wovepaper.api.schema_add_throttle_responses",
+    ],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # Swagger UI would otherwise ask validator.swagger.io to draw a badge: no third-party hosts.
+    "SWAGGER_UI_SETTINGS": {"validatorUrl": None, "deepLinking": True},
+    "CONTACT": {"email": CONTACT_EMAIL},
+    "LICENSE": {"name": "Data: arXiv metadata CC0; Semantic Scholar ODC-BY; OpenAlex and ROR CC0"},
+}
+# Sitemap files list at most this many URLs (the sitemaps.org limit is 50,000), and the index
+# (which groups ids into files with one pass over each table) is cached this long.
+SITEMAP_PAGE_SIZE = min(env_int("SITEMAP_PAGE_SIZE", 50_000), 50_000)
+SITEMAP_INDEX_CACHE_SECONDS = env_int("SITEMAP_INDEX_CACHE_SECONDS", 3600)

@@ -1,10 +1,44 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
-from . import views
+from papers.feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, LatestPapersFeed
+from researchers.feeds import ResearcherAtomFeed, ResearcherFeed
+from wovepaper import readers, views
+from wovepaper.api import api_not_found
+from wovepaper.sitemaps import sitemap_index, sitemap_section
+
+# The public API, version 1. Each app owns its routes; add new ones to this list, never after
+# the catch-all below (which answers unknown /api/ URLs with the JSON error body).
+api_v1 = [
+    path("", include("papers.api.urls")),
+    path("", include("researchers.api.urls")),
+    path("", include("institutions.api.urls")),
+    path("me/", include("accounts.api.urls")),
+]
+
+CATEGORY = r"(?P<code>[A-Za-z][A-Za-z\-]*(?:\.[A-Za-z][A-Za-z\-]*)?)"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/v1/", include(api_v1)),
+    re_path(r"^api/", api_not_found),
+    path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
+    path("developers", readers.developers, name="developers"),
+    path("developers/reference", SpectacularSwaggerView.as_view(url_name="openapi"),
+         name="api-reference"),
+    path("developers/redoc", readers.RedocView.as_view(url_name="openapi"), name="api-redoc"),
+    path("llms.txt", readers.llms_txt, name="llms-txt"),
+    path("robots.txt", readers.robots_txt, name="robots-txt"),
+    path("sitemap.xml", sitemap_index, name="sitemap-index"),
+    path("sitemap-<slug:section>.xml", sitemap_section, name="sitemap-section"),
+    path("feeds/latest.rss", LatestPapersFeed(), name="feed-latest-rss"),
+    path("feeds/latest.atom", LatestPapersAtomFeed(), name="feed-latest-atom"),
+    re_path(rf"^feeds/category/{CATEGORY}\.rss$", CategoryFeed(), name="feed-category-rss"),
+    re_path(rf"^feeds/category/{CATEGORY}\.atom$", CategoryAtomFeed(),
+            name="feed-category-atom"),
+    path("researchers/<api_id:pk>/feed.rss", ResearcherFeed(), name="feed-researcher-rss"),
+    path("researchers/<api_id:pk>/feed.atom", ResearcherAtomFeed(), name="feed-researcher-atom"),
     path("", views.home, name="home"),
     path("search", views.search, name="search"),
     path("about", views.about, name="about"),
@@ -15,7 +49,6 @@ urlpatterns = [
     path("", include("institutions.urls")),
     path("", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
-    path("api/v1/me/", include("accounts.api.urls")),
 ]
 
 handler404 = "wovepaper.views.page_not_found"

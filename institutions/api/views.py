@@ -1,0 +1,162 @@
+from __future__ import annotations
+
+from django.db.models import Q
+from django.http import Http404
+from django.utils.http import http_date
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics
+from rest_framework.response import Response
+
+from institutions.models import Institution
+from institutions.selectors import ROR_ID, institution_get
+from papers.api.serializers import PaperSerializer
+from papers.api.views import PAPER_ORDERING
+from papers.selectors import (
+    paper_list_prefetch,
+    papers_by_institution,
+    papers_listed,
+)
+from wovepaper.api import ConditionalGetMixin, KeysetPagination, error_responses
+
+from .serializers import (
+    InstitutionDetailSerializer,
+    InstitutionListParamsSerializer,
+    InstitutionSearchParamsSerializer,
+    InstitutionSerializer,
+)
+
+INSTITUTION_ORDERING = ("-paper_count", "id")
+
+INSTITUTION_KEY = OpenApiParameter(
+    "key",
+    str,
+    OpenApiParameter.PATH,
+    description="An institution id (as in `/institutions/<id>-<slug>`) or its bare ROR id.",
+    examples=[OpenApiExample("id", value="1"), OpenApiExample("ROR id", value="042nb2s44")],
+)
+
+
+def institution_or_404(key: str) -> Institution:
+    institution = institution_get(key)
+    if institution is None:
+        raise Http404("No institution with that id or ROR id.")
+    return institution
+
+
+class InstitutionListView(ConditionalGetMixin, generics.ListAPIView):
+    serializer_class = InstitutionSerializer
+    pagination_class = KeysetPagination
+
+    def get_ordering(self):
+        return INSTITUTION_ORDERING
+
+    def get_queryset(self):
+        params = InstitutionListParamsSerializer(data=self.request.query_params)
+        params.is_valid(raise_exception=True)
+        institutions = Institution.objects.all()
+        if params.validated_data.get("country"):
+            institutions = institutions.filter(
+                country_code=params.validated_data["country"].upper()
+            )
+        return institutions
+
+    @extend_schema(
+        operation_id="institutions_list",
+        summary="List institutions, most papers first",
+        description="Institutions (ROR organisations) linked to papers on wovepaper, by papers.",
+        parameters=[InstitutionListParamsSerializer],
+        responses={
+            200: OpenApiResponse(
+                InstitutionSerializer(many=True), description="A page of institutions."
+            ),
+            **error_responses(400, 404),
+        },
+        tags=["institutions"],
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class InstitutionDetailView(ConditionalGetMixin, generics.GenericAPIView):
+    serializer_class = InstitutionDetailSerializer
+
+    @extend_schema(
+        operation_id="institutions_retrieve",
+        summary="One institution",
+        description="An institution by id or ROR id. Answers `ETag` and `Last-Modified`.",
+        parameters=[INSTITUTION_KEY],
+        responses={
+            200: OpenApiResponse(InstitutionDetailSerializer, description="The institution."),
+            **error_responses(404),
+        },
+        tags=["institutions"],
+    )
+    def get(self, request, key: str):
+        institution = institution_or_404(key)
+        response = Response(self.get_serializer(institution).data)
+        response["Last-Modified"] = http_date(institution.modified_at.timestamp())
+        return response
+
+
+class InstitutionPapersView(ConditionalGetMixin, generics.ListAPIView):
+    serializer_class = PaperSerializer
+    pagination_class = KeysetPagination
+
+    def get_ordering(self):
+        return PAPER_ORDERING
+
+    def get_queryset(self):
+        institution = institution_or_404(self.kwargs["key"])
+        return paper_list_prefetch(papers_by_institution(papers_listed(), institution.pk))
+
+    @extend_schema(
+        operation_id="institutions_papers",
+        summary="Papers with an author at an institution, newest first",
+        description="Papers where at least one author is listed at this institution.",
+        parameters=[INSTITUTION_KEY],
+        responses={
+            200: OpenApiResponse(PaperSerializer(many=True), description="A page of papers."),
+            **error_responses(400, 404),
+        },
+        tags=["institutions"],
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class InstitutionSearchView(ConditionalGetMixin, generics.ListAPIView):
+    serializer_class = InstitutionSerializer
+    pagination_class = KeysetPagination
+
+    def get_ordering(self):
+        return INSTITUTION_ORDERING
+
+    def get_queryset(self):
+        params = InstitutionSearchParamsSerializer(data=self.request.query_params)
+        params.is_valid(raise_exception=True)
+        q = params.validated_data["q"]
+        if not q:
+            return Institution.objects.none()
+        # ROR lists about 120,000 organisations, so a substring scan of the names stays cheap
+        # whatever the number of papers.
+        match = Q(name__icontains=q)
+        if ROR_ID.match(q.lower()):
+            match |= Q(ror_id=q.lower())
+        return Institution.objects.filter(match)
+
+    @extend_schema(
+        operation_id="search_institutions",
+        summary="Search institutions",
+        description="Institutions whose name contains `q` (or whose ROR id is `q`), most papers "
+        "first.",
+        parameters=[InstitutionSearchParamsSerializer],
+        responses={
+            200: OpenApiResponse(
+                InstitutionSerializer(many=True), description="A page of institutions."
+            ),
+            **error_responses(400, 404),
+        },
+        tags=["search"],
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)

@@ -1,0 +1,196 @@
+"""Paper resources. A paper in a list and a paper alone share fields; the detail adds the text
+fields and each author's institutions. Objects arrive with their authorships prefetched
+(papers.selectors), so serializing a page runs no queries of its own."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from papers.models import Authorship, Paper
+from wovepaper.api import QueryTextField, absolute_api_url, site_url
+
+# Category codes as arXiv writes them: "cs.LG", "math.AG", "hep-th", "astro-ph.CO".
+CATEGORY_PATTERN = r"^[A-Za-z][A-Za-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$"
+MAX_DB_ID = 2**63 - 1
+
+
+def paper_api_url(request, arxiv_id: str) -> str:
+    # Built on the list URL rather than reversed per paper: cheaper on a page of 100, and it
+    # cannot fail on an id the URL pattern would not have produced.
+    return absolute_api_url(request, "api-paper-list") + f"{arxiv_id}/"
+
+
+class ResearcherRefSerializer(serializers.Serializer):
+    """A researcher named in a byline or a list: enough to link to it."""
+
+    id = serializers.IntegerField(source="pk")
+    name = serializers.CharField(source="display_name")
+    url = serializers.SerializerMethodField(help_text="The researcher's page on the site.")
+    api_url = serializers.SerializerMethodField(help_text="This researcher in the API.")
+
+    def get_url(self, obj) -> str:
+        return site_url(obj.get_absolute_url())
+
+    def get_api_url(self, obj) -> str:
+        return absolute_api_url(self.context.get("request"), "api-researcher-detail", obj.pk)
+
+
+class InstitutionRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    name = serializers.CharField()
+    ror_id = serializers.CharField(allow_null=True, help_text="The bare ROR id, e.g. 042nb2s44.")
+    country_code = serializers.CharField(help_text="ISO 3166-1 alpha-2, or empty.")
+    url = serializers.SerializerMethodField()
+    api_url = serializers.SerializerMethodField()
+
+    def get_url(self, obj) -> str:
+        return site_url(obj.get_absolute_url())
+
+    def get_api_url(self, obj) -> str:
+        return absolute_api_url(self.context.get("request"), "api-institution-detail", obj.pk)
+
+
+class AuthorSerializer(serializers.ModelSerializer):
+    researcher = serializers.SerializerMethodField(
+        help_text="The matched researcher, or null where matching found none."
+    )
+
+    class Meta:
+        model = Authorship
+        fields = ["position", "name", "researcher"]
+
+    @extend_schema_field(ResearcherRefSerializer(allow_null=True))
+    def get_researcher(self, obj: Authorship) -> dict | None:
+        researcher = obj.researcher
+        if researcher is None:
+            return None
+        return ResearcherRefSerializer(researcher, context=self.context).data
+
+
+class AuthorDetailSerializer(AuthorSerializer):
+    institutions = serializers.SerializerMethodField(
+        help_text="Institutions listed for this author on this paper (from OpenAlex, with ROR)."
+    )
+
+    class Meta(AuthorSerializer.Meta):
+        fields = ["position", "name", "affiliation", "researcher", "institutions"]
+
+    @extend_schema_field(InstitutionRefSerializer(many=True))
+    def get_institutions(self, obj: Authorship) -> list[dict]:
+        return InstitutionRefSerializer(
+            [link.institution for link in obj.institution_links.all()], many=True,
+            context=self.context,
+        ).data
+
+
+class PaperSerializer(serializers.ModelSerializer):
+    arxiv_id = serializers.CharField(
+        help_text="The arXiv identifier without version: `2401.01234` or old-style "
+                  "`astro-ph/9901001`."
+    )
+    categories = serializers.ListField(
+        source="category_list", child=serializers.CharField(),
+        help_text="arXiv categories, primary first.",
+    )
+    authors = AuthorSerializer(source="authorships", many=True,
+                               help_text="The byline in order, each name as written on arXiv.")
+    url = serializers.SerializerMethodField(help_text="The paper's page on the site.")
+    api_url = serializers.SerializerMethodField()
+    abs_url = serializers.URLField(help_text="The abstract page on arXiv.")
+    pdf_url = serializers.URLField(help_text="The PDF on arXiv.")
+
+    class Meta:
+        model = Paper
+        fields = [
+            "arxiv_id", "version", "title", "authors", "abstract", "categories",
+            "primary_category", "published", "updated", "doi", "journal_ref", "cited_by_count",
+            "is_withdrawn", "url", "api_url", "abs_url", "pdf_url",
+        ]
+        extra_kwargs = {
+            "published": {"help_text": "When version 1 was submitted (UTC)."},
+            "updated": {"help_text": "The last metadata change on arXiv."},
+            "cited_by_count": {"help_text": "Citations, from Semantic Scholar or OpenAlex; null "
+                                            "until matched."},
+        }
+
+    def get_url(self, obj: Paper) -> str:
+        return site_url(obj.get_absolute_url())
+
+    def get_api_url(self, obj: Paper) -> str:
+        return paper_api_url(self.context.get("request"), obj.arxiv_id)
+
+
+class PaperDetailSerializer(PaperSerializer):
+    authors = AuthorDetailSerializer(source="authorships", many=True)
+
+    class Meta(PaperSerializer.Meta):
+        fields = [
+            *PaperSerializer.Meta.fields, "comments", "report_no", "license", "submitter",
+            "semantic_scholar_id", "openalex_id", "is_deleted", "modified_at",
+        ]
+        extra_kwargs = {
+            **PaperSerializer.Meta.extra_kwargs,
+            "modified_at": {"help_text": "When wovepaper last changed this record."},
+        }
+
+
+class PaperFilterSerializer(serializers.Serializer):
+    """Query parameters of the paper list."""
+
+    category = serializers.RegexField(
+        CATEGORY_PATTERN, max_length=32, required=False,
+        help_text="Only papers in this arXiv category (primary or cross-listed), e.g. `cs.LG`.",
+    )
+    published_from = serializers.DateField(
+        required=False, help_text="Only papers first submitted on or after this date (UTC)."
+    )
+    published_to = serializers.DateField(
+        required=False, help_text="Only papers first submitted on or before this date (UTC)."
+    )
+    researcher = serializers.IntegerField(
+        min_value=1, max_value=MAX_DB_ID, required=False,
+        help_text="Only papers by this researcher id.",
+    )
+    institution = serializers.IntegerField(
+        min_value=1, max_value=MAX_DB_ID, required=False,
+        help_text="Only papers with an author at this institution id.",
+    )
+
+
+def day_start(value: date) -> datetime:
+    return datetime.combine(value, time.min, tzinfo=UTC)
+
+
+class PaperSearchParamsSerializer(serializers.Serializer):
+    q = QueryTextField(max_length=500, help_text="Words to find in titles and abstracts.")
+    category = serializers.RegexField(
+        CATEGORY_PATTERN, max_length=32, required=False,
+        help_text="Only papers in this arXiv category, e.g. `hep-th`.",
+    )
+    published_from = serializers.DateField(
+        required=False, help_text="Only papers first submitted on or after this date (UTC)."
+    )
+    published_to = serializers.DateField(
+        required=False, help_text="Only papers first submitted on or before this date (UTC)."
+    )
+    sort = serializers.ChoiceField(
+        ["relevance", "newest", "oldest", "cited"], default="relevance",
+        help_text="Order of the results.",
+    )
+    page = serializers.IntegerField(min_value=1, max_value=500, default=1,
+                                    help_text="Page number, from 1.")
+    page_size = serializers.IntegerField(min_value=1, max_value=100, default=20,
+                                         help_text="Results per page, 1 to 100.")
+
+
+class PaperSearchResponseSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Matches found, up to `count_is_capped`.")
+    count_is_capped = serializers.BooleanField(
+        help_text="True when there are more matches than `count` (counting stops there)."
+    )
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = PaperSerializer(many=True)

@@ -1,0 +1,182 @@
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from django.db.models import F, QuerySet
+from django.http import Http404
+from django.utils.http import http_date
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+)
+from rest_framework import generics
+from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
+
+from papers.models import Paper
+from papers.search import paper_search
+from papers.selectors import (
+    paper_list_prefetch,
+    papers_by_institution,
+    papers_by_researcher,
+    papers_listed,
+    papers_with_bylines,
+)
+from wovepaper.api import ConditionalGetMixin, KeysetPagination, error_responses
+
+from .examples import paper_example
+from .serializers import (
+    PaperDetailSerializer,
+    PaperFilterSerializer,
+    PaperSearchParamsSerializer,
+    PaperSearchResponseSerializer,
+    PaperSerializer,
+    day_start,
+)
+
+PAPER_ORDERING = ("-published", "-id")
+
+ARXIV_ID_PARAMETER = OpenApiParameter(
+    "arxiv_id", str, OpenApiParameter.PATH,
+    description="An arXiv id, new-style (`2401.01234`) or old-style with its slash "
+                "(`astro-ph/9901001`); a version suffix (`v2`) is accepted and ignored.",
+    examples=[OpenApiExample("new-style", value="0704.0001"),
+              OpenApiExample("old-style", value="astro-ph/9901001")],
+)
+
+
+def papers_in_range(papers: QuerySet[Paper], start: date | None, end: date | None,
+                    field: str = "published") -> QuerySet[Paper]:
+    if start:
+        papers = papers.filter(**{f"{field}__gte": day_start(start)})
+    if end and end < date.max:
+        papers = papers.filter(**{f"{field}__lt": day_start(end + timedelta(days=1))})
+    return papers
+
+
+class PaperListView(ConditionalGetMixin, generics.ListAPIView):
+    serializer_class = PaperSerializer
+    pagination_class = KeysetPagination
+
+    def filters(self) -> dict:
+        if not hasattr(self, "_filters"):
+            params = PaperFilterSerializer(data=self.request.query_params)
+            params.is_valid(raise_exception=True)
+            self._filters = params.validated_data
+        return self._filters
+
+    def get_ordering(self) -> tuple[str, ...]:
+        # A category list walks the (code, -published) index of PaperCategory, whose published
+        # is the paper's, copied; ordering by the paper's own column would sort the category.
+        return ("-cat_published", "-id") if self.filters().get("category") else PAPER_ORDERING
+
+    def get_queryset(self) -> QuerySet[Paper]:
+        f = self.filters()
+        papers = papers_listed()
+        date_field = "published"
+        if f.get("category"):
+            papers = papers.filter(category_links__code=f["category"]).annotate(
+                cat_published=F("category_links__published")
+            )
+            date_field = "cat_published"
+        papers = papers_in_range(papers, f.get("published_from"), f.get("published_to"),
+                                 date_field)
+        if f.get("researcher"):
+            papers = papers_by_researcher(papers, f["researcher"])
+        if f.get("institution"):
+            papers = papers_by_institution(papers, f["institution"])
+        return paper_list_prefetch(papers)
+
+    @extend_schema(
+        operation_id="papers_list",
+        summary="List papers, newest first",
+        description="Every paper, newest first (by the date of version 1), optionally filtered. "
+                    "Filters combine. Paged with cursors: follow `next`.",
+        parameters=[PaperFilterSerializer],
+        responses={200: OpenApiResponse(PaperSerializer(many=True), description="A page of "
+                                        "papers."), **error_responses(400, 404)},
+        examples=[OpenApiExample("a page", value=paper_example(), response_only=True,
+                                 status_codes=["200"])],
+        tags=["papers"],
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class PaperDetailView(ConditionalGetMixin, generics.RetrieveAPIView):
+    serializer_class = PaperDetailSerializer
+
+    def get_object(self) -> Paper:
+        papers = Paper.objects.prefetch_related(
+            "authorships__researcher", "authorships__institution_links__institution"
+        )
+        try:
+            return papers.get(arxiv_id=self.kwargs["arxiv_id"])
+        except Paper.DoesNotExist:
+            raise Http404("No paper with that arXiv id.") from None
+
+    @extend_schema(
+        operation_id="papers_retrieve",
+        summary="One paper",
+        description="A paper by its arXiv id, with its byline (each author's matched researcher "
+                    "and institutions). Answers `ETag` and `Last-Modified`; send "
+                    "`If-None-Match` or `If-Modified-Since` to get 304 when unchanged.",
+        parameters=[ARXIV_ID_PARAMETER],
+        responses={200: OpenApiResponse(PaperDetailSerializer, description="The paper."),
+                   **error_responses(404)},
+        examples=[OpenApiExample("0704.0001", value=paper_example(detail=True),
+                                 response_only=True, status_codes=["200"])],
+        tags=["papers"],
+    )
+    def get(self, request, *args, **kwargs):
+        paper = self.get_object()
+        response = Response(self.get_serializer(paper).data)
+        stamps = [paper.modified_at] + [
+            a.researcher.modified_at for a in paper.authorships.all() if a.researcher is not None
+        ]
+        response["Last-Modified"] = http_date(max(stamps).timestamp())
+        return response
+
+
+class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
+    serializer_class = PaperSearchResponseSerializer
+
+    @extend_schema(
+        operation_id="search_papers",
+        summary="Search papers",
+        description="Keyword search over titles and abstracts, ranked by relevance (or sorted "
+                    "by date or citations). Paged by page number; counting stops at 10,000 "
+                    "matches (`count_is_capped`).",
+        parameters=[PaperSearchParamsSerializer],
+        responses={200: OpenApiResponse(PaperSearchResponseSerializer,
+                                        description="A page of ranked results."),
+                   **error_responses(400)},
+        examples=[OpenApiExample("diphoton", value={
+            "count": 1, "count_is_capped": False, "next": None, "previous": None,
+            "results": [paper_example()]}, response_only=True, status_codes=["200"])],
+        tags=["search"],
+    )
+    def get(self, request, *args, **kwargs):
+        params = PaperSearchParamsSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        p = params.validated_data
+        page, size = p["page"], p["page_size"]
+        end = p.get("published_to")
+        result = paper_search(
+            p["q"], category=p.get("category"),
+            date_from=p.get("published_from"),
+            date_to=end + timedelta(days=1) if end and end < date.max else None,
+            sort=p["sort"], offset=(page - 1) * size, limit=size,
+        )
+        papers = papers_with_bylines(result.papers)
+        url = request.build_absolute_uri()
+        has_next = page * size < result.total and page < 500
+        return Response({
+            "count": result.total,
+            "count_is_capped": result.total_is_capped,
+            "next": replace_query_param(url, "page", page + 1) if has_next else None,
+            "previous": replace_query_param(url, "page", page - 1) if page > 1 else None,
+            "results": PaperSerializer(papers, many=True, context={"request": request}).data,
+        })

@@ -1,0 +1,51 @@
+"""A researcher's new papers as RSS 2.0 and Atom, so anyone can follow them without an account."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpResponsePermanentRedirect
+from django.shortcuts import get_object_or_404
+from django.utils.feedgenerator import Atom1Feed
+
+from papers.feeds import FEED_SIZE, PaperFeed
+from papers.selectors import paper_list_prefetch, papers_by_researcher, papers_listed
+from wovepaper.api import site_url
+
+from .models import Researcher
+from .selectors import researcher_survivor_id
+
+
+class ResearcherFeed(PaperFeed):
+    def __call__(self, request, *args, **kwargs):
+        survivor = researcher_survivor_id(kwargs["pk"])
+        if survivor is None:
+            raise Http404("No researcher with that id.")
+        if survivor != kwargs["pk"]:
+            return HttpResponsePermanentRedirect(f"/researchers/{survivor}/feed.{self.extension}")
+        return super().__call__(request, *args, **kwargs)
+
+    def get_object(self, request, pk: int) -> Researcher:
+        return get_object_or_404(Researcher.objects.only("id", "display_name", "slug"), pk=pk)
+
+    def title(self, researcher: Researcher) -> str:
+        return f"wovepaper: papers by {researcher.display_name}"
+
+    def description(self, researcher: Researcher) -> str:
+        return f"New papers by {researcher.display_name}, newest first."
+
+    def link(self, researcher: Researcher) -> str:
+        return site_url(researcher.get_absolute_url())
+
+    def feed_url(self, researcher: Researcher) -> str:
+        return site_url(f"/researchers/{researcher.pk}/feed.{self.extension}")
+
+    def items(self, researcher: Researcher):
+        papers = papers_by_researcher(papers_listed(), researcher.pk).order_by("-published", "-id")
+        return paper_list_prefetch(papers)[:FEED_SIZE]
+
+
+class ResearcherAtomFeed(ResearcherFeed):
+    feed_type = Atom1Feed
+    extension = "atom"
+
+    def subtitle(self, researcher: Researcher) -> str:
+        return self.description(researcher)

@@ -1,0 +1,108 @@
+"""The OpenAPI schema: complete, valid, and true to what the API answers (schemathesis)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import schemathesis
+from django.core import signals
+from django.db import close_old_connections
+from django.test import override_settings
+from hypothesis import HealthCheck, given, settings
+
+from papers.importing import snapshot_import
+from papers.models import Authorship, Paper
+from wovepaper.wsgi import application
+
+pytestmark = pytest.mark.django_db
+
+
+def test_schema_is_openapi_3_with_every_operation_described(client):
+    response = client.get("/openapi.json")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/vnd.oai.openapi+json") or \
+        response["Content-Type"].startswith("application/json")
+    schema = json.loads(response.content)
+    assert schema["openapi"].startswith("3.")
+    operations = [(path, method, op) for path, item in schema["paths"].items()
+                  for method, op in item.items()]
+    assert {path for path, _, _ in operations} >= {
+        "/api/v1/papers/", "/api/v1/papers/{arxiv_id}/", "/api/v1/researchers/",
+        "/api/v1/researchers/{id}/", "/api/v1/researchers/{id}/papers/",
+        "/api/v1/researchers/{id}/same-name/", "/api/v1/institutions/{key}/",
+        "/api/v1/institutions/{key}/papers/", "/api/v1/institutions/{key}/researchers/",
+        "/api/v1/search/papers/", "/api/v1/search/researchers/",
+        "/api/v1/search/institutions/",
+    }
+    for path, method, op in operations:
+        assert op.get("summary") and op.get("description"), (method, path)
+        assert "429" in op["responses"], (method, path)
+        for parameter in op.get("parameters", []):
+            assert parameter.get("description"), (method, path, parameter["name"])
+    error = schema["components"]["schemas"]["Error"]
+    assert error["properties"]["error"]["$ref"].endswith("/ErrorDetail")
+
+
+@pytest.fixture
+def loaded_site(db, fixtures_dir, researcher_factory, institution_factory):
+    """The first 200 lines of the real arXiv snapshot, some authors matched."""
+    snapshot_import(fixtures_dir / "arxiv-snapshot" / "first200.jsonl")
+    assert Paper.objects.count() >= 150
+    survivor = researcher_factory("C. Balázs", paper_count=1)
+    researcher_factory("Csaba Balazs", merged_into=survivor)
+    institution = institution_factory("Michigan State University", country_code="US",
+                                      ror_id="05hs6h993", paper_count=1)
+    for authorship in Authorship.objects.filter(paper__arxiv_id="0704.0001", position=1):
+        authorship.researcher = survivor
+        authorship.save()
+        authorship.institution_links.create(institution=institution, paper=authorship.paper)
+
+
+@pytest.fixture
+def api_schema(loaded_site):
+    # Served by the real WSGI handler. Like Django's test client, keep the handler from closing
+    # the database connection at the end of each request: the test's transaction lives on it.
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        with override_settings(API_THROTTLE_RATES={"anon": "100000/minute", "user": None}):
+            yield schemathesis.openapi.from_wsgi("/openapi.json", application)
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
+
+
+def test_api_conforms_to_its_schema(api_schema):
+    """Every operation, with generated parameters (valid and not): no server error, and every
+    response matches the schema (status, content type, headers, body)."""
+    failures = {}
+    operations = [result.ok() for result in api_schema.get_all_operations()]
+    assert len(operations) >= 12
+    for operation in operations:
+
+        @given(case=operation.as_strategy())
+        @settings(max_examples=25, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        def check(case):
+            case.call_and_validate()
+
+        try:
+            check()
+        except Exception as exc:  # noqa: BLE001 - collected and reported below, per operation
+            failures[operation.label] = str(exc)[:3000]
+    assert not failures, "\n\n".join(f"{label}:\n{text}" for label, text in failures.items())
+
+
+def test_schema_paper_example_is_what_the_api_answers(api, fixtures_dir):
+    from papers.api.examples import paper_example
+
+    snapshot_import(fixtures_dir / "arxiv-snapshot" / "first200.jsonl")
+    host = {"HTTP_HOST": "127.0.0.1:8000"}  # API links use the host asked; SITE_URL's here
+    body = api.get("/api/v1/papers/0704.0001/", **host).json()
+    example = paper_example(detail=True)
+    body.pop("modified_at"), example.pop("modified_at")
+    assert body == example
+    listed = api.get("/api/v1/search/papers/", {"q": "diphoton Tevatron"}, **host).json()[
+        "results"]
+    assert listed[0] == paper_example()
