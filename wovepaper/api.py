@@ -19,6 +19,7 @@ from django.core.validators import ProhibitNullCharactersValidator
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponsePermanentRedirect, JsonResponse
 from django.urls import Resolver404, register_converter, resolve
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import conditional_page
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import exceptions, serializers, throttling
@@ -58,6 +59,9 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     return response
 
 
+# Exempt because it changes nothing: otherwise an unknown URL answered a POST or DELETE with
+# Django's HTML CSRF page instead of the API's JSON 404.
+@csrf_exempt
 def api_not_found(
     request: HttpRequest, rest: str = ""
 ) -> JsonResponse | HttpResponsePermanentRedirect:
@@ -102,12 +106,16 @@ class ErrorSerializer(serializers.Serializer):
 _ERROR_EXAMPLES = {
     400: ("invalid", "The request has invalid parameters.",
           {"fields": {"page_size": ["Must be a whole number from 1 to 100."]}}),
+    401: ("not_authenticated", "Authentication credentials were not provided.", {}),
+    403: ("permission_denied", "CSRF Failed: CSRF token missing.", {}),
     404: ("not_found", "Not found.", {}),
     429: ("throttled", "Request was throttled. Expected available in 12 seconds.",
           {"retry_after": 12}),
 }
 _ERROR_DESCRIPTIONS = {
     400: "Invalid parameters; `fields` says what is wrong with each.",
+    401: "Not signed in: send `Authorization: Token <key>` or use a browser session.",
+    403: "Refused: a session request without its CSRF token.",
     404: "Not found.",
     429: "Too many requests; wait `Retry-After` seconds (also in the body).",
 }

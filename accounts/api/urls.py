@@ -9,5 +9,5 @@ app_name = "accounts_api"
 # Included under /api/v1/me/ by wovepaper/urls.py.
 urlpatterns = [
     path("follows/", FollowListApi.as_view(), name="follows"),
-    path("follows/<int:researcher_id>/", FollowDetailApi.as_view(), name="follow"),
+    path("follows/<api_id:researcher_id>/", FollowDetailApi.as_view(), name="follow"),
 ]

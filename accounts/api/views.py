@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from researchers.models import Researcher
+from wovepaper.api import error_responses
 
 from .. import selectors, services
 from .serializers import FollowInputSerializer, FollowSerializer
@@ -30,7 +32,18 @@ class MeApiView(APIView):
 
 
 class FollowListApi(MeApiView):
-    @extend_schema(responses=FollowSerializer(many=True), tags=["me"])
+    @extend_schema(
+        summary="List the researchers you follow",
+        description="The signed-in user's follows, newest first, 50 a page (`page`, `page_size` "
+        "up to 200). Authenticate with `Authorization: Token <key>` (create the key in your "
+        "account settings) or a browser session.",
+        parameters=[
+            OpenApiParameter("page", int, description="Page number, from 1."),
+            OpenApiParameter("page_size", int, description="Follows per page (at most 200)."),
+        ],
+        responses={200: FollowSerializer(many=True), **error_responses(401, 403, 404)},
+        tags=["me"],
+    )
     def get(self, request):
         paginator = FollowPagination()
         page = paginator.paginate_queryset(selectors.follows_for_user(user=request.user), request,
@@ -38,29 +51,40 @@ class FollowListApi(MeApiView):
         data = FollowSerializer(page, many=True, context={"request": request}).data
         return paginator.get_paginated_response(data)
 
-    @extend_schema(request=FollowInputSerializer, responses={201: FollowSerializer,
-                                                             200: FollowSerializer}, tags=["me"])
+    @extend_schema(
+        summary="Follow a researcher",
+        description="Follow the researcher with this id; a merged record's id follows the record "
+        "it was merged into. Answers 201 for a new follow and 200 when you already followed them.",
+        request=FollowInputSerializer,
+        responses={201: FollowSerializer, 200: FollowSerializer,
+                   **error_responses(400, 401, 403)},
+        tags=["me"],
+    )
     def post(self, request):
         payload = FollowInputSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         researcher = Researcher.objects.filter(pk=payload.validated_data["researcher"]).first()
         if researcher is None:
-            return Response({"researcher": ["No researcher with this id."]},
-                            status=status.HTTP_400_BAD_REQUEST)
+            raise ValidationError({"researcher": ["No researcher with this id."]})
         try:
             existed = selectors.is_following(user=request.user, researcher=researcher)
             follow = services.researcher_follow(user=request.user, researcher=researcher)
         except services.FollowError as exc:
-            return Response({"researcher": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+            raise ValidationError({"researcher": [str(exc)]}) from exc
         return Response(FollowSerializer(follow, context={"request": request}).data,
                         status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED)
 
 
 class FollowDetailApi(MeApiView):
-    @extend_schema(responses={204: None}, tags=["me"])
+    @extend_schema(
+        summary="Unfollow a researcher",
+        description="Stop following the researcher with this id. 404 when you do not follow them.",
+        parameters=[OpenApiParameter("researcher_id", int, OpenApiParameter.PATH,
+                                     description="The researcher's id.")],
+        responses={204: None, **error_responses(401, 403, 404)}, tags=["me"],
+    )
     def delete(self, request, researcher_id: int):
         researcher = get_object_or_404(Researcher, pk=researcher_id)
         if not services.researcher_unfollow(user=request.user, researcher=researcher):
-            return Response({"detail": "You do not follow this researcher."},
-                            status=status.HTTP_404_NOT_FOUND)
+            raise NotFound("You do not follow this researcher.")
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -49,10 +49,11 @@ def test_follow_list_unfollow_with_a_token(api, researcher_factory, user_factory
 
 def test_bad_input_gets_clear_errors(api, researcher_factory):
     response = api.post("/api/v1/me/follows/", {"researcher": "x"}, format="json")
-    assert response.status_code == 400 and "researcher" in response.json()
+    assert response.status_code == 400
+    assert "researcher" in response.json()["error"]["fields"]
     response = api.post("/api/v1/me/follows/", {"researcher": 999999}, format="json")
     assert response.status_code == 400
-    assert response.json() == {"researcher": ["No researcher with this id."]}
+    assert response.json()["error"]["fields"] == {"researcher": ["No researcher with this id."]}
     assert api.delete("/api/v1/me/follows/999999/").status_code == 404
 
 
