@@ -182,10 +182,12 @@ class ArxivOAIClient:
                     return response.content
                 last_problem = f"HTTP {status}"
                 if status in (429, 503):
-                    requested = _retry_after_seconds(response.headers.get("Retry-After"))
-                    if requested:
-                        last_problem += f" Retry-After {requested:g}s"
-                        delay = min(requested, self.retry_after_cap)
+                    retry_after = _retry_after_seconds(response.headers.get("Retry-After"))
+                    # 0 or absent means "back off" (arXiv's overloaded-day answer), not "now".
+                    if retry_after:
+                        requested = retry_after
+                        last_problem += f" Retry-After {retry_after:g}s"
+                        delay = min(retry_after, self.retry_after_cap)
                 elif status < 500:
                     raise ArxivOAIClientError(
                         f"HTTP {status} from {response.request.url}: {response.text[:300]!r}"
