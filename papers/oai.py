@@ -288,6 +288,39 @@ def parse_header(elem) -> Header:
                   is_deleted=elem.get("status") == "deleted")
 
 
+# arXiv bylines carry TeX written without the space TeX needs ("S\\lawianowski",
+# "Lefran\\ccois", "Y\\ilmaz"): TeX, and pylatexenc, read "\\lawianowski" as one unknown macro
+# and drop it, name and all. Split such a run into the accent or letter macro and the text.
+_TEX_RUN = re.compile(r"\\([A-Za-z]+)")
+_TEX_LETTERS = ("ss", "aa", "AA", "ae", "AE", "oe", "OE", "i", "j", "l", "L", "o", "O")
+_TEX_ACCENTS = ("v", "c", "u", "H", "k", "r", "d", "b", "t")
+_TEX_WHOLE = frozenset(_TEX_LETTERS + _TEX_ACCENTS + (
+    "textrm", "textit", "textbf", "textsc", "emph", "mbox", "hbox", "rm", "it", "bf", "sc", "em",
+    "tt", "sl", "mathrm", "relax", "dag", "ddag", "dagger", "ast", "star", "and", "quad",
+))
+
+
+def _split_tex_run(match: re.Match) -> str:
+    name = match.group(1)
+    if name in _TEX_WHOLE:
+        return match.group(0)
+    for prefix in _TEX_LETTERS:
+        if name.startswith(prefix):
+            return f"\\{prefix}{{}}{name[len(prefix):]}"
+    if name[0] in _TEX_ACCENTS and len(name) > 1:
+        return f"\\{name[0]}{{{name[1]}}}{name[2:]}"
+    return match.group(0)
+
+
+def separate_tex_macros(text: str) -> str:
+    """"S\\lawianowski" -> "S\\l{}awianowski", so that decoding keeps the letters."""
+    return _TEX_RUN.sub(_split_tex_run, text) if "\\" in text else text
+
+
+def _decode(text: str) -> str:
+    return decode_tex(separate_tex_macros(text))
+
+
 def _authors_from_arxiv(authors_elem) -> list[AuthorName]:
     authors = []
     for author in authors_elem:
@@ -296,9 +329,9 @@ def _authors_from_arxiv(authors_elem) -> list[AuthorName]:
         for child in author:
             name = _local(child.tag)
             if name in parts:
-                parts[name] = decode_tex(clean_text(child.text))
+                parts[name] = _decode(clean_text(child.text))
             elif name == "affiliation":
-                affiliations.append(decode_tex(clean_text(child.text)))
+                affiliations.append(_decode(clean_text(child.text)))
         if not parts["keyname"] and not parts["forenames"]:
             raise RecordError("an <author> without keyname or forenames")
         authors.append(AuthorName(keyname=parts["keyname"], forenames=parts["forenames"],
@@ -353,7 +386,7 @@ def _record_from_metadata(meta, header: Header, *, created_is_v1: bool) -> Paper
         versions.sort()
         published = versions[0][1]
         version = versions[-1][0]
-        authors_clean = clean_text(authors_raw)
+        authors_clean = separate_tex_macros(clean_text(authors_raw))
         authors = split_authors(authors_clean)
         authors_raw = decode_tex(authors_clean)
     else:
@@ -377,7 +410,7 @@ def _record_from_metadata(meta, header: Header, *, created_is_v1: bool) -> Paper
         comments=clean_text(fields.get("comments")),
         report_no=clean_text(fields.get("report-no")),
         license=clean_text(fields.get("license")),
-        submitter=decode_tex(clean_text(fields.get("submitter"))),
+        submitter=_decode(clean_text(fields.get("submitter"))),
     )
     record.validate()
     return record
