@@ -321,21 +321,19 @@ def _decode(text: str) -> str:
     return decode_tex(separate_tex_macros(text))
 
 
+_A = f"{{{ARXIV_NS}}}"
+
+
 def _authors_from_arxiv(authors_elem) -> list[AuthorName]:
     authors = []
     for author in authors_elem:
-        parts = {"keyname": "", "forenames": "", "suffix": ""}
-        affiliations = []
-        for child in author:
-            name = _local(child.tag)
-            if name in parts:
-                parts[name] = _decode(clean_text(child.text))
-            elif name == "affiliation":
-                affiliations.append(_decode(clean_text(child.text)))
-        if not parts["keyname"] and not parts["forenames"]:
+        keyname = _decode(clean_text(author.findtext(f"{_A}keyname")))
+        forenames = _decode(clean_text(author.findtext(f"{_A}forenames")))
+        if not keyname and not forenames:
             raise RecordError("an <author> without keyname or forenames")
-        authors.append(AuthorName(keyname=parts["keyname"], forenames=parts["forenames"],
-                                  suffix=parts["suffix"],
+        affiliations = [_decode(clean_text(a.text)) for a in author.iterfind(f"{_A}affiliation")]
+        authors.append(AuthorName(keyname=keyname, forenames=forenames,
+                                  suffix=_decode(clean_text(author.findtext(f"{_A}suffix"))),
                                   affiliation="; ".join(a for a in affiliations if a)))
     return authors
 
@@ -374,8 +372,10 @@ def _record_from_metadata(meta, header: Header, *, created_is_v1: bool) -> Paper
         elif name:
             fields[name] = child.text or ""
 
-    arxiv_id = normalize_arxiv_id(fields.get("id", ""))
-    if header.identifier and normalize_arxiv_id(header.identifier) != arxiv_id:
+    raw_id = fields.get("id", "").strip()
+    arxiv_id = normalize_arxiv_id(raw_id)
+    if header.identifier and header.identifier != f"oai:arXiv.org:{raw_id}" and \
+            normalize_arxiv_id(header.identifier) != arxiv_id:
         raise RecordError(f"header identifier {header.identifier!r} does not match id {arxiv_id!r}")
 
     published = None

@@ -200,8 +200,9 @@ ARXIV_BACKOFF_CAP = float(env("ARXIV_BACKOFF_CAP", "900"))
 ARXIV_RETRY_AFTER_CAP = float(env("ARXIV_RETRY_AFTER_CAP", "900"))
 HARVEST_SETS = env_list("HARVEST_SETS", "cs,math,physics,q-bio,q-fin,stat,eess,econ")
 HARVEST_METADATA_PREFIX = env("HARVEST_METADATA_PREFIX", "arXivRaw")
-# The set lock expires if its holder dies; a live harvest renews it after every page.
-HARVEST_LOCK_TIMEOUT = env_int("HARVEST_LOCK_TIMEOUT", 3600)
+# The set lock expires if its holder dies; a live harvest renews it after every page, and one
+# page can take up to ARXIV_OAI_MAX_RETRIES backoffs of ARXIV_BACKOFF_CAP (2 h by default).
+HARVEST_LOCK_TIMEOUT = env_int("HARVEST_LOCK_TIMEOUT", 4 * 3600)
 # Matching runs in another worker; without a broker (tasks inline) it is left to `manage.py`.
 HARVEST_ENQUEUE_MATCHING = env_bool("HARVEST_ENQUEUE_MATCHING", bool(CELERY_BROKER_URL))
 # New papers reach OAI-PMH around 22:30 America/New_York, Sunday to Thursday.
