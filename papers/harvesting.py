@@ -96,9 +96,11 @@ def harvest_lock(set_spec: str) -> Iterator[HarvestLock]:
 
 
 def harvest_last_success(*, set_spec: str, metadata_prefix: str) -> HarvestRun | None:
+    """The last successful open-ended run of the set: only a window without `until` has seen
+    every change up to its responseDate (a backfill of 2015 run today has not)."""
     return (
         HarvestRun.objects.filter(set_spec=set_spec, metadata_prefix=metadata_prefix,
-                                  status=HarvestRun.Status.SUCCEEDED,
+                                  status=HarvestRun.Status.SUCCEEDED, until_date__isnull=True,
                                   response_date__isnull=False)
         .order_by("-response_date", "-pk")
         .first()
@@ -136,7 +138,7 @@ def harvest_unfinished(*, set_spec: str, metadata_prefix: str) -> HarvestRun | N
     """
     last = harvest_last_success(set_spec=set_spec, metadata_prefix=metadata_prefix)
     runs = HarvestRun.objects.filter(
-        set_spec=set_spec, metadata_prefix=metadata_prefix,
+        set_spec=set_spec, metadata_prefix=metadata_prefix, until_date__isnull=True,
         status__in=[HarvestRun.Status.RUNNING, HarvestRun.Status.FAILED],
     )
     if last:
@@ -146,8 +148,7 @@ def harvest_unfinished(*, set_spec: str, metadata_prefix: str) -> HarvestRun | N
 
 def _restart_from(run: HarvestRun) -> date | None:
     if run.pages and run.checkpoint_datestamp:
-        return max(run.checkpoint_datestamp, run.from_date) if run.from_date else \
-            run.checkpoint_datestamp
+        return max(filter(None, (run.checkpoint_datestamp, run.from_date)))
     return run.from_date
 
 

@@ -192,6 +192,15 @@ def test_rerun_is_idempotent_and_incremental_starts_from_last_response_date(
     assert database_state() == before
     assert harvest_next_from(set_spec="physics", metadata_prefix="arXiv") == date(2013, 5, 24)
     httpserver.clear()
+    # A bounded backfill window does not move the incremental cursor.
+    serve(httpserver, {"verb": "ListRecords", "metadataPrefix": "arXiv", "set": "physics",
+                       "from": "2013-05-01", "until": "2013-05-02"},
+          oai_bytes("current_error_noRecordsMatch.xml"))
+    backfill = harvest_window(set_spec="physics", metadata_prefix="arXiv",
+                              from_date=date(2013, 5, 1), until_date=date(2013, 5, 2))
+    assert backfill.status == HarvestRun.Status.SUCCEEDED
+    assert harvest_next_from(set_spec="physics", metadata_prefix="arXiv") == date(2013, 5, 24)
+    httpserver.clear()
     serve(httpserver, {"verb": "ListRecords", "metadataPrefix": "arXiv", "set": "physics",
                        "from": "2013-05-24"}, oai_bytes("current_error_noRecordsMatch.xml"))
     incremental = harvest_window(set_spec="physics", metadata_prefix="arXiv", incremental=True)
