@@ -203,3 +203,25 @@ def test_rate_limit_is_shared_between_clients_and_threads(oai_url, httpserver, s
     # Slots are taken at the client; allow for the server noticing a request a few ms late.
     assert min(gaps) >= 0.2, gaps
     assert arrivals[-1] - arrivals[0] >= 3 * 0.25 - 0.03, gaps
+
+
+def test_connection_dropped_mid_body_is_retried(oai_url, httpserver):
+    body = oai_bytes(CURRENT_1)
+    calls = []
+
+    def drop_then_answer(request):
+        calls.append(1)
+        if len(calls) == 1:
+            def half_then_drop():
+                yield body[: len(body) // 2]
+                raise ConnectionResetError("dropped by the test server")
+            # Content-Length promises the whole page; the connection ends after half of it.
+            return Response(half_then_drop(), content_type="text/xml",
+                            headers={"Content-Length": str(len(body))})
+        return Response(body, content_type="text/xml")
+
+    httpserver.expect_request("/oai").respond_with_handler(drop_then_answer)
+    with ArxivOAIClient() as client:
+        page = client.list_records_page(set_spec="physics:quant-ph")
+    assert len(page.records) == 3 and len(calls) == 2
+    assert client.waits[0].reason.startswith("RemoteProtocolError")
