@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Authorship, Paper, PaperCategory, RejectedRecord
+from .models import Authorship, HarvestRun, Paper, PaperCategory, RejectedRecord
 
 
 class AuthorshipInline(admin.TabularInline):
@@ -47,3 +47,19 @@ class RejectedRecordAdmin(admin.ModelAdmin):
     list_filter = ("source",)
     search_fields = ("record_key", "reason")
     readonly_fields = ("first_seen", "last_seen")
+
+
+@admin.register(HarvestRun)
+class HarvestRunAdmin(admin.ModelAdmin):
+    list_display = ("id", "set_spec", "metadata_prefix", "from_date", "until_date", "status",
+                    "pages", "created", "updated", "unchanged", "rejected", "deleted",
+                    "started_at", "finished_at")
+    list_filter = ("status", "metadata_prefix", "set_spec")
+    date_hierarchy = "started_at"
+    ordering = ("-started_at",)
+    # Runs are written by the harvester only; the admin shows them.
+    readonly_fields = [f.name for f in HarvestRun._meta.fields]
+    show_full_result_count = False
+
+    def has_add_permission(self, request):
+        return False

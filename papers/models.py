@@ -133,3 +133,61 @@ class RejectedRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} {self.record_key}: {self.reason[:60]}"
+
+
+class HarvestRun(models.Model):
+    """One OAI-PMH harvest window and how far it got.
+
+    The checkpoint (`resumption_token`, `pages`, counts, `checkpoint_datestamp`) is saved in the
+    same transaction as each page's papers, so after a crash the run resumes exactly where its
+    data ends. `response_date` of the first page is the `from` of the next incremental run.
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        SUCCEEDED = "succeeded", "succeeded"
+        FAILED = "failed", "failed"
+
+    set_spec = models.CharField(max_length=64, blank=True, help_text="Blank: all of arXiv.")
+    metadata_prefix = models.CharField(max_length=16, default="arXivRaw")
+    endpoint = models.URLField(max_length=255)
+    from_date = models.DateField(null=True, blank=True)
+    until_date = models.DateField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    resumption_token = models.TextField(
+        blank=True, help_text="Token for the next page; blank before the first page and at the end."
+    )
+    checkpoint_datestamp = models.DateField(
+        null=True, blank=True,
+        help_text="Newest datestamp of the saved pages while they came in datestamp order: "
+                  "where the window restarts if the token is refused.",
+    )
+    pages = models.PositiveIntegerField(default=0)
+    created = models.PositiveIntegerField(default=0)
+    updated = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    rejected = models.PositiveIntegerField(default=0)
+    deleted = models.PositiveIntegerField(default=0)
+    restarts = models.PositiveSmallIntegerField(default=0)
+    errors = models.JSONField(default=list, blank=True)
+    response_date = models.DateTimeField(
+        null=True, blank=True, help_text="responseDate of the first page."
+    )
+    started_at = models.DateTimeField(auto_now_add=True)
+    checkpoint_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["set_spec", "metadata_prefix", "status", "-started_at"],
+                         name="harvestrun_set_status_idx"),
+            models.Index(fields=["-started_at"], name="harvestrun_started_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"harvest #{self.pk} {self.set_spec or 'all'} {self.from_date}..{self.until_date}"
+
+    @property
+    def duration(self):
+        end = self.finished_at or self.checkpoint_at
+        return end - self.started_at if end and self.started_at else None

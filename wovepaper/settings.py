@@ -292,6 +292,29 @@ MATCH_UNKNOWN_RETRY_DAYS = env_int("MATCH_UNKNOWN_RETRY_DAYS", 14)
 MATCH_FAILED_RETRY_MINUTES = env_int("MATCH_FAILED_RETRY_MINUTES", 30)
 FIGURES_MAX_AGE_DAYS = env_int("FIGURES_MAX_AGE_DAYS", 30)
 
+# arXiv OAI-PMH harvesting. arXiv asks for at most one request every 3 s over all our machines;
+# the limiter lives in the cache (Redis in production) so every worker shares it.
+ARXIV_MIN_INTERVAL = float(env("ARXIV_MIN_INTERVAL", "3"))
+# arXiv can take ~180 s before answering 503 on busy days, so the read timeout must be longer.
+ARXIV_OAI_TIMEOUT = float(env("ARXIV_OAI_TIMEOUT", "200"))
+ARXIV_OAI_MAX_RETRIES = env_int("ARXIV_OAI_MAX_RETRIES", 8)
+ARXIV_BACKOFF_BASE = float(env("ARXIV_BACKOFF_BASE", "30"))
+ARXIV_BACKOFF_CAP = float(env("ARXIV_BACKOFF_CAP", "900"))
+# A Retry-After longer than this is shortened to it (a misbehaving proxy must not stall us a day).
+ARXIV_RETRY_AFTER_CAP = float(env("ARXIV_RETRY_AFTER_CAP", "900"))
+HARVEST_SETS = env_list("HARVEST_SETS", "cs,math,physics,q-bio,q-fin,stat,eess,econ")
+HARVEST_METADATA_PREFIX = env("HARVEST_METADATA_PREFIX", "arXivRaw")
+# The set lock expires if its holder dies; a live harvest renews it after every page, and one
+# page can take up to ARXIV_OAI_MAX_RETRIES backoffs of ARXIV_BACKOFF_CAP (2 h by default).
+HARVEST_LOCK_TIMEOUT = env_int("HARVEST_LOCK_TIMEOUT", 4 * 3600)
+# Matching runs in another worker; without a broker (tasks inline) it is left to `manage.py`.
+HARVEST_ENQUEUE_MATCHING = env_bool("HARVEST_ENQUEUE_MATCHING", bool(CELERY_BROKER_URL))
+# New papers reach OAI-PMH around 22:30 America/New_York, Sunday to Thursday.
+CELERY_BEAT_SCHEDULE["papers-harvest-daily"] = {
+    "task": "papers.harvest_daily",
+    "schedule": crontab(hour=env_int("HARVEST_HOUR_UTC", 5), minute=30),
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
