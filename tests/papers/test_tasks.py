@@ -8,6 +8,7 @@ from datetime import date
 import pytest
 from celery.contrib.testing.worker import start_worker
 from django.conf import settings
+from kombu import pools as kombu_pools
 
 from papers.harvesting import harvest_lock, matching_enqueue
 from papers.models import HarvestRun, Paper
@@ -25,6 +26,9 @@ def _reset_broker_pools(app):
         app._pool.force_close_all()
         app._pool = None
     app.amqp._producer_pool = None
+    # kombu keeps its own producer pools per connection URL; a stale one points at the pool
+    # just closed (and even eager tasks acquire a producer for its serializer).
+    kombu_pools.reset()
     # The result backend is cached per thread as well.
     app._local.__dict__.pop("backend", None)
 
