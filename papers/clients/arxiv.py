@@ -18,27 +18,23 @@ Parsing is done by the pure functions in `papers.oai`; this module returns their
 from __future__ import annotations
 
 import logging
-import math
 import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
-from email.utils import parsedate_to_datetime
+from datetime import date
 from functools import partial
 from typing import TypeVar
 
 import httpx
 from django.conf import settings
-from django.core.cache import cache
-from django.core.cache.backends.redis import RedisCache
 from lxml import etree
 
 from papers import oai
+from wovepaper.http import RateLimiter, parse_retry_after
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-RATE_LIMIT_KEY = "arxiv-oai:request-slot"
 
 
 class ArxivOAIClientError(Exception):
@@ -58,46 +54,6 @@ class Wait:
     reason: str
     requested: float
     slept: float
-
-
-class SharedRateLimiter:
-    """At most one request per `interval` seconds across every process sharing the cache.
-
-    A request takes the slot with an atomic `cache.add` of a key that expires after `interval`;
-    whoever fails polls until the key expires. Redis keeps whole-second expiries, so the
-    interval is rounded up there rather than shortened.
-    """
-
-    def __init__(self, interval: float, key: str = RATE_LIMIT_KEY):
-        self.interval = max(0.0, float(interval))
-        self.key = key
-
-    def acquire(self) -> float:
-        """Block until this caller owns the next slot; return the seconds spent waiting."""
-        if self.interval <= 0:
-            return 0.0
-        timeout: float = self.interval
-        if isinstance(cache, RedisCache):
-            timeout = math.ceil(self.interval)
-        started = time.monotonic()
-        poll = min(0.5, self.interval / 10)
-        while not cache.add(self.key, time.time(), timeout=timeout):
-            time.sleep(poll * random.uniform(0.5, 1.0))
-        return time.monotonic() - started
-
-
-def _retry_after_seconds(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or HTTP-date); None if absent/garbled."""
-    if value is None or not value.strip():
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 class ArxivOAIClient:
@@ -127,9 +83,9 @@ class ArxivOAIClient:
         self.backoff_cap = settings.ARXIV_BACKOFF_CAP if backoff_cap is None else backoff_cap
         self.retry_after_cap = (settings.ARXIV_RETRY_AFTER_CAP if retry_after_cap is None
                                 else retry_after_cap)
-        self.limiter = SharedRateLimiter(
-            settings.ARXIV_MIN_INTERVAL if min_interval is None else min_interval
-        )
+        interval = settings.ARXIV_MIN_INTERVAL if min_interval is None else min_interval
+        # One limiter key for every client of arXiv: the terms count all our machines together.
+        self.limiter = RateLimiter("arxiv", 1.0 / interval if interval > 0 else 0)
         self.http = httpx.Client(
             timeout=httpx.Timeout(timeout, connect=min(timeout, 30.0)),
             headers={"User-Agent": settings.HTTP_USER_AGENT},
@@ -182,7 +138,7 @@ class ArxivOAIClient:
                     return response.content
                 last_problem = f"HTTP {status}"
                 if status in (429, 503):
-                    retry_after = _retry_after_seconds(response.headers.get("Retry-After"))
+                    retry_after = parse_retry_after(response.headers.get("Retry-After"))
                     # 0 or absent means "back off" (arXiv's overloaded-day answer), not "now".
                     if retry_after:
                         requested = retry_after
