@@ -35,6 +35,23 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
 
 
+def client_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # every thread of this process
+    return usage.ru_utime + usage.ru_stime
+
+
+def server_cpu_seconds(pid: int | None) -> float | None:
+    """CPU time of our PostgreSQL backend, when the server runs on this machine."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # utime and stime are fields 14 and 15 of proc(5); fields[0] here is field 3.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_child(snapshot: Path, batch_size: int | None) -> dict:
     """Runs inside the child: migrate, import twice, count rows, report as a dict."""
     sys.path.insert(0, str(ROOT))
@@ -49,6 +66,11 @@ def run_child(snapshot: Path, batch_size: int | None) -> dict:
     from papers.models import Authorship, Paper, PaperCategory
 
     call_command("migrate", verbosity=0)
+    backend_pid = None
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            backend_pid = cursor.fetchone()[0]
     options = {"batch_size": batch_size} if batch_size else {}
     result: dict = {"vendor": connection.vendor, "batch_size": batch_size or "default"}
     progress_every = 100_000
@@ -65,8 +87,12 @@ def run_child(snapshot: Path, batch_size: int | None) -> dict:
         print(f"  {connection.vendor}: {label} import", file=sys.stderr, flush=True)
         seen.update(n=0, next=progress_every, t0=time.perf_counter())
         started = time.perf_counter()
+        client_before, server_before = client_cpu_seconds(), server_cpu_seconds(backend_pid)
         counts, changed = snapshot_import(snapshot, progress=progress, **options)
         seconds = time.perf_counter() - started
+        client_cpu = client_cpu_seconds() - client_before
+        server_after = server_cpu_seconds(backend_pid)
+        server_cpu = (server_after - server_before) if server_after is not None else None
         records = counts.created + counts.updated + counts.unchanged + counts.rejected
         result[label] = {
             "seconds": seconds,
@@ -75,6 +101,10 @@ def run_child(snapshot: Path, batch_size: int | None) -> dict:
             "counts": counts.as_dict(),
             "changed": len(changed),
             "peak_rss_mb": peak_rss_mb(),
+            # CPU per record separates our cost from the load other processes put on the
+            # machine, which wall-clock rates on a shared box cannot.
+            "client_cpu_us": client_cpu / records * 1e6 if records else 0.0,
+            "server_cpu_us": server_cpu / records * 1e6 if records and server_cpu else None,
         }
         del changed
     result["rows"] = {
@@ -135,6 +165,15 @@ def print_table(results: list[dict], snapshot: Path) -> None:
         print(f"{r['vendor']:<11}{first['records']:>11,}{first['seconds']:>14.1f}s"
               f"{first['per_second']:>11,.0f}{rerun['seconds']:>9.1f}s{rerun['per_second']:>11,.0f}"
               f"{max(first['peak_rss_mb'], rerun['peak_rss_mb']):>8,.0f} MB")
+    print()
+    print("CPU time per record (importing process, all threads / PostgreSQL backend):")
+    for r in results:
+        for label in ("first", "rerun"):
+            phase = r[label]
+            server = (f"{phase['server_cpu_us']:,.0f} us" if phase["server_cpu_us"] is not None
+                      else "n/a (in-process)")
+            print(f"  {r['vendor']:<11}{label:<7} client {phase['client_cpu_us']:>6,.0f} us"
+                  f"   server {server}")
     print()
     for r in results:
         print(f"{r['vendor']}: first {r['first']['counts']}, rerun {r['rerun']['counts']}, "

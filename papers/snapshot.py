@@ -115,7 +115,7 @@ def parse_snapshot_line(text: str) -> PaperRecord:
         arxiv_id=arxiv_id,
         title=clean_text(data.get("title")),
         abstract=clean_abstract(data.get("abstract")),
-        authors_raw=decode_tex(authors_raw),
+        authors_raw=decode_byline(authors_raw),
         authors=authors,
         categories=clean_text(data.get("categories")).split(),
         version=version_number,
@@ -130,6 +130,41 @@ def parse_snapshot_line(text: str) -> PaperRecord:
     )
     record.validate()
     return record
+
+
+def decode_byline(byline: str) -> str:
+    """decode_tex for a whole byline, one name at a time.
+
+    Same result as decoding it in one piece, but each name goes through decode_tex's cache:
+    LaTeX decoding costs milliseconds, and a byline is nearly always new while the names in it
+    recur. Commas inside braces or math stay with their piece, so a group is never cut.
+    """
+    if "\\" not in byline and "{" not in byline and "~" not in byline:
+        return byline
+    pieces: list[str] = []
+    depth, math, start = 0, False, 0
+    for index, char in enumerate(byline):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == "$":
+            math = not math
+        elif char == "," and depth == 0 and not math:
+            pieces.append(byline[start:index])
+            start = index + 1
+    if depth != 0 or math:  # unbalanced: let decode_tex handle the whole of it
+        return decode_tex(byline)
+    pieces.append(byline[start:])
+    decoded = []
+    for piece in pieces:
+        core = piece.strip()
+        text = decode_tex(core)
+        if text and core:
+            text = piece[: len(piece) - len(piece.lstrip())] + text
+            text += piece[len(piece.rstrip()):]
+        decoded.append(text)
+    return " ".join(",".join(decoded).split())
 
 
 @lru_cache(maxsize=1 << 17)
