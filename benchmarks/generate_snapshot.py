@@ -26,6 +26,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from itertools import accumulate
 from pathlib import Path
 
@@ -140,6 +141,11 @@ class Vocabulary:
         )
 
 
+@lru_cache(maxsize=1)
+def default_vocabulary() -> Vocabulary:
+    return Vocabulary.from_sample()
+
+
 def _wrap(text: str, width: int, indent: str) -> str:
     """Hard-wrap like arXiv does: lines of at most `width` columns (unless a word is longer),
     continuation lines indented."""
@@ -177,7 +183,7 @@ class SnapshotGenerator:
     def __init__(self, seed: int = 42, *, start_month: str = "1501",
                  vocabulary: Vocabulary | None = None) -> None:
         self.rng = random.Random(seed)
-        self.vocab = vocabulary or Vocabulary.from_sample()
+        self.vocab = vocabulary or default_vocabulary()
         self.author_cum = list(accumulate(_author_count_weights()))
         self.title_words = _WordStream(self.vocab.title_words, self.rng, 1 << 18)
         self.abstract_words = _WordStream(self.vocab.abstract_words, self.rng)
