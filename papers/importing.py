@@ -2,14 +2,87 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from .ingest import UpsertCounts, papers_upsert, record_rejection
 from .records import PaperRecord, RecordError
 from .snapshot import iter_snapshot_lines, parse_snapshot_line
 
 ProgressCallback = Callable[[int], None]
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class ParsedBatch:
+    records: list[PaperRecord] = field(default_factory=list)
+    # (line number, reason, the line as read) for each line that could not be parsed
+    rejected: list[tuple[int, str, str]] = field(default_factory=list)
+
+
+def snapshot_batches(path: str | Path, batch_size: int) -> Iterator[ParsedBatch]:
+    """Read and parse a snapshot, `batch_size` good records at a time (pure: no database)."""
+    batch = ParsedBatch()
+    for line in iter_snapshot_lines(path):
+        try:
+            batch.records.append(parse_snapshot_line(line.text))
+        except RecordError as exc:
+            batch.rejected.append((line.line_number, str(exc), line.text))
+            continue
+        if len(batch.records) >= batch_size:
+            yield batch
+            batch = ParsedBatch()
+    if batch.records or batch.rejected:
+        yield batch
+
+
+def in_background(items: Iterator[T], *, depth: int = 2) -> Iterator[T]:
+    """Produce `items` in a worker thread, at most `depth` ahead of the consumer.
+
+    The import alternates between parsing (Python, holding the GIL) and waiting on the
+    database (GIL released); reading ahead lets the next batch be parsed while the server
+    indexes the current one. The worker must not touch the database: Django connections are
+    per thread, and it would write outside the caller's transaction.
+    """
+    slots: queue.Queue[tuple[str, object]] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(item: tuple[str, object]) -> bool:
+        while not stop.is_set():
+            try:
+                slots.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for item in items:
+                if not put(("item", item)):
+                    return
+        except BaseException as exc:  # handed to the consumer, which re-raises it
+            put(("error", exc))
+            return
+        put(("done", None))
+
+    worker = threading.Thread(target=work, name="snapshot-reader", daemon=True)
+    worker.start()
+    try:
+        while True:
+            kind, value = slots.get()
+            if kind == "done":
+                return
+            if kind == "error":
+                raise value  # type: ignore[misc]
+            yield value  # type: ignore[misc]
+    finally:
+        stop.set()
+        worker.join(timeout=5)
 
 
 def snapshot_import(
@@ -27,31 +100,19 @@ def snapshot_import(
     source = f"snapshot:{Path(path).name}"
     counts = UpsertCounts()
     changed_ids: list[int] = []
-    batch: list[PaperRecord] = []
-
-    def flush() -> None:
-        batch_counts, ids = papers_upsert(batch)
-        counts.add(batch_counts)
-        changed_ids.extend(ids)
-        if progress:
-            progress(len(batch))
-        batch.clear()
-
-    for line in iter_snapshot_lines(path):
-        try:
-            batch.append(parse_snapshot_line(line.text))
-        except RecordError as exc:
+    for batch in in_background(snapshot_batches(path, batch_size)):
+        for line_number, reason, raw in batch.rejected:
             counts.rejected += 1
-            reason = f"line {line.line_number}: {exc}"
-            record_rejection(source=source, record_key=f"line {line.line_number}",
-                             reason=reason, raw=line.text)
+            record_rejection(source=source, record_key=f"line {line_number}",
+                             reason=f"line {line_number}: {reason}", raw=raw)
             if on_rejected:
-                on_rejected(line.line_number, str(exc))
+                on_rejected(line_number, reason)
             if progress:
                 progress(1)
-            continue
-        if len(batch) >= batch_size:
-            flush()
-    if batch:
-        flush()
+        if batch.records:
+            batch_counts, ids = papers_upsert(batch.records)
+            counts.add(batch_counts)
+            changed_ids.extend(ids)
+            if progress:
+                progress(len(batch.records))
     return counts, changed_ids

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Model
+from django.utils import timezone
 from slugify import slugify
 
+from .authors import AuthorName
 from .models import Authorship, Paper, PaperCategory, RejectedRecord
 from .records import PaperRecord
 
@@ -40,28 +43,39 @@ def paper_slug(title: str) -> str:
     return slugify(title, max_length=80, word_boundary=True) or "paper"
 
 
-def _paper_from_record(record: PaperRecord, digest: str) -> Paper:
-    return Paper(
-        arxiv_id=record.arxiv_id,
-        version=record.version,
-        title=record.title,
-        abstract=record.abstract,
-        authors=record.authors_raw or ", ".join(a.display for a in record.authors),
-        categories=" ".join(record.categories),
-        primary_category=record.categories[0] if record.categories else "",
-        published=record.published,
-        updated=record.updated,
-        doi=record.doi,
-        journal_ref=record.journal_ref,
-        comments=record.comments,
-        report_no=record.report_no,
-        license=record.license,
-        submitter=record.submitter,
-        slug=paper_slug(record.title),
-        is_withdrawn=record.is_withdrawn,
-        is_deleted=record.is_deleted,
-        source_hash=digest,
-    )
+def quote_name(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def _paper_values(record: PaperRecord, digest: str) -> dict[str, object]:
+    """The Paper columns for a record, shared by the ORM path and the PostgreSQL COPY path."""
+    return {
+        "arxiv_id": record.arxiv_id,
+        "version": record.version,
+        "title": record.title,
+        "abstract": record.abstract,
+        "authors": record.authors_raw or ", ".join(a.display for a in record.authors),
+        "categories": " ".join(record.categories),
+        "primary_category": record.categories[0] if record.categories else "",
+        "published": record.published,
+        "updated": record.updated,
+        "doi": record.doi,
+        "journal_ref": record.journal_ref,
+        "comments": record.comments,
+        "report_no": record.report_no,
+        "license": record.license,
+        "submitter": record.submitter,
+        "slug": paper_slug(record.title),
+        "is_withdrawn": record.is_withdrawn,
+        "is_deleted": record.is_deleted,
+        "source_hash": digest,
+    }
+
+
+def _authorship_values(author: AuthorName) -> tuple[str, str, str, str, str]:
+    """(name, keyname, forenames, suffix, affiliation), cut to the column sizes."""
+    return (author.display[:255], author.keyname[:255], author.forenames[:255],
+            author.suffix[:32], author.affiliation)
 
 
 def papers_upsert(records: Sequence[PaperRecord]) -> tuple[UpsertCounts, list[int]]:
@@ -70,7 +84,13 @@ def papers_upsert(records: Sequence[PaperRecord]) -> tuple[UpsertCounts, list[in
     Idempotent: a record whose metadata digest is unchanged is not touched. For a changed paper,
     authorships at positions whose name is unchanged keep their matched researcher; positions
     whose name changed lose the match; positions past the new byline are removed.
-    Returns the counts and the ids of papers that were created or changed (for matching).
+    Returns the counts and the ids of papers that were created or changed (for matching), in
+    the order of the records.
+
+    Brand-new papers take a bulk path: on PostgreSQL COPY into the three tables (ids reserved
+    from the sequence first), elsewhere bulk_create. Should another writer insert one of those
+    ids meanwhile, the unique constraint stops the COPY and the batch takes the ON CONFLICT
+    path instead, so the outcome is the same either way.
     """
     counts = UpsertCounts()
     # The last record for an id wins, as it would if they came one after another.
@@ -82,36 +102,114 @@ def papers_upsert(records: Sequence[PaperRecord]) -> tuple[UpsertCounts, list[in
         existing = dict(
             Paper.objects.filter(arxiv_id__in=list(by_id)).values_list("arxiv_id", "source_hash")
         )
-        changed: list[Paper] = []
+        new: list[PaperRecord] = []
+        changed: list[PaperRecord] = []
         for arxiv_id, record in by_id.items():
-            if arxiv_id in existing and existing[arxiv_id] == digests[arxiv_id]:
+            if arxiv_id not in existing:
+                new.append(record)
+            elif existing[arxiv_id] == digests[arxiv_id]:
                 counts.unchanged += 1
-                continue
-            if arxiv_id in existing:
-                counts.updated += 1
             else:
-                counts.created += 1
-            changed.append(_paper_from_record(record, digests[arxiv_id]))
-        if not changed:
+                changed.append(record)
+        counts.created, counts.updated = len(new), len(changed)
+        if not new and not changed:
             return counts, []
-        saved = Paper.objects.bulk_create(
-            changed,
-            update_conflicts=True,
-            unique_fields=["arxiv_id"],
-            update_fields=PAPER_UPDATE_FIELDS,
-        )
-        if any(p.pk is None for p in saved):
-            ids = dict(
-                Paper.objects.filter(arxiv_id__in=[p.arxiv_id for p in saved]).values_list(
-                    "arxiv_id", "pk"
+        pks: dict[str, int] = {}
+        if new:
+            pks.update(_papers_insert_new(new, digests))
+        if changed:
+            pks.update(_papers_write(changed, digests, existing=set(existing)))
+    return counts, [pks[arxiv_id] for arxiv_id in by_id if arxiv_id in pks]
+
+
+def _papers_insert_new(records: list[PaperRecord], digests: dict[str, str]) -> dict[str, int]:
+    if connection.vendor == "postgresql":
+        try:
+            with transaction.atomic():  # a savepoint, so a lost race leaves the batch usable
+                return _papers_copy(records, digests)
+        except IntegrityError:
+            existing = set(
+                Paper.objects.filter(arxiv_id__in=[r.arxiv_id for r in records]).values_list(
+                    "arxiv_id", flat=True
                 )
             )
-            for paper in saved:
-                paper.pk = ids[paper.arxiv_id]
-        updated_ids = [p.pk for p in saved if p.arxiv_id in existing]
-        _sync_categories(saved, by_id, updated_ids)
-        _sync_authorships(saved, by_id, updated_ids)
-    return counts, [p.pk for p in saved]
+            return _papers_write(records, digests, existing=existing)
+    return _papers_write(records, digests, existing=set())
+
+
+def _papers_write(
+    records: list[PaperRecord], digests: dict[str, str], *, existing: set[str]
+) -> dict[str, int]:
+    """The ORM path: bulk INSERT ... ON CONFLICT (arxiv_id) DO UPDATE, then reconcile the
+    categories and authorships of the papers that were already there."""
+    by_id = {r.arxiv_id: r for r in records}
+    saved = Paper.objects.bulk_create(
+        [Paper(**_paper_values(r, digests[r.arxiv_id])) for r in records],
+        update_conflicts=True,
+        unique_fields=["arxiv_id"],
+        update_fields=PAPER_UPDATE_FIELDS,
+    )
+    if any(p.pk is None for p in saved):
+        ids = dict(
+            Paper.objects.filter(arxiv_id__in=[p.arxiv_id for p in saved]).values_list(
+                "arxiv_id", "pk"
+            )
+        )
+        for paper in saved:
+            paper.pk = ids[paper.arxiv_id]
+    updated_ids = [p.pk for p in saved if p.arxiv_id in existing]
+    _sync_categories(saved, by_id, updated_ids)
+    _sync_authorships(saved, by_id, updated_ids)
+    return {p.arxiv_id: p.pk for p in saved}
+
+
+def _columns(model: type[Model], names: Sequence[str]) -> str:
+    return ", ".join(quote_name(model._meta.get_field(name).column) for name in names)
+
+
+_PAPER_COPY_FIELDS = ["id", "arxiv_id", *(f for f in PAPER_UPDATE_FIELDS if f != "arxiv_id"),
+                      "created_at"]
+_CATEGORY_COPY_FIELDS = ["paper", "code", "is_primary", "published"]
+_AUTHORSHIP_COPY_FIELDS = ["paper", "position", "name", "keyname", "forenames", "suffix",
+                           "affiliation"]
+
+
+def _papers_copy(records: list[PaperRecord], digests: dict[str, str]) -> dict[str, int]:
+    """PostgreSQL bulk path for papers not in the database: COPY rows into papers, categories
+    and authorships, with paper ids reserved from the sequence so the child rows can point at
+    them without reading anything back. Columns left out take their database default (NULL for
+    the matched researcher and the external ids). The search index and constraints apply to
+    COPY as to INSERT."""
+    now = timezone.now()
+    paper_table = quote_name(Paper._meta.db_table)
+    with connection.cursor() as cursor, connection.wrap_database_errors:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [Paper._meta.db_table, len(records)],
+        )
+        pks = [row[0] for row in cursor.fetchall()]
+        with cursor.copy(
+            f"COPY {paper_table} ({_columns(Paper, _PAPER_COPY_FIELDS)}) FROM STDIN"
+        ) as copy:
+            for pk, record in zip(pks, records, strict=True):
+                values = _paper_values(record, digests[record.arxiv_id])
+                values["modified_at"] = now
+                copy.write_row((pk, *(values[f] for f in _PAPER_COPY_FIELDS[1:-1]), now))
+        with cursor.copy(
+            f"COPY {quote_name(PaperCategory._meta.db_table)} "
+            f"({_columns(PaperCategory, _CATEGORY_COPY_FIELDS)}) FROM STDIN"
+        ) as copy:
+            for pk, record in zip(pks, records, strict=True):
+                for index, code in enumerate(dict.fromkeys(record.categories)):
+                    copy.write_row((pk, code, index == 0, record.published))
+        with cursor.copy(
+            f"COPY {quote_name(Authorship._meta.db_table)} "
+            f"({_columns(Authorship, _AUTHORSHIP_COPY_FIELDS)}) FROM STDIN"
+        ) as copy:
+            for pk, record in zip(pks, records, strict=True):
+                for position, author in enumerate(record.authors, start=1):
+                    copy.write_row((pk, position, *_authorship_values(author)))
+    return {record.arxiv_id: pk for pk, record in zip(pks, records, strict=True)}
 
 
 def _sync_categories(
@@ -139,20 +237,15 @@ def _sync_authorships(
     keep: set[tuple[int, int]] = set()
     for paper in papers:
         for position, author in enumerate(by_id[paper.arxiv_id].authors, start=1):
-            name = author.display[:255]
+            fields = dict(zip(_AUTHORSHIP_COPY_FIELDS[2:], _authorship_values(author),
+                              strict=True))
+            name = fields["name"]
             key = (paper.pk, position)
             keep.add(key)
             old = current.get(key)
             if old is None:
-                to_create.append(Authorship(
-                    paper_id=paper.pk, position=position, name=name,
-                    keyname=author.keyname[:255], forenames=author.forenames[:255],
-                    suffix=author.suffix[:32], affiliation=author.affiliation,
-                ))
+                to_create.append(Authorship(paper_id=paper.pk, position=position, **fields))
                 continue
-            fields = {"name": name, "keyname": author.keyname[:255],
-                      "forenames": author.forenames[:255], "suffix": author.suffix[:32],
-                      "affiliation": author.affiliation}
             if any(getattr(old, f) != v for f, v in fields.items()):
                 if old.name != name:
                     # A different person may now stand at this position: the match must go.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime
 
 from .authors import AuthorName
@@ -63,20 +63,42 @@ class PaperRecord:
         return "withdrawn" in self.comments.lower()[:200]
 
     def digest(self) -> str:
-        """A stable fingerprint of everything we store, so reruns can count "unchanged"."""
-        payload = asdict(self)
+        """A stable fingerprint of everything we store, so reruns can count "unchanged".
+
+        Every field goes in, in declaration order; this is on the hot path of every import, so
+        it avoids dataclasses.asdict (a deep copy of each record) and key sorting.
+        """
+        payload = [getattr(self, name) for name in _RECORD_FIELDS]
         return hashlib.md5(
-            json.dumps(payload, default=str, sort_keys=True, ensure_ascii=False).encode()
+            json.dumps(payload, default=_digest_value, ensure_ascii=False,
+                       separators=(",", ":")).encode()
         ).hexdigest()
+
+
+_RECORD_FIELDS = tuple(f.name for f in fields(PaperRecord))
+_AUTHOR_FIELDS = tuple(f.name for f in fields(AuthorName))
+
+
+def _digest_value(value: object) -> object:
+    if isinstance(value, AuthorName):
+        return [getattr(value, name) for name in _AUTHOR_FIELDS]
+    if isinstance(value, date):  # datetime is a date too
+        return value.isoformat()
+    raise TypeError(f"cannot digest {type(value).__name__}")
 
 
 def clean_text(value: str | None) -> str:
     """Fold arXiv's hard line wraps and indentation into single spaces."""
-    return re.sub(r"\s+", " ", value or "").strip()
+    # str.split() splits on exactly the characters re's \s matches in a str pattern, and is
+    # several times faster than re.sub on the import's hot path.
+    return " ".join((value or "").split())
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n\s{2,}(?=\S)")
 
 
 def clean_abstract(value: str | None) -> str:
     """Keep paragraph breaks (arXiv marks them with an indented line) but unwrap the rest."""
     text = (value or "").strip("\n")
-    paragraphs = re.split(r"\n\s{2,}(?=\S)", text.strip())
+    paragraphs = _PARAGRAPH_BREAK.split(text.strip())
     return "\n\n".join(clean_text(p) for p in paragraphs if p.strip())
