@@ -383,7 +383,7 @@ def test_page_ingest_runs_a_bounded_number_of_queries(oai_url, db,
         counts, changed = harvest_page_ingest(run, page)
     assert counts.created == 1000 and len(changed) == 1000
     page = oai.parse_list_records(oai_bytes(ARXIV_PAGE_3), metadata_prefix="arXiv")
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(14):
         harvest_page_ingest(run, page)
     page = oai.parse_list_records(oai_bytes(ARXIV_PAGE_2), metadata_prefix="arXiv")
     with django_assert_max_num_queries(80):
