@@ -109,6 +109,12 @@ class MergePlan:
     def external_id_count(self) -> int:
         return sum(len(v) for v in self.external_ids.values())
 
+    def folded_rows(self) -> list[dict]:
+        """Per folded record, what moves: for the preview table."""
+        return [{"record": r, "authorships": len(self.authorships.get(r.pk, [])),
+                 "external_ids": [f"{s}:{v}" for _, s, v in self.external_ids.get(r.pk, [])]}
+                for r in self.folded]
+
 
 def merge_plan(*, survivor_id: int, folded_ids: Iterable[int],
                records: dict[int, Researcher] | None = None) -> MergePlan:
@@ -392,8 +398,3 @@ def researchers_mark_distinct(*, first_id: int, second_id: int,
     ).update(status=IdentityConflict.DISMISSED)
     return entry
 
-
-def curation_history(researcher: Researcher, *, limit: int = 20) -> list[CurationEntry]:
-    """The latest curation entries that touched this record (one query)."""
-    return list(researcher.curation_entries.select_related("actor").order_by("-created_at",
-                                                                              "-pk")[:limit])
