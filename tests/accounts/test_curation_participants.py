@@ -86,3 +86,20 @@ def test_a_follow_removed_after_the_merge_stays_removed_after_the_split(
     Follow.objects.filter(user=user).delete()
     merge_split(entry_id=entry.pk, actor=curator)
     assert not Follow.objects.exists()
+
+
+@pytest.mark.django_db
+def test_api_answers_with_the_final_survivor_after_a_merge_chain(user_factory,
+                                                                 researcher_factory, curator):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    a, b, c = (researcher_factory("Dan Zhao") for _ in range(3))
+    researchers_merge(survivor_id=b.pk, folded_ids=[a.pk], actor=curator)
+    researchers_merge(survivor_id=c.pk, folded_ids=[b.pk], actor=curator)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user_factory()).key}")
+    response = api.post("/api/v1/me/follows/", {"researcher": a.pk}, format="json")
+    assert response.status_code == 201 and response.json()["researcher"] == c.pk
+    assert api.get("/api/v1/me/follows/").json()["results"][0]["url"].endswith(
+        c.get_absolute_url())
