@@ -8,8 +8,9 @@ ORCIDs, both records on the same paper, and a "not the same person" decision (su
 suggested at all).
 
 The whole archive is never ranked at once: a page takes a bounded window of candidate names
-(those with open identity conflicts first, then the names with most records, or names starting
-with a search prefix) and ranks the clusters in that window with a fixed number of queries.
+(those with open identity conflicts first, then the names of the most prolific records that other
+live records share; or the names starting with a search prefix) and ranks the clusters in that
+window with a fixed number of queries.
 """
 
 from __future__ import annotations
@@ -107,12 +108,13 @@ def _candidate_keys(*, prefix: str, limit: int) -> list[str]:
             keys.append(key)
     keys = keys[:limit // 2]
     if len(keys) < limit:
-        rows = (live.values("name_key").annotate(n=Count("pk"), papers=Max("paper_count"))
-                .filter(n__gt=1, papers__gt=0).order_by("-n", "-papers", "name_key")
-                [:limit])
-        for row in rows:
-            if row["name_key"] not in keys:
-                keys.append(row["name_key"])
+        # The most prolific live records (an index scan of the paper-count index), then which of
+        # their names other live records share: bounded work, unlike grouping the whole table.
+        top = list(dict.fromkeys(live.order_by("-paper_count", "pk")
+                                 .values_list("name_key", flat=True)[:limit * 10]))
+        shared = set(live.filter(name_key__in=top).values("name_key")
+                     .annotate(n=Count("pk")).filter(n__gt=1).values_list("name_key", flat=True))
+        keys.extend(k for k in top if k in shared and k not in keys)
     return keys[:limit]
 
 

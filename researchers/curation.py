@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from papers.models import Authorship
 
@@ -25,6 +26,7 @@ from .models import (
     CurationEntry,
     DistinctPair,
     IdentityConflict,
+    PaperMatchState,
     PinnedAuthorship,
     Researcher,
     ResearcherExternalId,
@@ -289,8 +291,9 @@ def merge_split(*, entry_id: int, actor: AbstractBaseUser | None,
                 note: str = "") -> CurationEntry:
     """Undo a merge from its audit entry: each folded record gets back the authorships, external
     ids, follows and claims it had, and is live again; records that had been merged into it point
-    at it again. Raises CurationError (nothing changed) with what blocks it, e.g. a later merge
-    involving the survivor, or authorships moved since."""
+    at it again. Papers matched onto the survivor since the merge are queued for matching again
+    (a folded record's id may have brought them). Raises CurationError (nothing changed) with
+    what blocks it, e.g. a later merge involving the survivor, or authorships moved since."""
     entry = CurationEntry.objects.select_for_update().filter(pk=entry_id).first()
     if entry is None:
         raise CurationError(f"Curation entry {entry_id} does not exist.")
@@ -321,12 +324,19 @@ def merge_split(*, entry_id: int, actor: AbstractBaseUser | None,
             participant.split(survivor_id=survivor_id, data=data)
     ids = [survivor_id, *folded_ids]
     researchers_update_stats(ids)
+    # Papers matched onto the survivor after the merge may have come through a folded record's
+    # id, which is back on that record now: match them again and the ids decide.
+    # (The authorships the merge moved are back on their records by now, so not counted here.)
+    requeued_count = PaperMatchState.objects.filter(
+        paper__authorships__researcher_id=survivor_id, last_attempt_at__gte=entry.created_at,
+    ).update(next_attempt_at=timezone.now())
 
     split = CurationEntry.objects.create(
         action=CurationEntry.SPLIT, actor=_actor(actor), researcher_id=survivor_id,
         note=note[:2000],
         before={"merge": entry.pk, "survivor": survivor_id, "folded": folded_ids},
         after={"restored": {rid: len(pks) for rid, pks in after["authorships"].items()},
+               "papers_to_match_again": requeued_count,
                "external_ids": after["external_ids"], "repointed": after.get("repointed", [])},
     )
     split.researchers.set(ids + [pk for pk, _ in repointed])

@@ -20,7 +20,7 @@ from researchers.curation import (
     researchers_mark_distinct,
     researchers_merge,
 )
-from researchers.matching import match_papers
+from researchers.matching import match_papers, papers_to_match
 from researchers.models import Researcher, ResearcherExternalId
 
 BYLINE = ["Deaglan J. Bartlett", "Harry Desmond", "Pedro G. Ferreira"]
@@ -111,3 +111,27 @@ def test_a_later_matching_run_keeps_a_moved_authorship(matched, curator):
     Authorship.objects.filter(pk=unpinned.pk).update(researcher=second)
     match_papers([p.pk for p in papers])
     assert ferreira_on(papers[0]) == first.pk
+
+
+@pytest.mark.django_db
+def test_papers_matched_through_a_folded_id_after_the_merge_go_back_on_split(
+        paper_factory, sources, clean_cache, curator):
+    first_paper, second_paper = (
+        paper_factory(arxiv_id=arxiv_id, authors=BYLINE, categories=["astro-ph.CO"],
+                      published=datetime(2023, 1 + n, 1, tzinfo=UTC))
+        for n, arxiv_id in enumerate(["2211.11461", "2304.06333"]))
+    match_papers([first_paper.pk])
+    survivor = Researcher.objects.get(pk=ferreira_on(first_paper))
+    # A record known before (created by hand here) that holds the S2 id of the second paper.
+    folded = Researcher.objects.create(display_name="P. Ferreira", name_key=survivor.name_key)
+    ResearcherExternalId.objects.create(researcher=folded, source="s2", value="145209584")
+    entry = researchers_merge(survivor_id=survivor.pk, folded_ids=[folded.pk], actor=curator)
+    match_papers([second_paper.pk])  # the folded id now leads to the survivor
+    assert ferreira_on(second_paper) == survivor.pk
+
+    split = merge_split(entry_id=entry.pk, actor=curator)
+    assert split.after["papers_to_match_again"] == 1
+    assert papers_to_match(limit=10) == [second_paper.pk]
+    match_papers(papers_to_match(limit=10))
+    assert ferreira_on(second_paper) == folded.pk
+    assert ferreira_on(first_paper) == survivor.pk
