@@ -39,6 +39,7 @@ class PairEvidence:
     a: int
     b: int
     conflicts: int = 0
+    conflict_kinds: list[str] = field(default_factory=list)
     coauthors: list[str] = field(default_factory=list)
     institutions: list[str] = field(default_factory=list)
     fields: list[str] = field(default_factory=list)
@@ -59,7 +60,8 @@ class PairEvidence:
     def evidence_for(self) -> list[str]:
         out = []
         if self.conflicts:
-            out.append(f"{self.conflicts} identity conflict(s) between the sources link them")
+            out.append(f"{self.conflicts} identity conflict(s) between the sources link them: "
+                       + "; ".join(self.conflict_kinds))
         if self.coauthors:
             out.append("shared co-authors: " + ", ".join(self.coauthors[:5]))
         if self.institutions:
@@ -147,10 +149,15 @@ def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
         if source == ResearcherExternalId.ORCID:
             orcids[rid].add(value)
     conflicts: dict[tuple[int, int], int] = defaultdict(int)
-    for a, b in IdentityConflict.objects.filter(researcher_id__in=ids,
-                                                other_researcher_id__in=ids).values_list(
-            "researcher_id", "other_researcher_id"):
+    conflict_kinds: dict[tuple[int, int], set[str]] = defaultdict(set)
+    kind_labels = dict(IdentityConflict.KINDS)
+    # Shared ORCIDs and external ids show up here: an id belongs to one record (a unique
+    # constraint), so matching records "one ORCID across several records" instead.
+    for a, b, kind in IdentityConflict.objects.filter(researcher_id__in=ids,
+                                                      other_researcher_id__in=ids).values_list(
+            "researcher_id", "other_researcher_id", "kind"):
         conflicts[tuple(sorted((a, b)))] += 1
+        conflict_kinds[tuple(sorted((a, b)))].add(kind_labels.get(kind, kind))
     years = {row["researcher_id"]: (row["first"], row["last"]) for row in (
         Authorship.objects.filter(researcher_id__in=ids)
         .values("researcher_id").annotate(first=Min("paper__published"),
@@ -175,6 +182,7 @@ def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
             if (x.pk, y.pk) in distinct:
                 continue
             ev = PairEvidence(a=x.pk, b=y.pk, conflicts=conflicts.get((x.pk, y.pk), 0),
+                              conflict_kinds=sorted(conflict_kinds.get((x.pk, y.pk), ())),
                               same_paper=same_paper.get((x.pk, y.pk), 0))
             co_x = {c.get("id"): c.get("name", "") for c in x.coauthors if c.get("id")}
             co_y = {c.get("id") for c in y.coauthors if c.get("id")}

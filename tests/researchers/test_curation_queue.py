@@ -84,6 +84,8 @@ def test_queue_ranks_clusters_by_evidence(clusters_world, curator):
     assert top.conflicts == 1 and top.coauthors == ["Deaglan J. Bartlett", "Harry Desmond"]
     assert top.institutions == ["University of Oxford"] and top.fields == ["astro-ph.CO"]
     assert top.years_overlap and top.evidence_against() == []
+    assert top.evidence_for()[0] == ("1 identity conflict(s) between the sources link them: one "
+                                     "OpenAlex id across several Semantic Scholar ids")
 
     wang = clusters_world["wang"]
     pairs = {(p.a, p.b): p for p in clusters[1].pairs}
