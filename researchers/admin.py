@@ -31,6 +31,10 @@ class ResearcherAdmin(CurationAdminMixin, admin.ModelAdmin):
     show_full_result_count = False
     change_list_template = "admin/researchers/researcher/change_list.html"
 
+    def has_view_permission(self, request, obj=None):
+        # Curators find records to merge from the list; changing them stays with the change perm.
+        return request.user.has_perm(PERMISSION) or super().has_view_permission(request, obj)
+
 
 @admin.register(ResearcherExternalId)
 class ResearcherExternalIdAdmin(admin.ModelAdmin):

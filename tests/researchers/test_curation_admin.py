@@ -158,3 +158,18 @@ def test_superuser_can_curate(client, pair):
     admin = get_user_model().objects.create_superuser("boss", "boss@example.org", "pw-123456")
     client.force_login(admin)
     assert client.get("/admin/researchers/researcher/curation/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_researcher_list_links_the_queue_for_curators_only(client, curator, reader_factory):
+    client.force_login(curator)
+    assert "Review same-name clusters" in client.get(
+        "/admin/researchers/researcher/").content.decode()
+    viewer = reader_factory(is_staff=True)
+    from django.contrib.auth.models import Permission
+
+    viewer.user_permissions.add(Permission.objects.get(codename="view_researcher"))
+    client.force_login(viewer)
+    assert "Review same-name clusters" not in client.get(
+        "/admin/researchers/researcher/").content.decode()
+    assert client.get("/admin/researchers/researcher/curation/").status_code == 403
