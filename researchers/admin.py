@@ -1,6 +1,11 @@
 from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 
+from .admin_curation import PERMISSION, CurationAdminMixin
 from .models import (
+    CurationEntry,
+    DistinctPair,
     IdentityConflict,
     MatchRun,
     PaperMatchState,
@@ -15,7 +20,7 @@ class ExternalIdInline(admin.TabularInline):
 
 
 @admin.register(Researcher)
-class ResearcherAdmin(admin.ModelAdmin):
+class ResearcherAdmin(CurationAdminMixin, admin.ModelAdmin):
     list_display = ("display_name", "paper_count", "h_index", "citation_count", "works_count",
                     "merged_into")
     list_filter = ("figures_source",)
@@ -24,6 +29,11 @@ class ResearcherAdmin(admin.ModelAdmin):
     readonly_fields = ("created_at", "modified_at")
     inlines = [ExternalIdInline]
     show_full_result_count = False
+    change_list_template = "admin/researchers/researcher/change_list.html"
+
+    def has_view_permission(self, request, obj=None):
+        # Curators find records to merge from the list; changing them stays with the change perm.
+        return request.user.has_perm(PERMISSION) or super().has_view_permission(request, obj)
 
 
 @admin.register(ResearcherExternalId)
@@ -81,3 +91,57 @@ class MatchRunAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+
+class CuratorViewMixin:
+    """Read-only for everyone; curators may view even without the model's view permission."""
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.has_perm(PERMISSION) or super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(CurationEntry)
+class CurationEntryAdmin(CuratorViewMixin, admin.ModelAdmin):
+    """The audit log: who did what to which records, with the before and after states."""
+
+    list_display = ("created_at", "action", "actor", "researcher", "undone_by", "split_link")
+    list_filter = ("action",)
+    search_fields = ("=researcher__id", "note")
+    list_select_related = ("actor", "researcher")
+    raw_id_fields = ("researcher", "actor", "undone_by")
+    readonly_fields = ("created_at", "action", "actor", "researcher", "records", "note",
+                       "before", "after", "undone_by", "split_link")
+    exclude = ("researchers",)
+    show_full_result_count = False
+
+    @admin.display(description="records")
+    def records(self, obj: CurationEntry) -> str:
+        return format_html_join(", ", '<a href="{}">{}</a>', (
+            (reverse("admin:researchers_researcher_change", args=[r.pk]), str(r))
+            for r in obj.researchers.order_by("pk")))
+
+    @admin.display(description="split")
+    def split_link(self, obj: CurationEntry) -> str:
+        if obj.action != CurationEntry.MERGE or obj.undone_by_id:
+            return ""
+        return format_html('<a href="{}">Split…</a>',
+                           reverse("admin:researchers_curation_split", args=[obj.pk]))
+
+
+@admin.register(DistinctPair)
+class DistinctPairAdmin(CuratorViewMixin, admin.ModelAdmin):
+    """Pairs curators decided are different people."""
+
+    list_display = ("low", "high", "created_at", "entry")
+    raw_id_fields = ("low", "high", "entry")
+    list_select_related = ("low", "high")
+    show_full_result_count = False

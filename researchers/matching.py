@@ -4,7 +4,8 @@ For a batch of papers (newest first): ask both sources for the papers by arXiv i
 paper's byline with each source's author list (`researchers.alignment`), then find the
 researcher for each aligned authorship by external id: the Semantic Scholar author id first,
 then the OpenAlex id, then the ORCID. A paper only one source knows is matched through that
-source. Records are never merged because names agree; where the sources disagree (one OpenAlex
+source. Records are never merged because names agree (merging is the curators' job, see
+`researchers.curation`); where the sources disagree (one OpenAlex
 id across two Semantic Scholar ids, or the reverse) the records stay apart and an
 IdentityConflict is recorded for the curators.
 
@@ -32,7 +33,14 @@ from wovepaper.http import ServiceError
 from .alignment import align_authors
 from .clients.openalex import OAAuthorship, OAInstitution, OAWork, OpenAlexClient
 from .clients.semantic_scholar import S2Author, S2Paper, SemanticScholarClient
-from .models import IdentityConflict, MatchRun, PaperMatchState, Researcher, ResearcherExternalId
+from .models import (
+    IdentityConflict,
+    MatchRun,
+    PaperMatchState,
+    PinnedAuthorship,
+    Researcher,
+    ResearcherExternalId,
+)
 from .names import best_display_name, is_abbreviated, name_key
 
 logger = logging.getLogger(__name__)
@@ -436,9 +444,15 @@ def _apply(papers: Sequence[Paper], s2_found: dict[str, S2Paper | None],
     _improve_names(resolution.names)
     result.conflicts = _store_conflicts(resolution.conflicts)
 
+    # Authorships a curator attributed by hand stay where they were put.
+    pinned = set(PinnedAuthorship.objects.filter(
+        authorship_id__in=[k.authorship.pk for k in all_keys]).values_list("authorship_id",
+                                                                           flat=True))
     changed: list[Authorship] = []
     for key in all_keys:
         authorship = key.authorship
+        if authorship.pk in pinned:
+            continue
         target = attach.get(authorship.pk)
         if target is not None and authorship.researcher_id != target:
             if authorship.researcher_id:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from slugify import slugify
 
@@ -48,6 +49,7 @@ class Researcher(models.Model):
             models.Index(fields=["merged_into"], name="researcher_merged_idx"),
             models.Index(fields=["figures_updated_at", "id"], name="researcher_figures_idx"),
         ]
+        permissions = [("curate_researcher", "Can merge, split and re-attribute researchers")]
 
     def __str__(self) -> str:
         return f"{self.display_name} ({self.pk})"
@@ -207,3 +209,72 @@ class MatchRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.trigger} {self.started_at:%Y-%m-%d %H:%M} {self.status}"
+
+
+class CurationEntry(models.Model):
+    """One curator action (who, when, what, before and after): the audit log, and what a split
+    reads to undo a merge. `before`/`after` hold ids only, so an entry stays small."""
+
+    MERGE = "merge"
+    SPLIT = "split"
+    MOVE = "move"
+    DISTINCT = "distinct"
+    ACTIONS = [(MERGE, "merge"), (SPLIT, "split (merge undone)"),
+               (MOVE, "authorship moved"), (DISTINCT, "marked not the same person")]
+
+    action = models.CharField(max_length=16, choices=ACTIONS)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    # The survivor of a merge, the record an authorship moved to, the first of a pair.
+    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="+")
+    # Every record the action touched, for the history section of each of their pages.
+    researchers = models.ManyToManyField(Researcher, related_name="curation_entries")
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+    note = models.TextField(blank=True)
+    # A merge that was split: the split entry. Set once; a split merge cannot be split again.
+    undone_by = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="undoes")
+
+    class Meta:
+        verbose_name_plural = "curation entries"
+        indexes = [models.Index(fields=["-created_at"], name="curation_created_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()} #{self.pk} on {self.researcher_id}"
+
+
+class DistinctPair(models.Model):
+    """Curators decided these two records are not the same person: the queue stops suggesting
+    the pair and no merge joins them. Stored with the lower id first, so a pair is one row."""
+
+    low = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="+")
+    high = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="+")
+    entry = models.ForeignKey(CurationEntry, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["low", "high"], name="distinctpair_unique"),
+            models.CheckConstraint(condition=models.Q(low__lt=models.F("high")),
+                                   name="distinctpair_ordered"),
+        ]
+        indexes = [models.Index(fields=["high"], name="distinctpair_high_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.low_id} is not {self.high_id}"
+
+
+class PinnedAuthorship(models.Model):
+    """An authorship a curator attributed by hand: matching leaves it where it was put."""
+
+    authorship = models.OneToOneField("papers.Authorship", on_delete=models.CASCADE,
+                                      primary_key=True, related_name="pin")
+    entry = models.ForeignKey(CurationEntry, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"authorship {self.authorship_id} pinned"

@@ -8,7 +8,7 @@ from django.db.models import F, Q, QuerySet
 from papers.models import Paper
 from papers.selectors import paper_list_prefetch
 
-from .models import Researcher, ResearcherExternalId
+from .models import CurationEntry, Researcher, ResearcherExternalId
 from .names import name_key
 
 # A chain of merges longer than this is a curation mistake (or a cycle); stop following it.
@@ -141,3 +141,10 @@ def researcher_survivor_id(researcher_id: int) -> int | None:
         if current in seen:
             return None
     return None
+
+
+def researcher_curation_history(researcher: Researcher, *, limit: int = 20
+                                ) -> list[CurationEntry]:
+    """The latest curation entries that touched this record, for curators (one query)."""
+    return list(researcher.curation_entries.select_related("actor")
+                .order_by("-created_at", "-pk")[:limit])

@@ -16,6 +16,7 @@ from .models import Researcher
 RESEARCHER_KEY = re.compile(r"^(?P<id>\d{1,18})(?:-(?P<slug>.*))?$")
 CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?$")
 PER_PAGE = 24
+CURATE_PERMISSION = "researchers.curate_researcher"
 FIELDS_SHOWN = 12
 COAUTHORS_SHOWN = 16
 POSITIONS = [("first", "First author"), ("middle", "Middle author"), ("last", "Last author"),
@@ -72,6 +73,10 @@ def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
         "other_cited_papers": max(researcher.cited_papers_count - 1, 0),
     }
     context["jsonld"] = _researcher_jsonld(researcher, context["identities"])
+    # Curators only: anonymous visitors and readers run no extra query for this.
+    user = request.user
+    if user.is_authenticated and user.is_staff and user.has_perm(CURATE_PERMISSION):
+        context["curation_history"] = selectors.researcher_curation_history(researcher)
     return render_page(request, "researchers/detail", context)
 
 

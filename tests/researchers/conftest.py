@@ -222,3 +222,30 @@ def link_author(db):
         paper.authorships.filter(position=position).update(researcher=researcher)
 
     return link
+
+
+@pytest.fixture
+def curator(db):
+    """A staff user with the curation permission (and nothing else)."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+
+    user = get_user_model().objects.create_user("curator", "curator@example.org", "pw-123456",
+                                                is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="curate_researcher"))
+    return user
+
+
+@pytest.fixture
+def reader_factory(db):
+    """Plain site users, to follow and claim researchers."""
+    from django.contrib.auth import get_user_model
+
+    counter = itertools.count(1)
+
+    def make(**extra):
+        n = next(counter)
+        return get_user_model().objects.create_user(f"reader{n}", f"reader{n}@example.org",
+                                                    "pw-123456", **extra)
+
+    return make

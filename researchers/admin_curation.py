@@ -1,0 +1,188 @@
+"""Curation screens inside the Researcher admin: the review queue, merge (preview, confirm),
+split, move one authorship, and "not the same person".
+
+Views only check access, validate a form and call `researchers.curation`; the admin site's
+`admin_view` sends anonymous and non-staff users to the admin login, and staff without
+`researchers.curate_researcher` get 403.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+
+from papers.models import Authorship
+
+from . import clusters, curation
+from .models import CurationEntry, Researcher
+
+PERMISSION = "researchers.curate_researcher"
+
+
+def _ids(text: str) -> list[int]:
+    out = []
+    for part in text.replace(" ", ",").split(","):
+        if part.strip().isdigit():
+            out.append(int(part))
+    return list(dict.fromkeys(out))
+
+
+class MergeForm(forms.Form):
+    survivor = forms.IntegerField(min_value=1)
+    folded = forms.CharField(help_text="Ids of the records to fold in, separated by commas.")
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def clean_folded(self) -> list[int]:
+        ids = _ids(self.cleaned_data["folded"])
+        if not ids:
+            raise forms.ValidationError("Give at least one record id to fold in.")
+        return ids
+
+
+class MoveForm(forms.Form):
+    authorship = forms.IntegerField(min_value=1)
+    to = forms.IntegerField(min_value=1, label="Move to researcher id")
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class PairForm(forms.Form):
+    first = forms.IntegerField(min_value=1)
+    second = forms.IntegerField(min_value=1)
+    note = forms.CharField(required=False)
+
+
+class CurationAdminMixin:
+    """Mixed into ResearcherAdmin: adds the curation URLs under /admin/researchers/researcher/."""
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("curation/", wrap(self.curation_queue_view), name="researchers_curation"),
+            path("curation/merge/", wrap(self.curation_merge_view),
+                 name="researchers_curation_merge"),
+            path("curation/split/<int:entry_id>/", wrap(self.curation_split_view),
+                 name="researchers_curation_split"),
+            path("curation/move/", wrap(self.curation_move_view),
+                 name="researchers_curation_move"),
+            path("curation/distinct/", wrap(self.curation_distinct_view),
+                 name="researchers_curation_distinct"),
+            *super().get_urls(),
+        ]
+
+    def _require_curator(self, request: HttpRequest) -> None:
+        if not request.user.has_perm(PERMISSION):
+            raise PermissionDenied("Curating researchers needs the curate_researcher permission.")
+
+    def _context(self, request: HttpRequest, title: str, **extra) -> dict:
+        return {**self.admin_site.each_context(request), "opts": self.model._meta,
+                "title": title, **extra}
+
+    def curation_queue_view(self, request: HttpRequest) -> HttpResponse:
+        self._require_curator(request)
+        prefix = request.GET.get("q", "").strip()[:100]
+        found = clusters.curation_clusters(prefix=prefix)
+        return TemplateResponse(request, "admin/researchers/curation/queue.html", self._context(
+            request, "Same-name clusters to review", clusters=found, q=prefix,
+            weights=clusters.WEIGHTS))
+
+    def curation_merge_view(self, request: HttpRequest) -> HttpResponse:
+        self._require_curator(request)
+        if request.method == "POST":
+            form = MergeForm(request.POST)
+        else:
+            ids = _ids(request.GET.get("ids", ""))
+            survivor = request.GET.get("survivor") or (ids[0] if ids else None)
+            form = MergeForm({"survivor": survivor,
+                              "folded": ",".join(str(i) for i in ids if str(i) != str(survivor))})
+        plan = None
+        error = ""
+        if form.is_valid():
+            survivor_id, folded_ids = form.cleaned_data["survivor"], form.cleaned_data["folded"]
+            try:
+                plan = curation.merge_plan(survivor_id=survivor_id, folded_ids=folded_ids)
+                if request.method == "POST" and "confirm" in request.POST:
+                    entry = curation.researchers_merge(
+                        survivor_id=survivor_id, folded_ids=folded_ids, actor=request.user,
+                        note=form.cleaned_data["note"])
+                    messages.success(request, f"Merged {len(folded_ids)} record(s) into "
+                                              f"{plan.survivor} (entry #{entry.pk}).")
+                    return HttpResponseRedirect(
+                        reverse("admin:researchers_curationentry_change", args=[entry.pk]))
+            except curation.CurationError as exc:
+                error = str(exc)
+        return TemplateResponse(request, "admin/researchers/curation/merge.html", self._context(
+            request, "Merge researcher records", form=form, plan=plan, error=error))
+
+    def curation_split_view(self, request: HttpRequest, entry_id: int) -> HttpResponse:
+        self._require_curator(request)
+        entry = get_object_or_404(CurationEntry, pk=entry_id)
+        error = ""
+        if request.method == "POST":
+            try:
+                split = curation.merge_split(entry_id=entry.pk, actor=request.user,
+                                             note=request.POST.get("note", ""))
+            except curation.CurationError as exc:
+                error = str(exc)
+            else:
+                messages.success(request, f"Merge #{entry.pk} split (entry #{split.pk}).")
+                return HttpResponseRedirect(
+                    reverse("admin:researchers_curationentry_change", args=[split.pk]))
+        blockers = curation.merge_split_blockers(entry)
+        records = Researcher.objects.filter(
+            pk__in=[entry.after.get("survivor"), *entry.after.get("folded", [])]).order_by("pk")
+        return TemplateResponse(request, "admin/researchers/curation/split.html", self._context(
+            request, f"Split merge #{entry.pk}", entry=entry, blockers=blockers, error=error,
+            records=records))
+
+    def curation_move_view(self, request: HttpRequest) -> HttpResponse:
+        self._require_curator(request)
+        data = request.POST if request.method == "POST" else request.GET
+        form = MoveForm(data) if data.get("authorship") else MoveForm()
+        authorship = target = None
+        error = ""
+        if form.is_bound and form.is_valid():
+            authorship = (Authorship.objects.select_related("paper", "researcher")
+                          .filter(pk=form.cleaned_data["authorship"]).first())
+            target = Researcher.objects.filter(pk=form.cleaned_data["to"]).first()
+            if request.method == "POST" and "confirm" in request.POST:
+                try:
+                    entry = curation.authorship_move(
+                        authorship_id=form.cleaned_data["authorship"],
+                        to_researcher_id=form.cleaned_data["to"], actor=request.user,
+                        note=form.cleaned_data["note"])
+                except curation.CurationError as exc:
+                    error = str(exc)
+                else:
+                    messages.success(request, f"Authorship moved (entry #{entry.pk}).")
+                    return HttpResponseRedirect(
+                        reverse("admin:researchers_curationentry_change", args=[entry.pk]))
+        return TemplateResponse(request, "admin/researchers/curation/move.html", self._context(
+            request, "Move one authorship", form=form, authorship=authorship, target=target,
+            error=error))
+
+    def curation_distinct_view(self, request: HttpRequest) -> HttpResponse:
+        self._require_curator(request)
+        if request.method != "POST":
+            return HttpResponseRedirect(reverse("admin:researchers_curation"))
+        form = PairForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, "Give the two record ids.")
+        else:
+            try:
+                entry = curation.researchers_mark_distinct(
+                    first_id=form.cleaned_data["first"], second_id=form.cleaned_data["second"],
+                    actor=request.user, note=form.cleaned_data["note"])
+            except curation.CurationError as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(request, "Marked as not the same person." if entry else
+                                 "That pair was already marked.")
+        back = request.POST.get("next", "")
+        if not back.startswith("/admin/"):
+            back = reverse("admin:researchers_curation")
+        return HttpResponseRedirect(back)

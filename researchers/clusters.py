@@ -1,0 +1,211 @@
+"""The curators' review queue: live records sharing a name key, ranked by the evidence that they
+are one person.
+
+Evidence for: shared co-authors and overlapping fields (both read from the stored page figures,
+no query per record), shared institutions, overlapping active years, identity conflicts that
+link the two records (the sources disagreeing about one person). Evidence against: different
+ORCIDs, both records on the same paper, and a "not the same person" decision (such a pair is not
+suggested at all).
+
+The whole archive is never ranked at once: a page takes a bounded window of candidate names
+(those with open identity conflicts first, then the names of the most prolific records that other
+live records share; or the names starting with a search prefix) and ranks the clusters in that
+window with a fixed number of queries.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from django.db.models import Count, Max, Min
+
+from institutions.models import AuthorshipInstitution
+from papers.models import Authorship
+
+from .models import DistinctPair, IdentityConflict, Researcher, ResearcherExternalId
+from .names import name_key as make_name_key
+
+MAX_CLUSTER = 8  # records shown per name; a name with more is shown with its 8 largest
+WINDOW = 60  # candidate names ranked per page
+
+WEIGHTS = {"conflicts": 4, "coauthors": 2, "institutions": 2, "fields": 1, "years": 1,
+           "orcid_differs": -8, "same_paper": -4}
+
+
+@dataclass
+class PairEvidence:
+    a: int
+    b: int
+    conflicts: int = 0
+    conflict_kinds: list[str] = field(default_factory=list)
+    coauthors: list[str] = field(default_factory=list)
+    institutions: list[str] = field(default_factory=list)
+    fields: list[str] = field(default_factory=list)
+    years_overlap: bool = False
+    orcid_differs: bool = False
+    same_paper: int = 0
+
+    @property
+    def score(self) -> int:
+        return (WEIGHTS["conflicts"] * min(self.conflicts, 3)
+                + WEIGHTS["coauthors"] * min(len(self.coauthors), 5)
+                + WEIGHTS["institutions"] * min(len(self.institutions), 3)
+                + WEIGHTS["fields"] * min(len(self.fields), 3)
+                + WEIGHTS["years"] * int(self.years_overlap)
+                + WEIGHTS["orcid_differs"] * int(self.orcid_differs)
+                + WEIGHTS["same_paper"] * min(self.same_paper, 2))
+
+    def evidence_for(self) -> list[str]:
+        out = []
+        if self.conflicts:
+            out.append(f"{self.conflicts} identity conflict(s) between the sources link them: "
+                       + "; ".join(self.conflict_kinds))
+        if self.coauthors:
+            out.append("shared co-authors: " + ", ".join(self.coauthors[:5]))
+        if self.institutions:
+            out.append("shared institutions: " + ", ".join(self.institutions[:3]))
+        if self.fields:
+            out.append("overlapping fields: " + ", ".join(self.fields[:5]))
+        if self.years_overlap:
+            out.append("overlapping years")
+        return out
+
+    def evidence_against(self) -> list[str]:
+        out = []
+        if self.orcid_differs:
+            out.append("different ORCIDs")
+        if self.same_paper:
+            out.append(f"both are authors of {self.same_paper} same paper(s)")
+        return out
+
+
+@dataclass
+class Cluster:
+    name_key: str
+    records: list[Researcher]
+    pairs: list[PairEvidence]
+    total: int  # live records with this name (may exceed the ones shown)
+
+    @property
+    def score(self) -> int:
+        return max((p.score for p in self.pairs), default=0)
+
+
+def _candidate_keys(*, prefix: str, limit: int) -> list[str]:
+    live = Researcher.objects.filter(merged_into__isnull=True).exclude(name_key="")
+    if prefix:
+        key = make_name_key(prefix)
+        rows = (live.filter(name_key__startswith=key).values("name_key")
+                .annotate(n=Count("pk")).filter(n__gt=1).order_by("name_key")[:limit])
+        return [r["name_key"] for r in rows]
+    keys: list[str] = []
+    # Open conflicts are the sources telling us two records may be one person: first in line.
+    for key in (IdentityConflict.objects.filter(status=IdentityConflict.OPEN,
+                                                other_researcher__isnull=False)
+                .order_by("-created_at").values_list("researcher__name_key", flat=True)
+                [:limit * 4]):
+        if key and key not in keys:
+            keys.append(key)
+    keys = keys[:limit // 2]
+    if len(keys) < limit:
+        # The most prolific live records (an index scan of the paper-count index), then which of
+        # their names other live records share: bounded work, unlike grouping the whole table.
+        top = list(dict.fromkeys(live.order_by("-paper_count", "pk")
+                                 .values_list("name_key", flat=True)[:limit * 10]))
+        shared = set(live.filter(name_key__in=top).values("name_key")
+                     .annotate(n=Count("pk")).filter(n__gt=1).values_list("name_key", flat=True))
+        keys.extend(k for k in top if k in shared and k not in keys)
+    return keys[:limit]
+
+
+def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
+    """Same-name clusters with at least one pair still to decide, best evidence first.
+
+    A fixed number of queries whatever the archive size (about ten).
+    """
+    keys = _candidate_keys(prefix=prefix, limit=WINDOW)
+    if not keys:
+        return []
+    by_key: dict[str, list[Researcher]] = defaultdict(list)
+    for record in (Researcher.objects.filter(name_key__in=keys, merged_into__isnull=True)
+                   .order_by("name_key", "-paper_count", "pk")):
+        by_key[record.name_key].append(record)
+    totals = {k: len(v) for k, v in by_key.items()}
+    shown = {k: v[:MAX_CLUSTER] for k, v in by_key.items() if len(v) > 1}
+    ids = [r.pk for records in shown.values() for r in records]
+    if not ids:
+        return []
+    cluster_of = {r.pk: k for k, records in shown.items() for r in records}
+
+    distinct = set(DistinctPair.objects.filter(low_id__in=ids).values_list("low_id", "high_id"))
+    orcids: dict[int, set[str]] = defaultdict(set)
+    external: dict[int, list[str]] = defaultdict(list)
+    for rid, source, value in (ResearcherExternalId.objects.filter(researcher_id__in=ids)
+                               .order_by("source", "value")
+                               .values_list("researcher_id", "source", "value")):
+        external[rid].append(f"{source}:{value}")
+        if source == ResearcherExternalId.ORCID:
+            orcids[rid].add(value)
+    conflicts: dict[tuple[int, int], int] = defaultdict(int)
+    conflict_kinds: dict[tuple[int, int], set[str]] = defaultdict(set)
+    kind_labels = dict(IdentityConflict.KINDS)
+    # Shared ORCIDs and external ids show up here: an id belongs to one record (a unique
+    # constraint), so matching records "one ORCID across several records" instead.
+    for a, b, kind in IdentityConflict.objects.filter(researcher_id__in=ids,
+                                                      other_researcher_id__in=ids).values_list(
+            "researcher_id", "other_researcher_id", "kind"):
+        conflicts[tuple(sorted((a, b)))] += 1
+        conflict_kinds[tuple(sorted((a, b)))].add(kind_labels.get(kind, kind))
+    years = {row["researcher_id"]: (row["first"], row["last"]) for row in (
+        Authorship.objects.filter(researcher_id__in=ids)
+        .values("researcher_id").annotate(first=Min("paper__published"),
+                                          last=Max("paper__published")))}
+    institutions: dict[int, dict[int, str]] = defaultdict(dict)
+    for rid, inst, name in (AuthorshipInstitution.objects.filter(authorship__researcher_id__in=ids)
+                            .values_list("authorship__researcher_id", "institution_id",
+                                         "institution__name").distinct()):
+        institutions[rid][inst] = name
+    same_paper: dict[tuple[int, int], int] = defaultdict(int)
+    for a, b, n in (Authorship.objects
+                    .filter(researcher_id__in=ids, paper__authorships__researcher_id__in=ids)
+                    .values_list("researcher_id", "paper__authorships__researcher_id")
+                    .annotate(n=Count("paper_id", distinct=True))):
+        if a < b and cluster_of.get(a) == cluster_of.get(b):
+            same_paper[(a, b)] = n
+
+    clusters = []
+    for key, records in shown.items():
+        pairs = []
+        for x, y in combinations(sorted(records, key=lambda r: r.pk), 2):
+            if (x.pk, y.pk) in distinct:
+                continue
+            ev = PairEvidence(a=x.pk, b=y.pk, conflicts=conflicts.get((x.pk, y.pk), 0),
+                              conflict_kinds=sorted(conflict_kinds.get((x.pk, y.pk), ())),
+                              same_paper=same_paper.get((x.pk, y.pk), 0))
+            co_x = {c.get("id"): c.get("name", "") for c in x.coauthors if c.get("id")}
+            co_y = {c.get("id") for c in y.coauthors if c.get("id")}
+            ev.coauthors = sorted(co_x[c] for c in co_x.keys() & co_y if c not in (x.pk, y.pk))
+            ev.fields = sorted(set(x.field_counts or {}) & set(y.field_counts or {}))
+            shared = institutions[x.pk].keys() & institutions[y.pk].keys()
+            ev.institutions = sorted(institutions[x.pk][i] for i in shared)
+            ev.orcid_differs = bool(orcids[x.pk] and orcids[y.pk]
+                                    and not orcids[x.pk] & orcids[y.pk])
+            if x.pk in years and y.pk in years and all(years[x.pk]) and all(years[y.pk]):
+                (fx, lx), (fy, ly) = years[x.pk], years[y.pk]
+                ev.years_overlap = fx.year <= ly.year and fy.year <= lx.year
+            pairs.append(ev)
+        if not pairs:
+            continue
+        pairs.sort(key=lambda p: (-p.score, p.a, p.b))
+        for record in records:
+            record.curation_external = external.get(record.pk, [])
+            span = years.get(record.pk)
+            record.curation_years = (f"{span[0]:%Y}–{span[1]:%Y}" if span and all(span) else "")
+            record.curation_institutions = sorted(institutions[record.pk].values())[:5]
+            record.curation_fields = [code for code, _ in sorted(
+                (record.field_counts or {}).items(), key=lambda kv: (-kv[1], kv[0]))[:5]]
+        clusters.append(Cluster(name_key=key, records=records, pairs=pairs, total=totals[key]))
+    clusters.sort(key=lambda c: (-c.score, c.name_key))
+    return clusters[:limit]
