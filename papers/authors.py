@@ -28,7 +28,7 @@ _TEX_HINT = re.compile(r"[\\{}~]")
 
 @lru_cache(maxsize=65536)
 def decode_tex(text: str) -> str:
-    """Turn TeX accents and escapes (`Bal\\'azs`, `{\\"o}`) into Unicode; plain text passes through."""
+    """Turn TeX accents and escapes (`Bal\\'azs`, `{\\"o}`) into Unicode; plain text passes."""
     if not text or not _TEX_HINT.search(text):
         return text
     try:

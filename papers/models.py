@@ -24,8 +24,9 @@ class Paper(models.Model):
     license = models.CharField(max_length=255, blank=True)
     submitter = models.CharField(max_length=255, blank=True)
     cited_by_count = models.PositiveIntegerField(null=True, blank=True)
-    semantic_scholar_id = models.CharField(max_length=64, null=True, blank=True)
-    openalex_id = models.CharField(max_length=32, null=True, blank=True)
+    # NULL, not "", for "unknown": many papers lack these and a unique constraint ignores NULLs.
+    semantic_scholar_id = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    openalex_id = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001
     slug = models.SlugField(max_length=96, blank=True, db_index=False)
     is_withdrawn = models.BooleanField(default=False)
     is_deleted = models.BooleanField(default=False)
@@ -50,6 +51,9 @@ class Paper(models.Model):
     def __str__(self) -> str:
         return f"{self.arxiv_id}: {self.title[:80]}"
 
+    def get_absolute_url(self) -> str:
+        return f"/papers/{self.url_slug}"
+
     @property
     def category_list(self) -> list[str]:
         return self.categories.split()
@@ -65,9 +69,6 @@ class Paper(models.Model):
     @property
     def url_slug(self) -> str:
         return f"{self.arxiv_id}-{self.slug}" if self.slug else self.arxiv_id
-
-    def get_absolute_url(self) -> str:
-        return f"/papers/{self.url_slug}"
 
 
 class PaperCategory(models.Model):
@@ -118,7 +119,9 @@ class Authorship(models.Model):
     class Meta:
         ordering = ["paper", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["paper", "position"], name="authorship_unique_position"),
+            models.UniqueConstraint(
+                fields=["paper", "position"], name="authorship_unique_position"
+            ),
         ]
         indexes = [models.Index(fields=["researcher", "paper"], name="authorship_researcher_idx")]
 
