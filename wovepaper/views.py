@@ -128,6 +128,10 @@ URL_PATTERNS = [
     ("/search?q=<words>", "search papers, researchers and institutions"),
     ("/researchers", "browse researchers"),
     ("/institutions", "browse institutions"),
+    ("/following", "new papers by the researchers you follow (signed in)"),
+    ("/feeds/latest.rss", "the newest papers as RSS (also .atom, per category and per researcher)"),
+    ("/developers", "the REST API under /api/v1/, described at /openapi.json"),
+    ("/llms.txt, /sitemap.xml", "for automated readers"),
     ("/about, /contact, /privacy", "about the site"),
 ]
 
