@@ -7,6 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanen
 
 from wovepaper.negotiation import render_page
 from wovepaper.paging import window
+from wovepaper.structured_data import jsonld_with_breadcrumbs
 
 from . import selectors
 from .models import Institution
@@ -66,14 +67,10 @@ def _institution_jsonld(institution: Institution) -> dict:
         org["sameAs"] = same_as
     if institution.country_code:
         org["address"] = {"@type": "PostalAddress", "addressCountry": institution.country_code}
-    crumbs = [
-        {"@type": "ListItem", "position": 1, "name": "wovepaper", "item": settings.SITE_URL + "/"},
-        {"@type": "ListItem", "position": 2, "name": "Institutions",
-         "item": settings.SITE_URL + "/institutions"},
-        {"@type": "ListItem", "position": 3, "name": institution.name, "item": url},
-    ]
-    return {"@context": "https://schema.org",
-            "@graph": [org, {"@type": "BreadcrumbList", "itemListElement": crumbs}]}
+    return jsonld_with_breadcrumbs(org, [
+        ("Institutions", "/institutions"),
+        (institution.name, institution.get_absolute_url()),
+    ])
 
 
 def institution_list(request: HttpRequest) -> HttpResponse:

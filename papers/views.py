@@ -7,6 +7,7 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 
 from wovepaper.negotiation import render_page
+from wovepaper.structured_data import jsonld_with_breadcrumbs
 
 from .models import Paper
 from .selectors import paper_for_page
@@ -102,12 +103,8 @@ def _paper_jsonld(paper: Paper, authorships: list, categories: list[dict]) -> di
     if paper.cited_by_count is not None:
         article["citationCount"] = paper.cited_by_count
     primary = paper.primary_category
-    field_url = f"{settings.SITE_URL}/search" + (f"?category={quote(primary)}" if primary else "")
-    crumbs = [
-        {"@type": "ListItem", "position": 1, "name": "wovepaper", "item": settings.SITE_URL + "/"},
-        {"@type": "ListItem", "position": 2,
-         "name": category_name(primary) if primary else "Papers", "item": field_url},
-        {"@type": "ListItem", "position": 3, "name": paper.title, "item": url},
-    ]
-    return {"@context": "https://schema.org",
-            "@graph": [article, {"@type": "BreadcrumbList", "itemListElement": crumbs}]}
+    field_path = "/search" + (f"?category={quote(primary)}" if primary else "")
+    return jsonld_with_breadcrumbs(article, [
+        (category_name(primary) if primary else "Papers", field_path),
+        (paper.title, paper.get_absolute_url()),
+    ])

@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanen
 from papers.taxonomy import category_name
 from wovepaper.negotiation import render_page
 from wovepaper.paging import window
+from wovepaper.structured_data import jsonld_with_breadcrumbs
 
 from . import selectors
 from .models import Researcher
@@ -152,14 +153,10 @@ def _researcher_jsonld(researcher: Researcher, identities: list[dict]) -> dict:
     if orcid:
         person["identifier"] = {"@type": "PropertyValue", "propertyID": "ORCID",
                                 "value": orcid[0]}
-    crumbs = [
-        {"@type": "ListItem", "position": 1, "name": "wovepaper", "item": settings.SITE_URL + "/"},
-        {"@type": "ListItem", "position": 2, "name": "Researchers",
-         "item": settings.SITE_URL + "/researchers"},
-        {"@type": "ListItem", "position": 3, "name": researcher.display_name, "item": url},
-    ]
-    return {"@context": "https://schema.org",
-            "@graph": [person, {"@type": "BreadcrumbList", "itemListElement": crumbs}]}
+    return jsonld_with_breadcrumbs(person, [
+        ("Researchers", "/researchers"),
+        (researcher.display_name, researcher.get_absolute_url()),
+    ])
 
 
 def researcher_list(request: HttpRequest) -> HttpResponse:
