@@ -256,6 +256,9 @@ CELERY_TASK_ROUTES.update({
     "researchers.match_papers": {"queue": "match"},
     "researchers.match_next_batch": {"queue": "match"},
     "researchers.refresh_figures": {"queue": "match"},
+    # One worker consumes `harvest`: arXiv counts requests from all our machines together.
+    "papers.harvest_window": {"queue": "harvest"},
+    "papers.harvest_daily": {"queue": "harvest"},
 })
 CELERY_BEAT_SCHEDULE.update({
     "match-next-batch": {"task": "researchers.match_next_batch", "schedule": 60.0},
