@@ -22,7 +22,7 @@ from django.utils import timezone
 from papers.selectors import papers_with_bylines
 
 from .models import Profile, SentDigest
-from .selectors import feed_papers, followed_researcher_ids
+from .selectors import digest_papers, followed_researcher_ids
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
     researcher_ids = followed_researcher_ids(user=user)
     if not researcher_ids:
         return DigestOutcome("nothing-new", period_key=key)
-    papers_qs = feed_papers(researcher_ids=researcher_ids, since=since).filter(published__lte=now)
+    papers_qs = digest_papers(researcher_ids=researcher_ids, since=since, now=now)
     limit = settings.DIGEST_MAX_PAPERS
     papers = papers_with_bylines(papers_qs[: limit + 1])
     if not papers:

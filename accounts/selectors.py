@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 
@@ -49,6 +50,22 @@ def feed_papers(*, researcher_ids: list[int], since: datetime | None = None) -> 
     if since is not None:
         papers = papers.filter(published__gt=since)
     return papers.order_by("-published", "-id")
+
+
+def digest_papers(*, researcher_ids: list[int], since: datetime, now: datetime) -> QuerySet[Paper]:
+    """Papers new to a digest reader since `since`: published since then, or published a little
+    earlier (DIGEST_LATE_MATCH_DAYS) but only matched to a followed researcher since then, so a
+    paper that matching reached after the last digest is not lost. Older back-catalogue that
+    matching attaches later belongs on the researcher's page, not in a digest."""
+    followed = Authorship.objects.filter(researcher_id__in=researcher_ids)
+    late_cutoff = since - timedelta(days=settings.DIGEST_LATE_MATCH_DAYS)
+    return Paper.objects.filter(
+        Q(pk__in=followed.values("paper_id"), published__gt=since)
+        | Q(pk__in=followed.filter(matched_at__gt=since).values("paper_id"),
+            published__gt=late_cutoff),
+        is_deleted=False,
+        published__lte=now,
+    ).order_by("-published", "-id")
 
 
 def feed_count(*, researcher_ids: list[int]) -> int:

@@ -250,6 +250,7 @@ def _sync_authorships(
                 if old.name != name:
                     # A different person may now stand at this position: the match must go.
                     old.researcher_id = None
+                    old.matched_at = None
                 for f, v in fields.items():
                     setattr(old, f, v)
                 to_update.append(old)
@@ -258,7 +259,8 @@ def _sync_authorships(
         Authorship.objects.filter(pk__in=stale).delete()
     if to_update:
         Authorship.objects.bulk_update(
-            to_update, ["name", "keyname", "forenames", "suffix", "affiliation", "researcher"],
+            to_update,
+            ["name", "keyname", "forenames", "suffix", "affiliation", "researcher", "matched_at"],
             batch_size=2000,
         )
     Authorship.objects.bulk_create(to_create, batch_size=5000)

@@ -115,6 +115,9 @@ class Authorship(models.Model):
         on_delete=models.SET_NULL,
         related_name="authorships",
     )
+    # When matching attached `researcher`: a paper matched after it was published is still news
+    # to the researcher's followers (the digest reads this).
+    matched_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["paper", "position"]

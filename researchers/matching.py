@@ -425,7 +425,8 @@ def _apply(papers: Sequence[Paper], s2_found: dict[str, S2Paper | None],
            oa_found: dict[str, OAWork | None], now: datetime, result: BatchResult) -> None:
     by_paper: dict[int, list[Authorship]] = {}
     for authorship in Authorship.objects.filter(paper_id__in=[p.pk for p in papers]).only(
-            "pk", "paper_id", "position", "name", "researcher_id").order_by("paper_id", "position"):
+            "pk", "paper_id", "position", "name", "researcher_id", "matched_at").order_by(
+            "paper_id", "position"):
         by_paper.setdefault(authorship.paper_id, []).append(authorship)
     paper_of = {p.pk: p for p in papers}
     all_keys: list[AuthorKeys] = []
@@ -458,10 +459,11 @@ def _apply(papers: Sequence[Paper], s2_found: dict[str, S2Paper | None],
             if authorship.researcher_id:
                 result.researcher_ids.add(authorship.researcher_id)
             authorship.researcher_id = target
+            authorship.matched_at = now
             changed.append(authorship)
         if target is not None:
             result.researcher_ids.add(target)
-    Authorship.objects.bulk_update(changed, ["researcher"], batch_size=1000)
+    Authorship.objects.bulk_update(changed, ["researcher", "matched_at"], batch_size=1000)
     result.authorships_attached = len(changed)
 
     _update_papers(papers, s2_found, oa_found)

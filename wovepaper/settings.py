@@ -195,6 +195,9 @@ SOCIALACCOUNT_QUERY_EMAIL = True
 # Digests: how long the unsubscribe link in a digest email stays valid; papers listed at most.
 DIGEST_UNSUBSCRIBE_MAX_AGE = env_int("DIGEST_UNSUBSCRIBE_MAX_AGE", 90 * 24 * 3600)
 DIGEST_MAX_PAPERS = env_int("DIGEST_MAX_PAPERS", 50)
+# A paper matched to a followed researcher after the last digest still goes in the next one if
+# it was published at most this many days before that digest.
+DIGEST_LATE_MATCH_DAYS = env_int("DIGEST_LATE_MATCH_DAYS", 14)
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"

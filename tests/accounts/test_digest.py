@@ -21,7 +21,7 @@ from accounts.digests import (
 from accounts.models import Profile, SentDigest
 from accounts.services import researcher_follow
 from accounts.tasks import send_digests
-from papers.models import Paper
+from papers.models import Authorship, Paper
 
 pytestmark = pytest.mark.django_db
 
@@ -92,6 +92,22 @@ def test_next_digest_lists_only_what_came_since(reader, authored_paper):
     assert outcome.status == "sent" and outcome.paper_count == 1
     assert "A newer note" in mail.outbox[0].body
     assert "analytical engine" not in mail.outbox[0].body
+
+
+def test_a_paper_matched_after_the_last_digest_is_in_the_next(reader, authored_paper):
+    digest_send(user_id=reader.pk, now=NOW)
+    # Published before that digest, but matching reached it only afterwards.
+    late = authored_paper(reader.ada, title="Matched late", published=NOW - timedelta(days=2))
+    old = authored_paper(reader.ada, title="Back catalogue", published=NOW - timedelta(days=300))
+    Authorship.objects.filter(paper__in=[late, old]).update(matched_at=NOW + timedelta(hours=3))
+    mail.outbox.clear()
+    outcome = digest_send(user_id=reader.pk, now=NOW + timedelta(days=1))
+    assert outcome.status == "sent" and outcome.paper_count == 1
+    assert "Matched late" in mail.outbox[0].body
+    assert "Back catalogue" not in mail.outbox[0].body
+    # Sent once: the next day has nothing new.
+    mail.outbox.clear()
+    assert digest_send(user_id=reader.pk, now=NOW + timedelta(days=2)).status == "nothing-new"
 
 
 def test_a_failed_send_is_retried(reader, settings):

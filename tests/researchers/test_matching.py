@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from django.utils import timezone
 
 from institutions.models import AuthorshipInstitution, Institution
 from papers.models import Authorship, Paper
@@ -71,6 +72,7 @@ def ext(researcher: Researcher) -> dict[str, str]:
 
 @pytest.mark.django_db
 def test_match_attaches_every_author_of_a_paper_both_sources_know(sources, papers, clean_cache):
+    state_before = timezone.now()
     result = match_papers([p.pk for p in papers.values()])
     assert result.failed == 0 and not result.errors
     llama = Paper.objects.get(arxiv_id="2302.13971")
@@ -86,6 +88,8 @@ def test_match_attaches_every_author_of_a_paper_both_sources_know(sources, paper
     assert grave.display_name == "Édouard Grave"
     assert grave.name_key == "edouard grave"
     assert all(a.researcher_id for a in llama.authorships.all())
+    # When each was attached, for the digests of the researchers' followers.
+    assert all(a.matched_at and a.matched_at >= state_before for a in llama.authorships.all())
     state = PaperMatchState.objects.get(paper=llama)
     assert (state.status, state.s2_status, state.openalex_status) == ("matched", "found", "found")
     assert state.next_attempt_at is None and state.matched_authors == 14
