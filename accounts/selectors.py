@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import Counter
 from datetime import datetime, timedelta
 
@@ -118,26 +116,6 @@ def is_following(*, user: AbstractBaseUser, researcher: Researcher) -> bool:
     if not user.is_authenticated:
         return False
     return Follow.objects.filter(user=user, researcher=researcher).exists()
-
-
-def name_key(text: str) -> str:
-    """Lower case, accents folded, punctuation dropped: the shape of Researcher.name_key."""
-    folded = unicodedata.normalize("NFKD", text)
-    folded = "".join(c for c in folded if not unicodedata.combining(c)).lower()
-    return " ".join(re.sub(r"[^\w\s]", " ", folded).split())
-
-
-def researchers_search(*, query: str, limit: int = 20) -> list[Researcher]:
-    """Researchers whose name contains the query, most papers here first. On PostgreSQL the
-    containment test uses the trigram index on name_key."""
-    key = name_key(query)
-    if len(key) < 2:
-        return []
-    lookup = Q(name_key__contains=key) if len(key) >= 3 else Q(name_key__startswith=key)
-    return list(
-        Researcher.objects.filter(lookup, merged_into__isnull=True)
-        .order_by("-paper_count", "id")[:limit]
-    )
 
 
 def researchers_suggested(*, fields: list[str], exclude_ids: list[int] | None = None,

@@ -22,6 +22,7 @@ from rest_framework.authtoken.models import Token
 
 from papers.selectors import papers_with_bylines
 from researchers.models import Researcher
+from researchers.selectors import researchers_search
 from wovepaper.negotiation import render_page
 
 from . import digests, selectors, services
@@ -174,7 +175,7 @@ def onboarding_researchers(request: HttpRequest) -> HttpResponse:
         return redirect("accounts:onboarding_claim")
     query = request.GET.get("q", "").strip()
     followed = selectors.followed_researcher_ids(user=request.user)
-    results = selectors.researchers_search(query=query) if query else []
+    results = researchers_search(query) if query else []
     suggested = [] if query else selectors.researchers_suggested(fields=profile.fields,
                                                                  exclude_ids=followed)
     selectors.researchers_with_follow_state(results + suggested, user=request.user)
@@ -190,7 +191,7 @@ def onboarding_researchers(request: HttpRequest) -> HttpResponse:
 @require_GET
 def onboarding_claim(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
-    results = selectors.researchers_search(query=query) if query else []
+    results = researchers_search(query) if query else []
     claims = list(request.user.claims.select_related("researcher").order_by("-created_at")[:10])
     profile = services.profile_get_or_create(user=request.user)
     # Weekly is offered first to someone who has not chosen yet; they see it before finishing.

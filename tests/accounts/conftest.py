@@ -12,6 +12,7 @@ from django.core.cache import cache
 from accounts.models import Profile
 from papers.models import Authorship
 from researchers.models import Researcher
+from researchers.names import name_key
 
 _n = itertools.count(1)
 PASSWORD = "correct-horse-battery-staple-42"
@@ -50,8 +51,6 @@ def user_factory(db):
 @pytest.fixture
 def researcher_factory(db):
     def make(name: str = "Ada Lovelace", **fields) -> Researcher:
-        from accounts.selectors import name_key
-
         fields.setdefault("name_key", name_key(name))
         return Researcher.objects.create(display_name=name, **fields)
 
