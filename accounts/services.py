@@ -7,11 +7,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from researchers.models import Researcher
+from researchers.selectors import researcher_survivor_id
 
 from .models import Claim, Follow, Profile
 
 # A chain of merges longer than this is a data error; stop rather than loop.
-MAX_MERGE_HOPS = 10
 
 
 class FollowError(ValueError):
@@ -80,16 +80,12 @@ def onboarding_complete(*, profile: Profile) -> Profile:
 
 def researcher_final(*, researcher: Researcher) -> Researcher:
     """The record a merged researcher ended up in (itself when not merged)."""
-    seen = {researcher.pk}
-    current = researcher
-    for _ in range(MAX_MERGE_HOPS):
-        if not current.merged_into_id:
-            return current
-        if current.merged_into_id in seen:
-            raise FollowError("This researcher record is part of a merge loop.")
-        seen.add(current.merged_into_id)
-        current = Researcher.objects.get(pk=current.merged_into_id)
-    raise FollowError("This researcher record was merged too many times to follow.")
+    if not researcher.merged_into_id:
+        return researcher
+    survivor_id = researcher_survivor_id(researcher.merged_into_id)
+    if survivor_id is None:
+        raise FollowError("This researcher record is part of a merge loop or too long a chain.")
+    return Researcher.objects.get(pk=survivor_id)
 
 
 def researcher_follow(*, user: AbstractBaseUser, researcher: Researcher) -> Follow:
