@@ -293,12 +293,27 @@ def harvest_page_ingest(run: HarvestRun, page: ListPage) -> tuple[UpsertCounts, 
             "updated", "unchanged", "rejected", "deleted", "checkpoint_at",
         ])
         if changed_ids:
+            transaction.on_commit(partial(search_index_enqueue, list(changed_ids)))
             transaction.on_commit(partial(matching_enqueue, list(changed_ids)))
     return counts, changed_ids
 
 
 # ---------------------------------------------------------------------------------------------
-# Matching hand-off
+# Hand-offs: the search index and matching
+
+
+def search_index_enqueue(paper_ids: list[int]) -> None:
+    """Build the page's search documents in a worker (inline without a broker).
+
+    Never fails the harvest: the periodic papers.index_search_pending sweep catches up.
+    """
+    from .tasks import index_search
+
+    try:
+        index_search.delay(paper_ids)
+    except Exception:
+        logger.exception("could not index %d harvested papers", len(paper_ids))
+
 
 
 def matching_enqueue(paper_ids: list[int]) -> int:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 
 
@@ -69,6 +70,25 @@ class Paper(models.Model):
     @property
     def url_slug(self) -> str:
         return f"{self.arxiv_id}-{self.slug}" if self.slug else self.arxiv_id
+
+
+class PaperSearchDocument(models.Model):
+    """A paper's keyword-search document on PostgreSQL: its weighted text-search vector (title
+    above abstract), with a GIN index that migration 0008 creates on PostgreSQL only.
+
+    Built by papers.indexing after the paper is written, not with it: computing the vector and
+    adding it to the GIN index costs more than writing the paper's rows. `source_hash` is the
+    paper's digest the document was built from, so a changed paper shows as stale.
+    SQLite searches an FTS5 table kept by triggers instead, and leaves this table empty.
+    """
+
+    paper = models.OneToOneField(Paper, primary_key=True, on_delete=models.CASCADE,
+                                 related_name="search_document")
+    source_hash = models.CharField(max_length=32, blank=True)
+    document = SearchVectorField()
+
+    def __str__(self) -> str:
+        return f"search document of {self.paper_id}"
 
 
 class PaperCategory(models.Model):

@@ -1,8 +1,8 @@
 """Keyword search over papers: one interface, a backend per database vendor.
 
-PostgreSQL uses full-text search over a stored, weighted tsvector column with a GIN index
-(migrations 0003 and 0005; the column is not on the model, the database computes it); SQLite
-uses an FTS5 table kept in step by triggers. Both rank, filter by category and date, and page.
+PostgreSQL uses full-text search over each paper's weighted tsvector document with a GIN index
+(PaperSearchDocument, built by papers.indexing); SQLite uses an FTS5 table kept in step by
+triggers. Both rank, filter by category and date, and page.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from django.db import connection
 
 from .models import Paper
 
-PG_VECTOR = "p.search_vector"
+PG_VECTOR = "d.document"
 # Counting every match of a very common word is the slow part of a search; past this many we
 # say "more than" instead of counting on.
 COUNT_CAP = 10_000
@@ -72,7 +72,7 @@ def paper_search(
         rank = f"ts_rank_cd({PG_VECTOR}, websearch_to_tsquery('english', %s))"
         match_params: list = [query]
         rank_params: list = [query]
-        source = "papers_paper p"
+        source = "papers_papersearchdocument d JOIN papers_paper p ON p.id = d.paper_id"
     elif connection.vendor == "sqlite":
         fts = fts5_query(query)
         if not fts:

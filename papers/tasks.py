@@ -8,7 +8,7 @@ from datetime import date
 from celery import chain, shared_task
 from django.conf import settings
 
-from . import harvesting
+from . import harvesting, indexing
 
 logger = logging.getLogger(__name__)
 
@@ -65,3 +65,15 @@ def harvest_daily() -> list[str]:
     if sets:
         chain(*(harvest_window.si(set_spec=s, incremental=True) for s in sets)).apply_async()
     return sets
+
+
+@shared_task(name="papers.index_search", acks_late=True)
+def index_search(paper_ids: list[int]) -> int:
+    """Build the search documents of papers a harvest page created or changed."""
+    return indexing.search_index_papers(paper_ids)
+
+
+@shared_task(name="papers.index_search_pending", acks_late=True)
+def index_search_pending() -> int:
+    """The periodic catch-up: whatever a lost task or an interrupted import left unindexed."""
+    return indexing.search_index_pending()

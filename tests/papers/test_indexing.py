@@ -1,0 +1,111 @@
+"""The search index stage (papers.indexing): documents follow the papers they are built from."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from papers import indexing, oai
+from papers.harvesting import harvest_page_ingest, harvest_run_create
+from papers.importing import snapshot_import
+from papers.indexing import search_index_papers, search_index_pending
+from papers.ingest import papers_upsert
+from papers.models import Paper, PaperSearchDocument
+from papers.records import PaperRecord
+from papers.search import paper_search
+from papers.tasks import index_search_pending
+from tests.papers.conftest import ARXIV_PAGE_3, oai_bytes
+
+
+def _record(arxiv_id: str, title: str, abstract: str = "") -> PaperRecord:
+    return PaperRecord(arxiv_id=arxiv_id, title=title, abstract=abstract, categories=["cs.LG"])
+
+
+def _gin_index_exists() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s)", [indexing.GIN_INDEX])
+        return cursor.fetchone()[0] is not None
+
+
+@pytest.mark.postgres
+def test_bulk_writes_are_searchable_once_indexed_and_changes_reindex(db):
+    papers_upsert([_record("2401.00001", "Tropical geometry of matroids"),
+                   _record("2401.00002", "Sheaves on curves", "Tropical methods appear.")])
+    assert paper_search("tropical").total == 0  # written, not yet indexed
+    assert search_index_pending() == 2
+    assert [p.arxiv_id for p in paper_search("tropical").papers] == ["2401.00001", "2401.00002"]
+    assert search_index_pending() == 0  # idempotent
+
+    _, changed = papers_upsert([_record("2401.00002", "Sheaves on surfaces")])
+    assert search_index_papers(changed) == 1
+    assert [p.arxiv_id for p in paper_search("tropical").papers] == ["2401.00001"]
+    assert paper_search("surfaces").total == 1
+    assert search_index_papers(changed) == 0  # already current
+
+
+@pytest.mark.postgres
+def test_a_paper_saved_by_hand_is_reindexed_at_once(paper_factory):
+    paper = paper_factory(title="Graph colouring")
+    assert paper_search("colouring").total == 1
+    paper.title = "Graph labelling"  # the digest does not change: only the save signal tells
+    paper.save()
+    assert paper_search("colouring").total == 0
+    assert paper_search("labelling").total == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_first_backfill_builds_the_gin_index_once_over_parallel_connections(
+    sample_path, monkeypatch
+):
+    monkeypatch.setattr(indexing, "BULK_MIN_PAPERS", 100)
+    monkeypatch.setattr(indexing, "RANGE_SPAN", 500)  # several ranges for the two workers
+    dropped = []
+    real_execute = connection.cursor().__class__.execute
+
+    def spy(cursor, sql, params=None):
+        if sql.startswith("DROP INDEX"):
+            dropped.append(sql)
+        return real_execute(cursor, sql, params)
+
+    monkeypatch.setattr(connection.cursor().__class__, "execute", spy)
+    counts, _ = snapshot_import(sample_path)
+    assert dropped == [f"DROP INDEX IF EXISTS {indexing.GIN_INDEX}"]
+    assert _gin_index_exists()
+    assert PaperSearchDocument.objects.count() == Paper.objects.count() == counts.created > 2000
+    title_word = Paper.objects.order_by("id").first().title.split()[-1]
+    assert paper_search(title_word).total >= 1
+
+    dropped.clear()
+    assert snapshot_import(sample_path)[0].unchanged == counts.created
+    assert dropped == []  # an index with documents is never dropped
+    assert search_index_pending() == 0
+
+
+@pytest.mark.postgres
+def test_harvested_page_is_indexed_when_its_transaction_commits(
+    oai_url, db, django_capture_on_commit_callbacks
+):
+    run = harvest_run_create(set_spec="physics", metadata_prefix="arXiv")
+    page = oai.parse_list_records(oai_bytes(ARXIV_PAGE_3), metadata_prefix="arXiv")
+    with django_capture_on_commit_callbacks(execute=True):
+        _, changed = harvest_page_ingest(run, page)
+    assert changed
+    assert PaperSearchDocument.objects.filter(paper_id__in=changed).count() == len(changed)
+    paper = Paper.objects.get(pk=changed[0])
+    assert paper.pk in [p.pk for p in paper_search(paper.title, limit=50).papers]
+
+
+@pytest.mark.postgres
+def test_the_periodic_sweep_catches_up(db):
+    papers_upsert([_record("2401.00003", "Knot invariants")])
+    assert index_search_pending.delay().get() == 1
+    assert paper_search("knot").total == 1
+
+
+@pytest.mark.sqlite
+def test_sqlite_search_needs_no_index_stage(db):
+    papers_upsert([_record("2401.00004", "Braid groups")])
+    assert paper_search("braid").total == 1  # FTS5 triggers keep it current
+    assert search_index_pending() == 0
+    assert PaperSearchDocument.objects.count() == 0
