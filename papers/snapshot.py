@@ -99,15 +99,16 @@ def parse_snapshot_line(text: str) -> PaperRecord:
     parsed = data.get("authors_parsed")
     if isinstance(parsed, list) and parsed:
         authors = []
+        append = authors.append
         for entry in parsed:
-            if not isinstance(entry, list) or not entry:
+            # Type checks and the cache lookup fused: this loop runs for every author in arXiv.
+            if entry.__class__ is not list or not entry:
                 raise RecordError(f"{arxiv_id}: malformed 'authors_parsed' entry {entry!r}")
-            parts = entry[:3]
-            if not all(isinstance(part, str) for part in parts):
-                if not all(part is None or isinstance(part, str) for part in parts):
-                    raise RecordError(f"{arxiv_id}: malformed 'authors_parsed' entry {entry!r}")
-                parts = [part or "" for part in parts]
-            authors.append(_parsed_author(*parts))
+            try:
+                append(_parsed_author(*entry[:3]))
+            except (TypeError, AttributeError):  # a number or a list where a name should be
+                raise RecordError(
+                    f"{arxiv_id}: malformed 'authors_parsed' entry {entry!r}") from None
     else:
         authors = split_authors(authors_raw)
 
@@ -168,12 +169,14 @@ def decode_byline(byline: str) -> str:
 
 
 @lru_cache(maxsize=1 << 17)
-def _parsed_author(keyname: str, forenames: str = "", suffix: str = "") -> AuthorName:
-    """One `authors_parsed` entry; cached because the same people sign many papers."""
+def _parsed_author(keyname: str | None, forenames: str | None = "",
+                   suffix: str | None = "") -> AuthorName:
+    """One `authors_parsed` entry (None reads as ""); cached because the same people sign many
+    papers. Anything but text in it raises TypeError or AttributeError."""
     return AuthorName(
-        keyname=decode_tex(clean_text(keyname)),
-        forenames=decode_tex(clean_text(forenames)),
-        suffix=clean_text(suffix),
+        keyname=decode_tex(" ".join(keyname.split())) if keyname is not None else "",
+        forenames=decode_tex(" ".join(forenames.split())) if forenames is not None else "",
+        suffix=" ".join(suffix.split()) if suffix is not None else "",
     )
 
 

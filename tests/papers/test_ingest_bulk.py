@@ -200,3 +200,30 @@ def test_background_reader_stops_when_the_consumer_stops():
     assert next(reader) == 0
     reader.close()
     assert len(produced) < 10
+
+
+def test_digest_moves_with_every_field(records):
+    """A field left out of the digest would make a real change count as "unchanged"."""
+    import dataclasses
+    from datetime import UTC, date, datetime
+
+    from papers.authors import AuthorName
+
+    record = next(r for r in records if r.authors and r.published and r.updated)
+    base = record.digest()
+    assert base == dataclasses.replace(record).digest()  # stable for equal records
+    changed_values = {
+        "arxiv_id": "0704.9999", "authors": [*record.authors, AuthorName(keyname="Extra")],
+        "categories": [*record.categories, "math.CO"], "version": record.version + 1,
+        "published": datetime(1999, 1, 1, tzinfo=UTC), "updated": date(1999, 1, 2),
+        "is_deleted": not record.is_deleted,
+    }
+    for field in dataclasses.fields(record):
+        value = changed_values.get(field.name)
+        if value is None:
+            value = getattr(record, field.name) + " (revised)"
+        assert dataclasses.replace(record, **{field.name: value}).digest() != base, field.name
+    for part in ("keyname", "forenames", "suffix", "affiliation"):
+        author = record.authors[0]._replace(**{part: getattr(record.authors[0], part) + "x"})
+        revised = dataclasses.replace(record, authors=[author, *record.authors[1:]])
+        assert revised.digest() != base, part
