@@ -1,9 +1,11 @@
-"""Benchmark the snapshot import (papers.importing.snapshot_import: parse + papers_upsert).
+"""Benchmark the snapshot import (papers.importing.snapshot_import: parse, papers_upsert, and
+the search documents built beside the load, as `manage.py import_arxiv_snapshot` does).
 
 For each database vendor asked for, on a fresh database (PostgreSQL: a dedicated database that is
 created, migrated and dropped; SQLite: a new file), it times a first import of the snapshot and a
 rerun of the same file (every record unchanged), and reports records per second and the peak
-resident memory of the importing process. Each vendor runs in its own child process, so peak
+resident memory of the importing process. `--load-only` leaves the search documents unbuilt, to
+time the load by itself. Each vendor runs in its own child process, so peak
 memory is that run's alone and Django's settings see that run's DATABASE_URL.
 
     python benchmarks/generate_snapshot.py --records 1000000
@@ -67,7 +69,7 @@ def server_cpu_seconds(pid: int | None) -> float | None:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def run_child(snapshot: Path, batch_size: int | None) -> dict:
+def run_child(snapshot: Path, batch_size: int | None, load_only: bool) -> dict:
     """Runs inside the child: migrate, import twice, count rows, report as a dict."""
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wovepaper.settings")
@@ -78,7 +80,6 @@ def run_child(snapshot: Path, batch_size: int | None) -> dict:
     from django.db import connection
 
     from papers.importing import snapshot_import
-    from papers.indexing import search_index_pending
     from papers.models import Authorship, Paper, PaperCategory, PaperSearchDocument
 
     call_command("migrate", verbosity=0)
@@ -88,7 +89,8 @@ def run_child(snapshot: Path, batch_size: int | None) -> dict:
             cursor.execute("SELECT pg_backend_pid()")
             backend_pid = cursor.fetchone()[0]
     options = {"batch_size": batch_size} if batch_size else {}
-    result: dict = {"vendor": connection.vendor, "batch_size": batch_size or "default"}
+    result: dict = {"vendor": connection.vendor, "batch_size": batch_size or "default",
+                    "mode": "load only" if load_only else "load + search index"}
     progress_every = 100_000
     seen = {"n": 0, "next": progress_every, "t0": 0.0}
 
@@ -104,38 +106,26 @@ def run_child(snapshot: Path, batch_size: int | None) -> dict:
         seen.update(n=0, next=progress_every, t0=time.perf_counter())
         started = time.perf_counter()
         client_before, server_before = client_cpu_seconds(), server_cpu_seconds(backend_pid)
-        counts, changed = snapshot_import(snapshot, progress=progress, build_search_index=False,
-                                          **options)
-        loaded = time.perf_counter()
-        client_loaded, server_loaded = client_cpu_seconds(), server_cpu_seconds(backend_pid)
-        indexed_documents = search_index_pending()
-        finished = time.perf_counter()
+        counts, changed = snapshot_import(snapshot, progress=progress,
+                                          build_search_index=not load_only, **options)
+        seconds = time.perf_counter() - started
         client_after, server_after = client_cpu_seconds(), server_cpu_seconds(backend_pid)
         records = counts.created + counts.updated + counts.unchanged + counts.rejected
 
         def per_record(after, before, records=records):
             return (after - before) / records * 1e6 if records and after is not None else None
 
-        load_seconds, index_seconds = loaded - started, finished - loaded
         result[label] = {
             "records": records,
             "counts": counts.as_dict(),
             "changed": len(changed),
-            # The load writes papers, categories and authorships; the search index stage then
-            # builds their search documents (papers.indexing). Both are timed.
-            "load_seconds": load_seconds,
-            "load_per_second": records / load_seconds if load_seconds else 0.0,
-            "index_seconds": index_seconds,
-            "indexed_documents": indexed_documents,
-            "seconds": finished - started,
-            "per_second": records / (finished - started),
+            "seconds": seconds,
+            "per_second": records / seconds if seconds else 0.0,
             "peak_rss_mb": peak_rss_mb(),
             # CPU per record separates our cost from the load other processes put on the
             # machine, which wall-clock rates on a shared box cannot.
-            "load_client_cpu_us": per_record(client_loaded, client_before),
-            "load_server_cpu_us": per_record(server_loaded, server_before),
-            "index_client_cpu_us": per_record(client_after, client_loaded),
-            "index_server_cpu_us": per_record(server_after, server_loaded),
+            "client_cpu_us": per_record(client_after, client_before),
+            "server_cpu_us": per_record(server_after, server_before),
         }
         del changed
     result["rows"] = {
@@ -168,9 +158,10 @@ def run_vendor(vendor: str, args: argparse.Namespace) -> dict:
             Path(f"{sqlite_path}{suffix}").unlink(missing_ok=True)
         env["DATABASE_URL"] = f"sqlite:///{sqlite_path}"
     try:
-        batch = ["--batch-size", str(args.batch_size)] if args.batch_size else []
+        extra = ["--batch-size", str(args.batch_size)] if args.batch_size else []
+        extra += ["--load-only"] if args.load_only else []
         completed = subprocess.run(
-            [sys.executable, __file__, "--child", str(args.snapshot), *batch],
+            [sys.executable, __file__, "--child", str(args.snapshot), *extra],
             env=env, stdout=subprocess.PIPE, text=True, check=True,
         )
     finally:
@@ -188,34 +179,29 @@ def print_table(results: list[dict], snapshot: Path) -> None:
     print(f"snapshot: {snapshot} ({snapshot.stat().st_size / 1e6:,.0f} MB)")
     print(f"machine:  {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.system()} {platform.machine()}")
-    header = (f"{'database':<11}{'run':<7}{'records':>10}{'load':>9}{'records/s':>11}"
-              f"{'index':>9}{'overall':>9}{'records/s':>11}{'peak RSS':>11}")
+    header = (f"{'database':<11}{'run':<7}{'what':<21}{'records':>10}{'time':>9}"
+              f"{'records/s':>11}{'peak RSS':>11}")
     print(header)
     print("-" * len(header))
     for r in results:
         for label in ("first", "rerun"):
             p = r[label]
-            print(f"{r['vendor']:<11}{label:<7}{p['records']:>10,}{p['load_seconds']:>8.1f}s"
-                  f"{p['load_per_second']:>11,.0f}{p['index_seconds']:>8.1f}s"
+            print(f"{r['vendor']:<11}{label:<7}{r['mode']:<21}{p['records']:>10,}"
                   f"{p['seconds']:>8.1f}s{p['per_second']:>11,.0f}{p['peak_rss_mb']:>8,.0f} MB")
     print()
-    print("CPU time per record (importing process, all threads / PostgreSQL server, all backends):")
+    print("CPU time per record (importing process, all threads / PostgreSQL, all backends):")
 
     def us(value):
-        return f"{value:>6,.0f} us" if value is not None else "   n/a   "
+        return f"{value:>6,.0f} us" if value is not None else "   n/a (in-process)"
 
     for r in results:
         for label in ("first", "rerun"):
             p = r[label]
-            print(f"  {r['vendor']:<11}{label:<7}"
-                  f"load: client {us(p['load_client_cpu_us'])} server {us(p['load_server_cpu_us'])}"
-                  f"   index: client {us(p['index_client_cpu_us'])}"
-                  f" server {us(p['index_server_cpu_us'])}")
+            print(f"  {r['vendor']:<11}{label:<7}client {us(p['client_cpu_us'])}"
+                  f"   server {us(p['server_cpu_us'])}")
     print()
     for r in results:
-        print(f"{r['vendor']}: first {r['first']['counts']} "
-              f"({r['first']['indexed_documents']:,} documents indexed), "
-              f"rerun {r['rerun']['counts']} ({r['rerun']['indexed_documents']:,} indexed), "
+        print(f"{r['vendor']}: first {r['first']['counts']}, rerun {r['rerun']['counts']}, "
               f"rows {r['rows']}")
 
 
@@ -230,11 +216,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="PostgreSQL server URL without a database name")
     parser.add_argument("--db-name", default=DEFAULT_DB_NAME)
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument("--load-only", action="store_true",
+                        help="time the load alone: leave the search documents unbuilt")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(run_child(args.snapshot, args.batch_size)))
+        print(json.dumps(run_child(args.snapshot, args.batch_size, args.load_only)))
         return 0
     if not args.snapshot.exists():
         parser.error(f"{args.snapshot}: no such file; make one with "

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-from django.db import connection
+import threading
 
-from papers import indexing, oai
+import pytest
+
+from papers import importing, indexing, oai
 from papers.harvesting import harvest_page_ingest, harvest_run_create
 from papers.importing import snapshot_import
 from papers.indexing import search_index_papers, search_index_pending
@@ -19,12 +20,6 @@ from tests.papers.conftest import ARXIV_PAGE_3, oai_bytes
 
 def _record(arxiv_id: str, title: str, abstract: str = "") -> PaperRecord:
     return PaperRecord(arxiv_id=arxiv_id, title=title, abstract=abstract, categories=["cs.LG"])
-
-
-def _gin_index_exists() -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT to_regclass(%s)", [indexing.GIN_INDEX])
-        return cursor.fetchone()[0] is not None
 
 
 @pytest.mark.postgres
@@ -55,31 +50,47 @@ def test_a_paper_saved_by_hand_is_reindexed_at_once(paper_factory):
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_first_backfill_builds_the_gin_index_once_over_parallel_connections(
-    sample_path, monkeypatch
-):
-    monkeypatch.setattr(indexing, "BULK_MIN_PAPERS", 100)
-    monkeypatch.setattr(indexing, "RANGE_SPAN", 500)  # several ranges for the two workers
-    dropped = []
-    real_execute = connection.cursor().__class__.execute
+def test_import_indexes_each_committed_batch_beside_the_load(sample_path, monkeypatch):
+    """Outside a transaction the import hands each committed batch to the background indexer,
+    whose own connection builds the documents while the next batch loads."""
+    indexed_in = []
+    real = importing.BackgroundIndexer.submit
 
-    def spy(cursor, sql, params=None):
-        if sql.startswith("DROP INDEX"):
-            dropped.append(sql)
-        return real_execute(cursor, sql, params)
+    def spy(indexer, paper_ids):
+        indexed_in.append(len(paper_ids))
+        return real(indexer, paper_ids)
 
-    monkeypatch.setattr(connection.cursor().__class__, "execute", spy)
-    counts, _ = snapshot_import(sample_path)
-    assert dropped == [f"DROP INDEX IF EXISTS {indexing.GIN_INDEX}"]
-    assert _gin_index_exists()
+    monkeypatch.setattr(importing.BackgroundIndexer, "submit", spy)
+    monkeypatch.setattr(indexing, "FLUSH_AFTER", 100)
+    counts, _ = snapshot_import(sample_path, batch_size=500)
+    assert indexed_in == [500] * 6 + [counts.created - 3000]
     assert PaperSearchDocument.objects.count() == Paper.objects.count() == counts.created > 2000
-    title_word = Paper.objects.order_by("id").first().title.split()[-1]
+    assert search_index_pending() == 0  # nothing left for the sweep
+    title_word = max(Paper.objects.order_by("id").first().title.split(), key=len)
     assert paper_search(title_word).total >= 1
 
-    dropped.clear()
+    indexed_in.clear()
     assert snapshot_import(sample_path)[0].unchanged == counts.created
-    assert dropped == []  # an index with documents is never dropped
-    assert search_index_pending() == 0
+    assert indexed_in == []  # a rerun changes nothing, so indexes nothing
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_sweep_spreads_ranges_over_connections(sample_path, monkeypatch):
+    monkeypatch.setattr(indexing, "RANGE_SPAN", 300)
+    counts, _ = snapshot_import(sample_path, build_search_index=False)
+    assert PaperSearchDocument.objects.count() == 0
+    threads = set()
+    real = indexing._index_range
+
+    def spy(first_id, last_id):
+        threads.add(threading.get_ident())
+        return real(first_id, last_id)
+
+    monkeypatch.setattr(indexing, "_index_range", spy)
+    assert search_index_pending(workers=2) == counts.created
+    assert threading.get_ident() not in threads and len(threads) == 2
+    assert PaperSearchDocument.objects.count() == counts.created
 
 
 @pytest.mark.postgres
