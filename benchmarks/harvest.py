@@ -194,9 +194,10 @@ def searchable_with_worker(files) -> None:
 
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "wovepaper", "worker", "-Q", "default",
-         "--pool", "solo", "--loglevel", "WARNING", "--without-heartbeat", "--without-mingle",
+         "--pool", "solo", "--loglevel", "ERROR", "--without-heartbeat", "--without-mingle",
          "--without-gossip"],
         cwd=ROOT, env={**os.environ, "CELERY_BROKER_URL": BROKER_URL},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,  # its banner; failure is below
     )
     try:
         deadline = time.monotonic() + 60

@@ -39,8 +39,8 @@ VECTOR_SQL = (
     "setweight(to_tsvector('english'::regconfig, coalesce(p.title, '')), 'A') || "
     "setweight(to_tsvector('english'::regconfig, coalesce(p.abstract, '')), 'B')"
 )
-# Ids per statement: large enough that per-statement overhead vanishes, small enough that one
-# statement's work (and its locks) stays short.
+# Papers per statement, by id list and by id range: large enough that per-statement overhead
+# vanishes, small enough that one statement's work (and its locks) stays short.
 ID_CHUNK = 5_000
 RANGE_SPAN = 20_000
 # After writing this many documents in a row, merge GIN's pending list (see _bulk_session).

@@ -120,3 +120,16 @@ def test_sqlite_search_needs_no_index_stage(db):
     assert paper_search("braid").total == 1  # FTS5 triggers keep it current
     assert search_index_pending() == 0
     assert PaperSearchDocument.objects.count() == 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_failing_background_indexer_never_fails_the_import(sample_path, monkeypatch, caplog):
+    def broken(paper_ids, **kwargs):
+        raise RuntimeError("connection lost")
+
+    monkeypatch.setattr(indexing, "search_index_papers", broken)
+    counts, _ = snapshot_import(sample_path, batch_size=500)
+    assert "background search indexing stopped" in caplog.text
+    # The sweep after the load built every document the indexer did not.
+    assert PaperSearchDocument.objects.count() == counts.created > 2000
