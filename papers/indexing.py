@@ -197,7 +197,9 @@ class BackgroundIndexer:
         return self.written
 
 
-def paper_saved_reindex(sender, instance: Paper, **kwargs) -> None:
+def paper_saved_reindex(sender, instance: Paper, update_fields=None, **kwargs) -> None:
     """post_save: a paper saved one at a time (the admin, a fix by hand) is searchable as saved.
     The bulk writers (import, harvest) send no signal and leave their papers to the stage."""
+    if update_fields is not None and not {"title", "abstract"} & set(update_fields):
+        return  # nothing the document is built from
     search_index_papers([instance.pk], force=True)
