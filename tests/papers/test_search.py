@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
+import pytest
+
 from papers.search import fts5_query, paper_search
 
 
@@ -51,3 +53,22 @@ def test_updated_title_is_searchable(paper_factory):
     paper.save()
     assert paper_search("fresh").total == 1
     assert paper_search("old").total == 0
+
+
+@pytest.mark.parametrize("sort", ["relevance", "newest", "oldest", "cited"])
+def test_few_and_many_match_plans_give_the_same_pages(paper_factory, monkeypatch, sort):
+    """Under COUNT_CAP matches are fetched whole from the text index and sorted; over it the
+    database picks its own plan. Both must give the same order."""
+    from papers import search
+
+    for n in range(7):
+        paper_factory(title=f"Percolation on lattice {n}", cited_by_count=n % 3 or None,
+                      abstract="percolation " * (n % 4),
+                      published=datetime(2015 + n % 5, 1 + n, 1, tzinfo=UTC))
+    few = [[p.pk for p in paper_search("percolation", sort=sort, limit=3, offset=o).papers]
+           for o in (0, 3, 6)]
+    monkeypatch.setattr(search, "COUNT_CAP", 2)
+    many = [[p.pk for p in paper_search("percolation", sort=sort, limit=3, offset=o).papers]
+            for o in (0, 3, 6)]
+    assert few == many and sum(len(page) for page in few) == 7
+    assert paper_search("percolation").total_is_capped
