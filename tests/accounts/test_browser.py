@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.db import connections
 
 from accounts.models import Follow
 
@@ -36,6 +37,9 @@ def browser_page(monkeypatch):
             yield page
         finally:
             browser.close()
+            # With Playwright's loop running, Django keyed the test's ORM calls to a connection
+            # of that context; left open, it stops the test database from being dropped.
+            connections.close_all()
 
 
 def test_sign_up_onboard_follow_and_read_the_feed(live_server, browser_page, researcher_factory,
