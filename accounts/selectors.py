@@ -11,32 +11,18 @@ from django.db.models import Count, Q, QuerySet
 
 from papers.models import Authorship, Paper, PaperCategory
 from researchers.models import Researcher
+from researchers.selectors import researcher_survivor_ids
 
 from .models import Follow
 
 # How many of the newest papers in the chosen fields suggestions look at: enough to find the
 # active researchers, few enough that the query is one short index range scan per field.
 SUGGESTION_PAPER_WINDOW = 400
-# Followed records merged after the follow was made are read through their survivor; chains
-# longer than this are a data error and are not followed further.
-MERGE_HOPS = 5
-
-
 def followed_researcher_ids(*, user: AbstractBaseUser) -> list[int]:
     """Ids of the researchers the user follows, with the survivors of any that were merged since
     the follow was made. One query, plus one per merge level actually present."""
     ids = set(Follow.objects.filter(user=user).values_list("researcher_id", flat=True))
-    frontier = ids
-    for _ in range(MERGE_HOPS):
-        if not frontier:
-            break
-        survivors = set(
-            Researcher.objects.filter(pk__in=frontier, merged_into__isnull=False)
-            .values_list("merged_into_id", flat=True)
-        )
-        frontier = survivors - ids
-        ids |= survivors
-    return sorted(ids)
+    return sorted(ids | set(researcher_survivor_ids(ids).values()))
 
 
 def feed_papers(*, researcher_ids: list[int], since: datetime | None = None) -> QuerySet[Paper]:

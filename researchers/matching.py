@@ -42,6 +42,7 @@ from .models import (
     ResearcherExternalId,
 )
 from .names import best_display_name, is_abbreviated, name_key
+from .selectors import researcher_survivor_ids
 
 logger = logging.getLogger(__name__)
 
@@ -167,21 +168,9 @@ class IdentityIndex:
 
     @staticmethod
     def _survivors(ids: set[int]) -> dict[int, int]:
-        """Follow `merged_into` so that ids found on merged records lead to the survivor."""
-        survivor = {rid: rid for rid in ids}
-        pending = set(ids)
-        for _ in range(5):  # merge chains are short; bound the queries anyway
-            if not pending:
-                break
-            rows = dict(Researcher.objects.filter(pk__in=pending, merged_into__isnull=False)
-                        .values_list("pk", "merged_into"))
-            if not rows:
-                break
-            for rid, target in survivor.items():
-                if target in rows:
-                    survivor[rid] = rows[target]
-            pending = set(rows.values())
-        return survivor
+        """Ids found on merged records lead to their survivor."""
+        survivors = researcher_survivor_ids(ids)
+        return {rid: survivors.get(rid, rid) for rid in ids}
 
     def get(self, source: str, value: str | None) -> int | None:
         return self.by_key.get((source, value)) if value else None

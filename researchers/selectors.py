@@ -3,6 +3,8 @@ figures are stored on Researcher by matching, never aggregated over authorships 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.db.models import F, Q, QuerySet
 
 from papers.models import Paper
@@ -36,22 +38,18 @@ EXTERNAL_URLS = {
 def researcher_resolve(pk: int) -> tuple[Researcher | None, bool]:
     """The record for `pk`, following `merged_into` to the final survivor.
 
-    Returns (researcher, was_merged). One query per hop, at most MAX_MERGE_HOPS.
+    Returns (researcher, was_merged). One query for a record that was never merged; for a merged
+    one, one per hop and one for the survivor. A chain that does not end (a data error) shows
+    the record asked for.
     """
-    researcher = Researcher.objects.select_related("most_cited_paper").filter(pk=pk).first()
-    merged = False
-    seen = set()
-    while researcher is not None and researcher.merged_into_id and len(seen) < MAX_MERGE_HOPS:
-        seen.add(researcher.pk)
-        if researcher.merged_into_id in seen:
-            break
-        merged = True
-        researcher = (
-            Researcher.objects.select_related("most_cited_paper")
-            .filter(pk=researcher.merged_into_id)
-            .first()
-        )
-    return researcher, merged
+    records = Researcher.objects.select_related("most_cited_paper")
+    researcher = records.filter(pk=pk).first()
+    if researcher is None or researcher.merged_into_id is None:
+        return researcher, False
+    survivor = researcher_survivor_ids([researcher.merged_into_id]).get(researcher.merged_into_id)
+    if survivor is None or survivor == pk:
+        return researcher, False
+    return records.filter(pk=survivor).first(), True
 
 
 def researcher_external_links(researcher: Researcher) -> list[dict]:
@@ -122,25 +120,36 @@ def researchers_search(query: str, *, offset: int = 0, limit: int = 20) -> list[
     )
 
 
-def researcher_survivor_id(researcher_id: int) -> int | None:
-    """The id that `researcher_id` was finally merged into (itself if never merged).
+def researcher_survivor_ids(researcher_ids: Iterable[int]) -> dict[int, int]:
+    """The id each of `researcher_ids` was finally merged into (itself if never merged).
 
-    One query per hop; None when the id is unknown or the chain does not end (a cycle).
+    The one walk of merge chains for every caller: one query per hop over all the ids at once,
+    at most MAX_MERGE_HOPS. Unknown ids, and ids whose chain does not end (a cycle, or longer
+    than MAX_MERGE_HOPS: data errors), are left out.
     """
-    current = researcher_id
-    seen: set[int] = set()
+    current = {rid: rid for rid in researcher_ids}
+    survivors: dict[int, int] = {}
     for _ in range(MAX_MERGE_HOPS):
-        row = Researcher.objects.filter(pk=current).values_list("merged_into_id", flat=True)
-        merged = list(row)
-        if not merged:
-            return None
-        if merged[0] is None:
-            return current
-        seen.add(current)
-        current = merged[0]
-        if current in seen:
-            return None
-    return None
+        if not current:
+            break
+        targets = dict(Researcher.objects.filter(pk__in=set(current.values()))
+                       .values_list("pk", "merged_into_id"))
+        following = {}
+        for rid, at in current.items():
+            if at not in targets:
+                continue  # unknown id
+            if targets[at] is None:
+                survivors[rid] = at
+            else:
+                following[rid] = targets[at]
+        current = following
+    return survivors
+
+
+def researcher_survivor_id(researcher_id: int) -> int | None:
+    """The id that `researcher_id` was finally merged into (itself if never merged); None when
+    the id is unknown or its chain does not end."""
+    return researcher_survivor_ids([researcher_id]).get(researcher_id)
 
 
 def researcher_curation_history(researcher: Researcher, *, limit: int = 20

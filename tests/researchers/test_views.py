@@ -262,3 +262,21 @@ def test_a_paper_matched_twice_to_one_person_is_listed_once(
     link_author(paper, 2, researcher)
     html = client.get(researcher.get_absolute_url()).content.decode()
     assert html.count('class="paper-item"') == 1
+
+
+def test_survivor_ids_walk_every_chain_at_once(researcher_factory, django_assert_num_queries):
+    from researchers.selectors import researcher_survivor_ids
+
+    final = researcher_factory("Chain End")
+    middle = researcher_factory("Chain Middle", merged_into=final)
+    first = researcher_factory("Chain Start", merged_into=middle)
+    alone = researcher_factory("Never Merged")
+    loop_a = researcher_factory("Loop A")
+    loop_b = researcher_factory("Loop B", merged_into=loop_a)
+    loop_a.merged_into = loop_b
+    loop_a.save()
+    with django_assert_num_queries(3):  # one per hop of the longest chain, all ids together
+        survivors = researcher_survivor_ids([first.pk, middle.pk, alone.pk, final.pk, 999_999])
+    assert survivors == {first.pk: final.pk, middle.pk: final.pk, alone.pk: alone.pk,
+                         final.pk: final.pk}  # the unknown id is left out
+    assert researcher_survivor_ids([loop_a.pk]) == {}  # a chain that never ends leads nowhere
