@@ -7,12 +7,8 @@ from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from django.http import HttpRequest
 from django.urls import reverse
 
-from .models import Profile
+from .selectors import onboarding_pending
 from .services import profile_create_for_signup
-
-
-def _onboarding_pending(user) -> bool:
-    return Profile.objects.filter(user=user, onboarding=Profile.Onboarding.PENDING).exists()
 
 
 class AccountAdapter(DefaultAccountAdapter):
@@ -26,7 +22,7 @@ class AccountAdapter(DefaultAccountAdapter):
         return reverse("accounts:onboarding")
 
     def get_login_redirect_url(self, request: HttpRequest) -> str:
-        if _onboarding_pending(request.user):
+        if onboarding_pending(user=request.user):
             return reverse("accounts:onboarding")
         return super().get_login_redirect_url(request)
 

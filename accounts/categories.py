@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from papers.taxonomy import CURRENT_CATEGORIES
@@ -18,10 +19,16 @@ class Category:
 
 
 _CATEGORIES = [Category(code, name) for code, name in sorted(CURRENT_CATEGORIES.items())]
+_BY_CODE = {c.code: c for c in _CATEGORIES}
 
 
 def category_list() -> list[Category]:
     return list(_CATEGORIES)
+
+
+def categories_by_code(codes: Iterable[str]) -> list[Category]:
+    """The known categories among `codes`, in the order given, each once."""
+    return [_BY_CODE[code] for code in dict.fromkeys(codes) if code in _BY_CODE]
 
 
 def category_codes() -> set[str]:

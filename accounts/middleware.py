@@ -10,7 +10,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect
 
-from .models import Profile
+from .selectors import onboarding_pending
 
 # Paths a user in onboarding can still reach: signing out, onboarding itself, the links in
 # emails (confirming an address, resetting a password, unsubscribing), and what is not a page
@@ -51,4 +51,4 @@ class OnboardingMiddleware:
         user = getattr(request, "user", None)
         if user is None or not user.is_authenticated:
             return False
-        return Profile.objects.filter(user=user, onboarding=Profile.Onboarding.PENDING).exists()
+        return onboarding_pending(user=user)

@@ -43,10 +43,6 @@ class Profile(models.Model):
     def __str__(self) -> str:
         return f"profile of user {self.user_id}"
 
-    @property
-    def onboarding_pending(self) -> bool:
-        return self.onboarding == self.Onboarding.PENDING
-
 
 class Follow(models.Model):
     """A user follows a researcher record (a surviving one: see services.researcher_follow)."""

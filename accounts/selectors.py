@@ -13,11 +13,17 @@ from papers.models import Authorship, Paper, PaperCategory
 from researchers.models import Researcher
 from researchers.selectors import researcher_survivor_ids
 
-from .models import Follow
+from .models import Claim, Follow, Profile
 
 # How many of the newest papers in the chosen fields suggestions look at: enough to find the
 # active researchers, few enough that the query is one short index range scan per field.
 SUGGESTION_PAPER_WINDOW = 400
+
+
+def onboarding_pending(*, user: AbstractBaseUser) -> bool:
+    return Profile.objects.filter(user=user, onboarding=Profile.Onboarding.PENDING).exists()
+
+
 def followed_researcher_ids(*, user: AbstractBaseUser) -> list[int]:
     """Ids of the researchers the user follows, with the survivors of any that were merged since
     the follow was made. One query, plus one per merge level actually present."""
@@ -92,6 +98,10 @@ class FeedPage:
 def follows_for_user(*, user: AbstractBaseUser) -> QuerySet[Follow]:
     return Follow.objects.filter(user=user).select_related("researcher").order_by("-created_at",
                                                                                  "-id")
+
+
+def claims_for_user(*, user: AbstractBaseUser) -> QuerySet[Claim]:
+    return Claim.objects.filter(user=user).select_related("researcher").order_by("-created_at")
 
 
 def follower_count(*, researcher: Researcher) -> int:

@@ -11,8 +11,6 @@ from researchers.selectors import researcher_survivor_id
 
 from .models import Claim, Follow, Profile
 
-# A chain of merges longer than this is a data error; stop rather than loop.
-
 
 class FollowError(ValueError):
     """A follow that cannot be made; the message is shown to the user."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import wraps
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -26,7 +28,7 @@ from researchers.selectors import researchers_search
 from wovepaper.negotiation import render_page
 
 from . import digests, selectors, services
-from .categories import categories_search, category_list
+from .categories import categories_by_code, categories_search, category_list
 from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
 from .models import Profile
 from .templatetags.follow_tags import follow_button_context
@@ -48,19 +50,26 @@ def _safe_next(request: HttpRequest, fallback: str) -> str:
 
 # --- follow / unfollow / claim --------------------------------------------------------------
 
-def _signin_required(request: HttpRequest, next_url: str) -> HttpResponse:
-    if request.htmx:
-        login_url = f"{reverse('account_login')}?{urlencode({'next': next_url})}"
-        return HttpResponseClientRedirect(login_url)
-    return redirect_to_login(next_url)
+def _researcher_action(view: Callable[[HttpRequest, Researcher, str], HttpResponse]):
+    """Load the researcher a button acts on and where to go afterwards; a signed-out visitor is
+    sent to sign in first and comes back to the same place (an htmx button cannot follow a
+    redirect itself, so it is told to)."""
+    @wraps(view)
+    def wrapper(request: HttpRequest, researcher_id: int) -> HttpResponse:
+        researcher = get_object_or_404(Researcher, pk=researcher_id)
+        next_url = _safe_next(request, researcher.get_absolute_url())
+        if request.user.is_authenticated:
+            return view(request, researcher, next_url)
+        if request.htmx:
+            login_url = f"{reverse('account_login')}?{urlencode({'next': next_url})}"
+            return HttpResponseClientRedirect(login_url)
+        return redirect_to_login(next_url)
+    return wrapper
 
 
 @require_POST
-def follow(request: HttpRequest, researcher_id: int) -> HttpResponse:
-    researcher = get_object_or_404(Researcher, pk=researcher_id)
-    next_url = _safe_next(request, researcher.get_absolute_url())
-    if not request.user.is_authenticated:
-        return _signin_required(request, next_url)
+@_researcher_action
+def follow(request: HttpRequest, researcher: Researcher, next_url: str) -> HttpResponse:
     try:
         target = services.researcher_follow(user=request.user, researcher=researcher).researcher
     except services.FollowError as exc:
@@ -72,11 +81,8 @@ def follow(request: HttpRequest, researcher_id: int) -> HttpResponse:
 
 
 @require_POST
-def unfollow(request: HttpRequest, researcher_id: int) -> HttpResponse:
-    researcher = get_object_or_404(Researcher, pk=researcher_id)
-    next_url = _safe_next(request, researcher.get_absolute_url())
-    if not request.user.is_authenticated:
-        return _signin_required(request, next_url)
+@_researcher_action
+def unfollow(request: HttpRequest, researcher: Researcher, next_url: str) -> HttpResponse:
     services.researcher_unfollow(user=request.user, researcher=researcher)
     return _follow_answer(request, researcher, next_url,
                           f"You no longer follow {researcher.display_name}.")
@@ -92,11 +98,8 @@ def _follow_answer(request: HttpRequest, researcher: Researcher, next_url: str,
 
 
 @require_POST
-def claim(request: HttpRequest, researcher_id: int) -> HttpResponse:
-    researcher = get_object_or_404(Researcher, pk=researcher_id)
-    next_url = _safe_next(request, researcher.get_absolute_url())
-    if not request.user.is_authenticated:
-        return _signin_required(request, next_url)
+@_researcher_action
+def claim(request: HttpRequest, researcher: Researcher, next_url: str) -> HttpResponse:
     form = ClaimForm(request.POST)
     message = form.cleaned_data["message"] if form.is_valid() else ""
     try:
@@ -146,13 +149,12 @@ def onboarding_fields(request: HttpRequest) -> HttpResponse:
     else:
         form = FieldsForm()
     query = request.GET.get("q", "")
-    by_code = {c.code: c for c in category_list()}
     # Boxes ticked but not saved yet come back with a live search, so searching again keeps them.
     if request.method == "POST":
         ticked = request.POST.getlist("fields")
     else:
         ticked = profile.fields + request.GET.getlist("fields")
-    chosen = [by_code[c] for c in dict.fromkeys(ticked) if c in by_code]
+    chosen = categories_by_code(ticked)
     chosen_codes = {c.code for c in chosen}
     context = {
         "form": form,
@@ -174,10 +176,9 @@ def onboarding_researchers(request: HttpRequest) -> HttpResponse:
         services.onboarding_advance(profile=profile, step=Profile.Step.CLAIM)
         return redirect("accounts:onboarding_claim")
     query = request.GET.get("q", "").strip()
-    followed = selectors.followed_researcher_ids(user=request.user)
     results = researchers_search(query) if query else []
-    suggested = [] if query else selectors.researchers_suggested(fields=profile.fields,
-                                                                 exclude_ids=followed)
+    suggested = [] if query else selectors.researchers_suggested(
+        fields=profile.fields, exclude_ids=selectors.followed_researcher_ids(user=request.user))
     selectors.researchers_with_follow_state(results + suggested, user=request.user)
     context = {"query": query, "results": results, "suggested": suggested,
                "fields": profile.fields,
@@ -192,7 +193,7 @@ def onboarding_researchers(request: HttpRequest) -> HttpResponse:
 def onboarding_claim(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     results = researchers_search(query) if query else []
-    claims = list(request.user.claims.select_related("researcher").order_by("-created_at")[:10])
+    claims = list(selectors.claims_for_user(user=request.user)[:10])
     profile = services.profile_get_or_create(user=request.user)
     # Weekly is offered first to someone who has not chosen yet; they see it before finishing.
     digest = (profile.digest_frequency if profile.digest_frequency != Profile.Digest.NONE
@@ -277,15 +278,15 @@ def account_settings(request: HttpRequest) -> HttpResponse:
     else:
         form = SettingsForm(initial={"fields": profile.fields,
                                      "digest_frequency": profile.digest_frequency})
-    by_code = {c.code: c for c in category_list()}
-    chosen = set(profile.fields)
+    chosen = categories_by_code(profile.fields)
+    chosen_codes = {c.code for c in chosen}
     context = {
         "form": form,
         "profile": profile,
-        "chosen": [by_code[c] for c in profile.fields if c in by_code],
-        "categories": [c for c in by_code.values() if c.code not in chosen],
+        "chosen": chosen,
+        "categories": [c for c in category_list() if c.code not in chosen_codes],
         "follow_count": request.user.follows.count(),
-        "claims": list(request.user.claims.select_related("researcher").order_by("-created_at")),
+        "claims": list(selectors.claims_for_user(user=request.user)),
         "token": Token.objects.filter(user=request.user).first(),
     }
     return render(request, "accounts/settings.html", context)

@@ -7,7 +7,7 @@ from django.http import HttpRequest
 
 from researchers.models import Researcher
 
-from ..models import Follow
+from .. import selectors
 
 register = template.Library()
 
@@ -20,11 +20,10 @@ def follow_button_context(request: HttpRequest | None, researcher: Researcher, *
     signed_in = bool(user is not None and user.is_authenticated)
     count = getattr(researcher, "follower_count", None)
     if count is None:
-        count = Follow.objects.filter(researcher_id=researcher.pk).count()
+        count = selectors.follower_count(researcher=researcher)
     following = getattr(researcher, "is_followed", None)
     if following is None:
-        following = signed_in and Follow.objects.filter(user=user,
-                                                        researcher_id=researcher.pk).exists()
+        following = signed_in and selectors.is_following(user=user, researcher=researcher)
     if next_url is None:
         next_url = request.get_full_path() if request is not None else researcher.get_absolute_url()
     return {"researcher": researcher, "follower_count": count, "following": following,
