@@ -3,10 +3,11 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.http import Http404, HttpRequest, HttpResponse
 
+from wovepaper.api import permanent_redirect
 from wovepaper.negotiation import render_page
-from wovepaper.paging import window
+from wovepaper.paging import query_choice, window
 from wovepaper.structured_data import jsonld_with_breadcrumbs
 
 from . import selectors
@@ -15,10 +16,6 @@ from .models import Institution
 INSTITUTION_KEY = re.compile(r"^(?P<id>\d{1,18})(?:-(?P<slug>[\w-]*))?$")
 COUNTRY = re.compile(r"^[A-Za-z]{2}$")
 PER_PAGE = 24
-
-
-def _redirect(url: str) -> HttpResponsePermanentRedirect:
-    return HttpResponsePermanentRedirect(url)
 
 
 def institution_detail(request: HttpRequest, key: str) -> HttpResponse:
@@ -31,8 +28,7 @@ def institution_detail(request: HttpRequest, key: str) -> HttpResponse:
         raise Http404("no such institution")
     canonical = institution.get_absolute_url()
     if request.path != canonical:
-        query = request.META.get("QUERY_STRING", "")
-        return _redirect(canonical + (f"?{query}" if query else ""))
+        return permanent_redirect(canonical, request)
 
     pager = window(
         request,
@@ -74,13 +70,9 @@ def _institution_jsonld(institution: Institution) -> dict:
 
 
 def institution_list(request: HttpRequest) -> HttpResponse:
-    sort = request.GET.get("sort", "papers")
-    if sort not in selectors.LIST_SORTS:
-        sort = "papers"
+    sort = query_choice(request, "sort", selectors.LIST_SORTS, default="papers")
     country = request.GET.get("country", "").strip()
-    if country and not COUNTRY.match(country):
-        country = ""
-    country = country.upper()
+    country = country.upper() if COUNTRY.match(country) else ""
     pager = window(
         request,
         lambda offset, limit: selectors.institutions_browse(

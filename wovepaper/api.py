@@ -77,8 +77,7 @@ def api_not_found(
         except Resolver404:
             match = None
         if match is not None and match.func is not api_not_found:
-            query = request.META.get("QUERY_STRING", "")
-            return HttpResponsePermanentRedirect(path + "/" + (f"?{query}" if query else ""))
+            return permanent_redirect(path + "/", request)
     return JsonResponse(
         error_body(404, "not_found", f"There is no API endpoint at {path}. See /openapi.json."),
         status=404,
@@ -362,7 +361,8 @@ class ConditionalGetMixin:
 
 
 def permanent_redirect(url: str, request) -> HttpResponsePermanentRedirect:
-    """A 301 that keeps the query string (used for merged researchers)."""
+    """A 301 that keeps the query string (to a merged researcher's survivor, a canonical page
+    address, an API URL's trailing slash)."""
     query = request.META.get("QUERY_STRING", "")
     return HttpResponsePermanentRedirect(url + (f"?{query}" if query else ""))
 

@@ -27,9 +27,8 @@ def wants_markdown(request: HttpRequest) -> bool:
                 except ValueError:
                     quality = 0.0
         preferences[media] = quality
-    return preferences.get("text/markdown", 0) > 0 and preferences.get(
-        "text/markdown", 0
-    ) >= preferences.get("text/html", 0)
+    markdown = preferences.get("text/markdown", 0)
+    return markdown > 0 and markdown >= preferences.get("text/html", 0)
 
 
 def render_page(

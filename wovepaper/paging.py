@@ -6,7 +6,7 @@ On tables of millions of rows a count per request costs more than the page itsel
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,12 @@ def page_number(request: HttpRequest, *, max_page: int = MAX_PAGE) -> int:
     except ValueError:
         return 1
     return min(max(page, 1), max_page)
+
+
+def query_choice(request: HttpRequest, name: str, allowed: Container[str], *, default: str) -> str:
+    """Query parameter `name` when it is one of `allowed` (a list's sort, say), else `default`."""
+    value = request.GET.get(name, default)
+    return value if value in allowed else default
 
 
 def page_url(request: HttpRequest, page: int) -> str:

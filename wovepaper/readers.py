@@ -8,6 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 from drf_spectacular.views import SpectacularRedocView
 
+from .api import KeysetPagination
 from .negotiation import render_page
 
 _PERIODS = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
@@ -27,7 +28,7 @@ def _context() -> dict:
         "api_base": f"{settings.SITE_URL}/api/v1",
         "anon_rate": rate_in_words(rates.get("anon")),
         "user_rate": rate_in_words(rates.get("user")),
-        "page_size_max": 100,
+        "page_size_max": KeysetPagination.max_page_size,
     }
 
 

@@ -315,13 +315,13 @@ HARVEST_METADATA_PREFIX = env("HARVEST_METADATA_PREFIX", "arXivRaw")
 HARVEST_LOCK_TIMEOUT = env_int("HARVEST_LOCK_TIMEOUT", 4 * 3600)
 # Matching runs in another worker; without a broker (tasks inline) it is left to `manage.py`.
 HARVEST_ENQUEUE_MATCHING = env_bool("HARVEST_ENQUEUE_MATCHING", bool(CELERY_BROKER_URL))
-# New papers reach OAI-PMH around 22:30 America/New_York, Sunday to Thursday.
 # Harvest pages index their papers as they land; this sweep catches up on anything a lost
 # task or an interrupted import left out of the search index.
 CELERY_BEAT_SCHEDULE["papers-index-search-pending"] = {
     "task": "papers.index_search_pending",
     "schedule": env_int("SEARCH_INDEX_SWEEP_SECONDS", 900),
 }
+# New papers reach OAI-PMH around 22:30 America/New_York, Sunday to Thursday.
 CELERY_BEAT_SCHEDULE["papers-harvest-daily"] = {
     "task": "papers.harvest_daily",
     "schedule": crontab(hour=env_int("HARVEST_HOUR_UTC", 5), minute=30),

@@ -124,8 +124,7 @@ class PaperSitemap(IdRangeSitemap):
     fields = ("id", "arxiv_id", "slug", "modified_at")
 
     def items(self) -> QuerySet[Paper]:
-        return Paper.objects.filter(is_deleted=False).only("id", "arxiv_id", "slug",
-                                                           "modified_at")
+        return Paper.objects.filter(is_deleted=False).only(*self.fields)
 
 
 class ResearcherSitemap(IdRangeSitemap):
@@ -135,8 +134,7 @@ class ResearcherSitemap(IdRangeSitemap):
 
     def items(self) -> QuerySet[Researcher]:
         # Merged records redirect to their survivor: only survivors are pages of their own.
-        return Researcher.objects.filter(merged_into__isnull=True).only("id", "slug",
-                                                                         "modified_at")
+        return Researcher.objects.filter(merged_into__isnull=True).only(*self.fields)
 
 
 class InstitutionSitemap(IdRangeSitemap):
@@ -145,7 +143,7 @@ class InstitutionSitemap(IdRangeSitemap):
     fields = ("id", "slug", "modified_at")
 
     def items(self) -> QuerySet[Institution]:
-        return Institution.objects.only("id", "slug", "modified_at")
+        return Institution.objects.only(*self.fields)
 
 
 class SitePagesSitemap(IdRangeSitemap):

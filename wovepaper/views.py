@@ -30,8 +30,12 @@ def home(request: HttpRequest) -> HttpResponse:
     return render_page(request, "wovepaper/home", {
         "figures": site_figures(),
         "papers": papers_newest(limit=10),
-        "popular": [{"code": code, "name": category_name(code)} for code in POPULAR],
+        "popular": _popular(),
     })
+
+
+def _popular() -> list[dict]:
+    return [{"code": code, "name": category_name(code)} for code in POPULAR]
 
 
 def search(request: HttpRequest) -> HttpResponse:
@@ -47,7 +51,7 @@ def search(request: HttpRequest) -> HttpResponse:
         "date_from": data.get("date_from"), "date_to": data.get("date_to"),
         "papers": [], "researchers": [], "institutions": [], "pager": None,
         "total": None, "total_is_capped": False,
-        "popular": [{"code": code, "name": category_name(code)} for code in POPULAR],
+        "popular": _popular(),
     }
     if form.is_bound and form.is_valid():
         if tab == "papers":

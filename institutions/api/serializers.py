@@ -70,5 +70,4 @@ class InstitutionListParamsSerializer(serializers.Serializer):
 
 
 class InstitutionSearchParamsSerializer(serializers.Serializer):
-    q = QueryTextField(max_length=255,
-                              help_text="Part of the name, or an exact ROR id.")
+    q = QueryTextField(max_length=255, help_text="Part of the name, or an exact ROR id.")

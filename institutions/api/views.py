@@ -36,6 +36,11 @@ INSTITUTION_KEY = OpenApiParameter(
 )
 
 
+INSTITUTION_PAGE = OpenApiResponse(
+    InstitutionSerializer(many=True), description="A page of institutions."
+)
+
+
 def institution_or_404(key: str) -> Institution:
     institution = institution_get(key)
     if institution is None:
@@ -43,13 +48,15 @@ def institution_or_404(key: str) -> Institution:
     return institution
 
 
-class InstitutionListView(ConditionalGetMixin, generics.ListAPIView):
+class InstitutionPageView(ConditionalGetMixin, generics.ListAPIView):
+    """Institutions, a keyset page at a time, most papers first."""
+
     serializer_class = InstitutionSerializer
     pagination_class = KeysetPagination
+    ordering = INSTITUTION_ORDERING
 
-    def get_ordering(self):
-        return INSTITUTION_ORDERING
 
+class InstitutionListView(InstitutionPageView):
     def get_queryset(self):
         params = InstitutionListParamsSerializer(data=self.request.query_params)
         params.is_valid(raise_exception=True)
@@ -65,12 +72,7 @@ class InstitutionListView(ConditionalGetMixin, generics.ListAPIView):
         summary="List institutions, most papers first",
         description="Institutions (ROR organisations) linked to papers on wovepaper, by papers.",
         parameters=[InstitutionListParamsSerializer],
-        responses={
-            200: OpenApiResponse(
-                InstitutionSerializer(many=True), description="A page of institutions."
-            ),
-            **error_responses(400, 404),
-        },
+        responses={200: INSTITUTION_PAGE, **error_responses(400, 404)},
         tags=["institutions"],
     )
     def get(self, request, *args, **kwargs):
@@ -101,9 +103,7 @@ class InstitutionDetailView(ConditionalGetMixin, generics.GenericAPIView):
 class InstitutionPapersView(ConditionalGetMixin, generics.ListAPIView):
     serializer_class = PaperSerializer
     pagination_class = KeysetPagination
-
-    def get_ordering(self):
-        return PAPER_ORDERING
+    ordering = PAPER_ORDERING
 
     def get_queryset(self):
         institution = institution_or_404(self.kwargs["key"])
@@ -124,13 +124,7 @@ class InstitutionPapersView(ConditionalGetMixin, generics.ListAPIView):
         return super().get(request, *args, **kwargs)
 
 
-class InstitutionSearchView(ConditionalGetMixin, generics.ListAPIView):
-    serializer_class = InstitutionSerializer
-    pagination_class = KeysetPagination
-
-    def get_ordering(self):
-        return INSTITUTION_ORDERING
-
+class InstitutionSearchView(InstitutionPageView):
     def get_queryset(self):
         params = InstitutionSearchParamsSerializer(data=self.request.query_params)
         params.is_valid(raise_exception=True)
@@ -150,12 +144,7 @@ class InstitutionSearchView(ConditionalGetMixin, generics.ListAPIView):
         description="Institutions whose name contains `q` (or whose ROR id is `q`), most papers "
         "first.",
         parameters=[InstitutionSearchParamsSerializer],
-        responses={
-            200: OpenApiResponse(
-                InstitutionSerializer(many=True), description="A page of institutions."
-            ),
-            **error_responses(400, 404),
-        },
+        responses={200: INSTITUTION_PAGE, **error_responses(400, 404)},
         tags=["search"],
     )
     def get(self, request, *args, **kwargs):
