@@ -30,10 +30,12 @@ from functools import lru_cache
 from itertools import accumulate
 from pathlib import Path
 
-SAMPLE = Path(__file__).resolve().parent.parent / "papers" / "sample" / "arxiv-sample.jsonl.gz"
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+from papers.records import format_version_date  # noqa: E402
+
+SAMPLE = ROOT / "papers" / "sample" / "arxiv-sample.jsonl.gz"
 MAX_AUTHORS = 30
 # arXiv bylines write accents in TeX (`Bal\'azs`, `G\"{o}del`, `\v{S}ik`, `{\l}`).
 _TEX_ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0308": '"', "\u0302": "^", "\u0303": "~",
@@ -61,12 +63,6 @@ def tex_encode(name: str) -> str:
             else:
                 out.append(f"{{\\{command}{base}}}" if base in "iI" else f"\\{command}{base}")
     return "".join(out)
-
-
-def rfc2822(value: datetime) -> str:
-    """The snapshot's version date, e.g. "Mon, 2 Apr 2007 19:18:42 GMT" (locale-independent)."""
-    return (f"{_DAYS[value.weekday()]}, {value.day} {_MONTHS[value.month - 1]} {value.year} "
-            f"{value.hour:02d}:{value.minute:02d}:{value.second:02d} GMT")
 
 
 def _author_count_weights() -> list[float]:
@@ -248,11 +244,11 @@ class SnapshotGenerator:
         created = datetime(year, month, rng.randint(1, 28), rng.randint(0, 23),
                            rng.randint(0, 59), rng.randint(0, 59), tzinfo=UTC)
         n_versions = rng.choices((1, 2, 3), weights=(75, 18, 7))[0]
-        versions = [{"version": "v1", "created": rfc2822(created)}]
+        versions = [{"version": "v1", "created": format_version_date(created)}]
         last = created
         for v in range(2, n_versions + 1):
             last = last + timedelta(days=rng.randint(1, 240), seconds=rng.randint(0, 86399))
-            versions.append({"version": f"v{v}", "created": rfc2822(last)})
+            versions.append({"version": f"v{v}", "created": format_version_date(last)})
         update_date = (last + timedelta(days=rng.randint(0, 40))).date().isoformat()
 
         has_doi = rng.random() < 0.35

@@ -24,16 +24,21 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from email.utils import parsedate_to_datetime
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn
 
 from lxml import etree
 
 from .authors import AuthorName, decode_tex, split_authors
-from .records import PaperRecord, RecordError, normalize_arxiv_id
+from .records import (
+    PaperRecord,
+    RecordError,
+    clean_abstract,
+    clean_text,
+    normalize_arxiv_id,
+    parse_version_date,
+)
 
 OAI_NS = "http://www.openarchives.org/OAI/2.0/"
 ARXIV_NS = "http://arxiv.org/OAI/arXiv/"
@@ -143,40 +148,7 @@ class OAISet:
 
 
 # ---------------------------------------------------------------------------------------------
-# Small readers. The text cleaners give exactly what papers.records.clean_text/clean_abstract
-# give (str.split() and the regex's \s agree on what whitespace is), without a regex per field:
-# at thousands of records a second the regex was a third of the parse time.
-
-_PARAGRAPH = re.compile(r"\n\s{2,}(?=\S)")
-_MONTHS = {m: i for i, m in enumerate(
-    ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
-
-
-def clean_text(value: str | None) -> str:
-    return " ".join(value.split()) if value else ""
-
-
-def clean_abstract(value: str | None) -> str:
-    text = (value or "").strip("\n").strip()
-    if not text:
-        return ""
-    return "\n\n".join(c for c in (clean_text(p) for p in _PARAGRAPH.split(text)) if c)
-
-
-def parse_rfc822(value: str) -> datetime:
-    """arXivRaw version dates ("Mon, 2 Apr 2007 19:18:42 GMT"); odd shapes go to the stdlib."""
-    parts = value.split()
-    if len(parts) == 6 and parts[5] == "GMT" and parts[2] in _MONTHS:
-        try:
-            hh, mm, ss = parts[4].split(":")
-            return datetime(int(parts[3]), _MONTHS[parts[2]], int(parts[1]), int(hh), int(mm),
-                            int(ss), tzinfo=UTC)
-        except ValueError:
-            pass
-    try:
-        return parsedate_to_datetime(value).astimezone(UTC)
-    except (TypeError, ValueError) as exc:
-        raise RecordError(f"unreadable date {value!r}") from exc
+# Small readers
 
 
 def _text(elem) -> str:
@@ -237,12 +209,21 @@ def _parse_token(elem) -> ResumptionToken:
     )
 
 
-def _raise_for_error(code: str, message: str) -> None:
+def _raise_for_error(code: str, message: str) -> NoReturn:
     if code == "badResumptionToken":
         raise BadResumptionToken(code, message)
     if code == "idDoesNotExist":
         raise IdDoesNotExist(code, message)
     raise OAIError(code, message)
+
+
+def _no_records_match(error: tuple[str, str] | None) -> bool:
+    """A list response's error: noRecordsMatch is an empty list, anything else is raised."""
+    if error is None:
+        return False
+    if error[0] != "noRecordsMatch":
+        _raise_for_error(*error)
+    return True
 
 
 def _iterparse(source: bytes | BinaryIO, tags: tuple[str, ...]):
@@ -366,7 +347,7 @@ def _record_from_metadata(meta, header: Header, *, created_is_v1: bool) -> Paper
             date_elem = child.find(f"{{{ns}}}date")
             raw_date = clean_text(_text(date_elem))
             try:
-                versions.append((number, parse_rfc822(raw_date)))
+                versions.append((number, parse_version_date(raw_date).astimezone(UTC)))
             except RecordError as exc:
                 raise RecordError(f"unreadable date {raw_date!r} of version v{number}") from exc
         elif name:
@@ -490,17 +471,8 @@ def parse_list_records(source: bytes | BinaryIO, *, metadata_prefix: str = "arXi
             error = (elem.get("code") or "unknown", clean_text(elem.text))
     _check_root(context)
     page.has_published = metadata_prefix == "arXivRaw" or created_is_v1
-    if error:
-        if error[0] == "noRecordsMatch":
-            page.no_records_match = True
-        else:
-            _raise_for_error(*error)
+    page.no_records_match = _no_records_match(error)
     return page
-
-
-def iter_list_records(source: bytes | BinaryIO) -> Iterator[PaperRecord]:
-    """Records only, one at a time (benchmarks, exports); errors and tokens are ignored."""
-    yield from parse_list_records(source).records
 
 
 def parse_get_record(source: bytes | BinaryIO, *, metadata_prefix: str = "arXivRaw") -> ListPage:
@@ -525,11 +497,7 @@ def parse_list_identifiers(source: bytes | BinaryIO) -> HeaderPage:
         elif tag == f"{_O}error" and error is None:
             error = (elem.get("code") or "unknown", clean_text(elem.text))
     _check_root(context)
-    if error:
-        if error[0] == "noRecordsMatch":
-            page.no_records_match = True
-        else:
-            _raise_for_error(*error)
+    page.no_records_match = _no_records_match(error)
     return page
 
 

@@ -7,13 +7,20 @@ import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
-from email.utils import parsedate_to_datetime
+from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
 from .authors import AuthorName, decode_tex, split_authors
-from .records import PaperRecord, RecordError, clean_abstract, clean_text, normalize_arxiv_id
+from .records import (
+    PaperRecord,
+    RecordError,
+    clean_abstract,
+    clean_text,
+    format_version_date,
+    normalize_arxiv_id,
+    parse_version_date,
+)
 
 
 @dataclass(slots=True)
@@ -39,28 +46,6 @@ def iter_snapshot_lines(path: str | Path) -> Iterator[SnapshotLine]:
                 yield SnapshotLine(number, text)
 
 
-_MONTHS = {name: number for number, name in enumerate(
-    ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), start=1)}
-
-
-def _parse_version_date(value: str) -> datetime:
-    # The snapshot always writes "Mon, 2 Apr 2007 19:18:42 GMT"; reading that shape directly is
-    # several times cheaper than email.utils, which stays the reference for anything else.
-    parts = value.split() if isinstance(value, str) else ()
-    if len(parts) == 6 and parts[5] == "GMT" and len(parts[3]) == 4 and parts[2] in _MONTHS:
-        clock = parts[4].split(":")
-        if len(clock) == 3:
-            try:
-                return datetime(int(parts[3]), _MONTHS[parts[2]], int(parts[1]), int(clock[0]),
-                                int(clock[1]), int(clock[2]), tzinfo=UTC)
-            except ValueError:
-                pass
-    try:
-        return parsedate_to_datetime(value)
-    except (TypeError, ValueError) as exc:
-        raise RecordError(f"unreadable version date {value!r}") from exc
-
-
 def parse_snapshot_line(text: str) -> PaperRecord:
     """Parse one snapshot line into a PaperRecord; raise RecordError saying what is wrong."""
     try:
@@ -82,7 +67,7 @@ def parse_snapshot_line(text: str) -> PaperRecord:
         first = versions[0]
         if not isinstance(first, dict) or "created" not in first:
             raise RecordError(f"{arxiv_id}: malformed 'versions' entry")
-        published = _parse_version_date(first["created"])
+        published = parse_version_date(first["created"])
         last = versions[-1]
         label = str(last.get("version", "v1")) if isinstance(last, dict) else "v1"
         digits = label.lstrip("v")
@@ -185,7 +170,7 @@ def record_to_snapshot_dict(record: PaperRecord, *, versions: list[dict] | None 
     if versions is None:
         versions = []
         if record.published:
-            versions.append({"version": "v1", "created": _http_date(record.published)})
+            versions.append({"version": "v1", "created": format_version_date(record.published)})
     return {
         "id": record.arxiv_id,
         "submitter": record.submitter or None,
@@ -202,7 +187,3 @@ def record_to_snapshot_dict(record: PaperRecord, *, versions: list[dict] | None 
         "update_date": record.updated.isoformat() if record.updated else None,
         "authors_parsed": [[a.keyname, a.forenames, a.suffix] for a in record.authors],
     }
-
-
-def _http_date(value: datetime) -> str:
-    return value.strftime("%a, %-d %b %Y %H:%M:%S GMT")

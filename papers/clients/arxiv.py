@@ -210,12 +210,7 @@ class ArxivOAIClient:
 
     def list_records(self, **window) -> Iterator[oai.ListPage]:
         """Every page of a window, following resumption tokens to the end (no checkpoints)."""
-        page = self.list_records_page(**window)
-        yield page
-        while page.token is not None and not page.token.is_last:
-            page = self.list_records_page(metadata_prefix=window.get("metadata_prefix", "arXivRaw"),
-                                          resumption_token=page.token.value)
-            yield page
+        yield from _follow_tokens(self.list_records_page, window)
 
     def list_identifiers_page(
         self,
@@ -231,11 +226,20 @@ class ArxivOAIClient:
         return self.fetch(params, oai.parse_list_identifiers)
 
     def list_identifiers(self, **window) -> Iterator[oai.HeaderPage]:
-        page = self.list_identifiers_page(**window)
+        yield from _follow_tokens(self.list_identifiers_page, window)
+
+
+P = TypeVar("P", oai.ListPage, oai.HeaderPage)
+
+
+def _follow_tokens(list_page: Callable[..., P], window: dict) -> Iterator[P]:
+    # The window goes along with every token: _list_params sends only the token, and the
+    # metadata prefix still tells the parser which format the pages are in.
+    page = list_page(**window)
+    yield page
+    while page.token is not None and not page.token.is_last:
+        page = list_page(**{**window, "resumption_token": page.token.value})
         yield page
-        while page.token is not None and not page.token.is_last:
-            page = self.list_identifiers_page(resumption_token=page.token.value)
-            yield page
 
 
 def _list_params(verb: str, metadata_prefix: str, set_spec: str, from_date: date | None,

@@ -14,7 +14,8 @@ from papers.importing import in_background, snapshot_import
 from papers.ingest import _paper_values, _papers_insert_new, papers_upsert
 from papers.models import Authorship, Paper, PaperCategory
 from papers.records import RecordError, clean_text
-from papers.snapshot import _parse_version_date, decode_byline, parse_snapshot_line
+from papers.records import parse_version_date as _parse_version_date
+from papers.snapshot import decode_byline, parse_snapshot_line
 
 
 @pytest.fixture
