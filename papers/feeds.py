@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from django.contrib.syndication.views import Feed
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404
 from django.utils.feedgenerator import Atom1Feed, Rss201rev2Feed
 from django.utils.html import escape
@@ -17,7 +17,7 @@ from django.utils.html import escape
 from wovepaper.api import site_url
 
 from .models import Paper, PaperCategory
-from .selectors import paper_list_prefetch, papers_listed
+from .selectors import paper_list_prefetch, papers_by_category, papers_listed
 
 FEED_SIZE = 50
 # XML 1.0 allows tab, newline and carriage return below 0x20, and nothing else there.
@@ -108,10 +108,7 @@ class CategoryFeed(PaperFeed):
         return site_url(f"/feeds/category/{code}.{self.extension}")
 
     def items(self, code: str) -> QuerySet[Paper]:
-        # PaperCategory's (code, -published) index gives the newest in a category directly.
-        papers = papers_listed().filter(category_links__code=code).annotate(
-            cat_published=F("category_links__published")
-        ).order_by("-cat_published", "-id")
+        papers = papers_by_category(papers_listed(), code).order_by("-cat_published", "-id")
         return paper_list_prefetch(papers)[:FEED_SIZE]
 
 

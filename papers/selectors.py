@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from django.apps import apps
-from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.db.models import F, Prefetch, QuerySet, prefetch_related_objects
 
 from .models import Authorship, Paper, PaperCategory
 
@@ -78,6 +78,15 @@ def papers_listed() -> QuerySet[Paper]:
     """Papers that lists, feeds and the API show: not deleted upstream, and dated (lists are
     ordered by date, newest first)."""
     return Paper.objects.filter(is_deleted=False, published__isnull=False)
+
+
+def papers_by_category(papers: QuerySet[Paper], code: str) -> QuerySet[Paper]:
+    """Papers listed in a category, annotated with `cat_published`: PaperCategory's copy of the
+    paper's date, so that ordering by it walks the (code, -published) index; ordering by the
+    paper's own column would sort the whole category."""
+    return papers.filter(category_links__code=code).annotate(
+        cat_published=F("category_links__published")
+    )
 
 
 def papers_by_institution(papers: QuerySet[Paper], institution_id: int) -> QuerySet[Paper]:

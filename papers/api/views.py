@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404
 from django.utils.http import http_date
 from drf_spectacular.utils import (
@@ -19,6 +19,7 @@ from papers.models import Paper
 from papers.search import paper_search
 from papers.selectors import (
     paper_list_prefetch,
+    papers_by_category,
     papers_by_institution,
     papers_by_researcher,
     papers_listed,
@@ -68,8 +69,6 @@ class PaperListView(ConditionalGetMixin, generics.ListAPIView):
         return self._filters
 
     def get_ordering(self) -> tuple[str, ...]:
-        # A category list walks the (code, -published) index of PaperCategory, whose published
-        # is the paper's, copied; ordering by the paper's own column would sort the category.
         return ("-cat_published", "-id") if self.filters().get("category") else PAPER_ORDERING
 
     def get_queryset(self) -> QuerySet[Paper]:
@@ -77,9 +76,7 @@ class PaperListView(ConditionalGetMixin, generics.ListAPIView):
         papers = papers_listed()
         date_field = "published"
         if f.get("category"):
-            papers = papers.filter(category_links__code=f["category"]).annotate(
-                cat_published=F("category_links__published")
-            )
+            papers = papers_by_category(papers, f["category"])
             date_field = "cat_published"
         papers = papers_in_range(papers, f.get("published_from"), f.get("published_to"),
                                  date_field)
