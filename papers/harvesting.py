@@ -231,15 +231,15 @@ def _note_error(run: HarvestRun, message: str) -> None:
                                 "message": message[:2000]}]
 
 
-def _fill_known_versions(records, page: ListPage) -> None:
+def _fill_known_versions(page: ListPage) -> None:
     """The `arXiv` format lacks the version number (and, on the current server, the v1 date):
     keep what we already know instead of overwriting it with nothing."""
     if page.has_published and page.has_version:
         return
-    ids = [r.arxiv_id for r in records]
+    ids = [r.arxiv_id for r in page.records]
     known = {a: (p, v) for a, p, v in
              Paper.objects.filter(arxiv_id__in=ids).values_list("arxiv_id", "published", "version")}
-    for record in records:
+    for record in page.records:
         if record.arxiv_id not in known:
             continue
         published, version = known[record.arxiv_id]
@@ -256,7 +256,7 @@ def harvest_page_ingest(run: HarvestRun, page: ListPage) -> tuple[UpsertCounts, 
     """
     source = f"oai:{run.set_spec or 'all'}"
     with transaction.atomic():
-        _fill_known_versions(page.records, page)
+        _fill_known_versions(page)
         counts, changed_ids = papers_upsert(page.records)
         deleted = 0
         if page.deleted:
@@ -313,7 +313,6 @@ def search_index_enqueue(paper_ids: list[int]) -> None:
         index_search.delay(paper_ids)
     except Exception:
         logger.exception("could not index %d harvested papers", len(paper_ids))
-
 
 
 def matching_enqueue(paper_ids: list[int]) -> int:

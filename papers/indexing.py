@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 
 from django.db import connection, connections
+from django.db.models import Max, Min
 
 from .models import Paper, PaperSearchDocument
 
@@ -137,8 +138,8 @@ def search_index_pending(
     """
     if not search_index_enabled():
         return 0
-    bounds = Paper.objects.order_by().values_list("id", flat=True)
-    first, last = bounds.order_by("id").first(), bounds.order_by("-id").first()
+    bounds = Paper.objects.aggregate(first=Min("id"), last=Max("id"))
+    first, last = bounds["first"], bounds["last"]
     if first is None:
         return 0
     ranges = [(start, min(start + RANGE_SPAN - 1, last))

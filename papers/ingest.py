@@ -139,11 +139,7 @@ def _papers_insert_new(records: list[PaperRecord], digests: dict[str, str]) -> d
             with transaction.atomic():  # a savepoint, so a lost race leaves the batch usable
                 return _papers_copy(records, digests)
         except IntegrityError:
-            existing = set(
-                Paper.objects.filter(arxiv_id__in=[r.arxiv_id for r in records]).values_list(
-                    "arxiv_id", flat=True
-                )
-            )
+            existing = set(_stored_digests([r.arxiv_id for r in records]))
             return _papers_write(records, digests, existing=existing)
     return _papers_write(records, digests, existing=set())
 
@@ -178,8 +174,7 @@ def _columns(model: type[Model], names: Sequence[str]) -> str:
     return ", ".join(quote_name(model._meta.get_field(name).column) for name in names)
 
 
-_PAPER_COPY_FIELDS = ["id", "arxiv_id", *(f for f in PAPER_UPDATE_FIELDS if f != "arxiv_id"),
-                      "created_at"]
+_PAPER_COPY_FIELDS = ["id", "arxiv_id", *PAPER_UPDATE_FIELDS, "created_at"]
 _CATEGORY_COPY_FIELDS = ["paper", "code", "is_primary", "published"]
 _AUTHORSHIP_COPY_FIELDS = ["paper", "position", "name", "keyname", "forenames", "suffix",
                            "affiliation"]

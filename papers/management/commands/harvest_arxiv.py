@@ -66,7 +66,6 @@ class Command(BaseCommand):
         except HarvestLocked as exc:
             raise CommandError(str(exc)) from exc
         except (HarvestError, OAIError, ArxivOAIClientError) as exc:
-            bar.close()
             run = runs[0] if runs else None
             where = f" (run {run.pk}: resume with --resume {run.pk})" if run else ""
             raise CommandError(f"harvest failed{where}: {exc}") from exc
