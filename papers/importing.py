@@ -11,13 +11,7 @@ from typing import TypeVar
 
 from django.db import connection
 
-from .indexing import (
-    FLUSH_AFTER,
-    BackgroundIndexer,
-    search_index_enabled,
-    search_index_flush,
-    search_index_pending,
-)
+from .indexing import BackgroundIndexer, search_index_enabled, search_index_pending
 from .ingest import UpsertCounts, papers_upsert, record_rejection
 from .records import PaperRecord, RecordError
 from .snapshot import iter_snapshot_lines, parse_snapshot_line
@@ -136,9 +130,8 @@ def snapshot_import(
                 if progress:
                     progress(len(batch.records))
     finally:
-        indexed = indexer.close() if indexer else 0
+        if indexer:
+            indexer.close()
     if build_search_index:
-        indexed += search_index_pending()
-        if indexed >= FLUSH_AFTER:
-            search_index_flush()
+        search_index_pending()
     return counts, changed_ids

@@ -181,6 +181,8 @@ class BackgroundIndexer:
             _bulk_session()
             while (paper_ids := self._queue.get()) is not None:
                 self.written += search_index_papers(paper_ids)
+            if self.written >= FLUSH_AFTER:
+                search_index_flush()
         except Exception:
             logger.exception("background search indexing stopped; the sweep will catch up")
             while self._queue.get() is not None:  # keep draining so submit() never blocks
