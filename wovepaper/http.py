@@ -11,8 +11,10 @@ import email.utils
 import logging
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 import httpx
 from django.conf import settings
@@ -212,3 +214,19 @@ def service_probe(url: str, *, timeout: float) -> str | None:
     except httpx.TransportError as exc:
         return str(exc) or type(exc).__name__
     return None
+
+
+T = TypeVar("T")
+
+
+def parsed_answer(service: str, response: httpx.Response, parse: Callable[[Any], T],
+                  what: str) -> T:
+    """`parse(response.json())`: what a client of `service` makes of a successful answer.
+
+    A body that is not JSON, or that `parse` rejects with ValueError, is the service's fault,
+    not ours: it becomes a ServiceError ("unexpected {what}: ...") like any other failed answer.
+    """
+    try:
+        return parse(response.json())
+    except ValueError as exc:
+        raise ServiceError(service, f"unexpected {what}: {exc}") from exc

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from wovepaper.http import ServiceClient, ServiceError
+from wovepaper.http import ServiceClient, parsed_answer
 
 SERVICE = "ROR"
 
@@ -96,7 +96,4 @@ class RorClient(ServiceClient):
                                 ok_statuses=frozenset({200, 404}))
         if response.status_code == 404:
             return None
-        try:
-            return parse_organization(response.json())
-        except ValueError as exc:
-            raise ServiceError(self.service, f"unexpected answer for {ror_id}: {exc}") from exc
+        return parsed_answer(self.service, response, parse_organization, f"answer for {ror_id}")

@@ -6,12 +6,12 @@ Parsing is in pure functions returning dataclasses; `OpenAlexClient` is the netw
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
 
-from wovepaper.http import ServiceClient, ServiceError
+from wovepaper.http import ServiceClient, parsed_answer
 
 SERVICE = "OpenAlex"
 WORK_FIELDS = "id,doi,cited_by_count,authorships,primary_location,locations,is_authors_truncated"
@@ -162,6 +162,12 @@ def parse_author(data: dict) -> OAAuthorRecord | None:
     )
 
 
+def parse_authors_page(payload: dict) -> list[OAAuthorRecord]:
+    if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
+        raise ValueError("no results")
+    return [r for r in (parse_author(a) for a in payload["results"] if isinstance(a, dict)) if r]
+
+
 def works_by_arxiv_id(
     requested: Sequence[str], works: Sequence[OAWork]
 ) -> dict[str, OAWork | None]:
@@ -196,26 +202,21 @@ class OpenAlexClient(ServiceClient):
         kwargs.setdefault("rate", settings.OPENALEX_RATE)
         super().__init__(params=params, **kwargs)
 
-    def _list(self, path: str, params: dict) -> dict:
+    def _list(self, path: str, params: dict, parse: Callable[[dict], list]) -> list:
         response = self.request("GET", path, params=params)
-        try:
-            payload = response.json()
-            parse_works_page(payload) if path == "works" else None
-        except ValueError as exc:
-            raise ServiceError(self.service, f"unexpected answer from /{path}: {exc}") from exc
-        return payload
+        return parsed_answer(self.service, response, parse, f"answer from /{path}")
 
     def works_by_arxiv_id(self, arxiv_ids: Sequence[str]) -> dict[str, OAWork | None]:
         """Works for arXiv ids, by arXiv DOI, 100 to a request; None for an unknown paper."""
         found: dict[str, OAWork | None] = {}
         for start in range(0, len(arxiv_ids), FILTER_MAX):
             chunk = list(arxiv_ids[start:start + FILTER_MAX])
-            payload = self._list("works", {
+            works = self._list("works", {
                 "filter": "doi:" + "|".join(arxiv_doi(a) for a in chunk),
                 "per_page": str(FILTER_MAX),
                 "select": WORK_FIELDS,
-            })
-            found.update(works_by_arxiv_id(chunk, parse_works_page(payload)))
+            }, parse_works_page)
+            found.update(works_by_arxiv_id(chunk, works))
         return found
 
     def authors(self, author_ids: Sequence[str]) -> dict[str, OAAuthorRecord | None]:
@@ -223,14 +224,11 @@ class OpenAlexClient(ServiceClient):
         found: dict[str, OAAuthorRecord | None] = {}
         for start in range(0, len(author_ids), FILTER_MAX):
             chunk = list(author_ids[start:start + FILTER_MAX])
-            payload = self._list("authors", {
+            records = self._list("authors", {
                 "filter": "openalex:" + "|".join(chunk),
                 "per_page": str(FILTER_MAX),
                 "select": AUTHOR_FIELDS,
-            })
-            results = payload.get("results")
-            if not isinstance(results, list):
-                raise ServiceError(self.service, "unexpected answer from /authors: no results")
-            records = {r.author_id: r for r in (parse_author(a) for a in results) if r}
-            found.update({a: records.get(a) for a in chunk})
+            }, parse_authors_page)
+            by_id = {r.author_id: r for r in records}
+            found.update({a: by_id.get(a) for a in chunk})
         return found

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from django.conf import settings
 
-from wovepaper.http import ServiceClient, ServiceError
+from wovepaper.http import ServiceClient, ServiceError, parsed_answer
 
 SERVICE = "Semantic Scholar"
 PAPER_FIELDS = "externalIds,citationCount,authors"
@@ -43,6 +44,11 @@ class S2AuthorRecord:
     paper_count: int | None
     orcid: str | None = None
     dblp: tuple[str, ...] = field(default=())
+
+    @property
+    def works_count(self) -> int | None:
+        """S2's paper count under OpenAlex's name, so figures read either source's record alike."""
+        return self.paper_count
 
 
 def _int_or_none(value) -> int | None:
@@ -131,10 +137,8 @@ class SemanticScholarClient(ServiceClient):
                 half = len(chunk) // 2
                 return {**self._paper_batch(chunk[:half]), **self._paper_batch(chunk[half:])}
             raise
-        try:
-            parsed = parse_paper_batch(keys, response.json())
-        except ValueError as exc:
-            raise ServiceError(self.service, f"unexpected paper batch answer: {exc}") from exc
+        parsed = parsed_answer(self.service, response, partial(parse_paper_batch, keys),
+                               "paper batch answer")
         return {a: parsed[k] for a, k in zip(chunk, keys, strict=True)}
 
     def authors(self, author_ids: Sequence[str]) -> dict[str, S2AuthorRecord | None]:
@@ -144,8 +148,6 @@ class SemanticScholarClient(ServiceClient):
             chunk = list(author_ids[start:start + AUTHOR_BATCH_MAX])
             response = self.request("POST", "author/batch", params={"fields": AUTHOR_FIELDS},
                                     json={"ids": chunk})
-            try:
-                found.update(parse_author_batch(chunk, response.json()))
-            except ValueError as exc:
-                raise ServiceError(self.service, f"unexpected author batch answer: {exc}") from exc
+            found.update(parsed_answer(self.service, response, partial(parse_author_batch, chunk),
+                                       "author batch answer"))
         return found
