@@ -32,13 +32,12 @@ def researchers_refresh_figures(researcher_ids: Iterable[int], *, clients=None,
     ids = list(dict.fromkeys(researcher_ids))
     if not ids:
         return 0
+    s2, oa = ResearcherExternalId.SEMANTIC_SCHOLAR, ResearcherExternalId.OPENALEX
     held: dict[int, dict[str, str]] = {}
     for rid, source, value in ResearcherExternalId.objects.filter(
-            researcher_id__in=ids, source__in=[ResearcherExternalId.SEMANTIC_SCHOLAR,
-                                               ResearcherExternalId.OPENALEX]
+            researcher_id__in=ids, source__in=[s2, oa]
     ).order_by("pk").values_list("researcher_id", "source", "value"):
         held.setdefault(rid, {}).setdefault(source, value)
-    s2, oa = ResearcherExternalId.SEMANTIC_SCHOLAR, ResearcherExternalId.OPENALEX
     by_s2 = {v[s2]: rid for rid, v in held.items() if s2 in v}
     by_oa = {v[oa]: rid for rid, v in held.items() if s2 not in v and oa in v}
     s2_client = clients.s2 if clients else SemanticScholarClient()
@@ -48,22 +47,15 @@ def researchers_refresh_figures(researcher_ids: Iterable[int], *, clients=None,
     updates: dict[int, Researcher] = {rid: Researcher(pk=rid, figures_updated_at=now)
                                       for rid in ids if rid not in with_ids}
     try:
-        if by_s2:
-            for author_id, record in s2_client.authors(list(by_s2)).items():
-                rid = by_s2[author_id]
-                row = Researcher(pk=rid, figures_updated_at=now)
+        for client, by_id, source in ((s2_client, by_s2, "s2"), (oa_client, by_oa, "openalex")):
+            if not by_id:
+                continue
+            for author_id, record in client.authors(list(by_id)).items():
+                row = Researcher(pk=by_id[author_id], figures_updated_at=now)
                 if record is not None:
                     row.h_index, row.citation_count = record.h_index, record.citation_count
-                    row.works_count, row.figures_source = record.paper_count, "s2"
-                updates[rid] = row
-        if by_oa:
-            for author_id, record in oa_client.authors(list(by_oa)).items():
-                rid = by_oa[author_id]
-                row = Researcher(pk=rid, figures_updated_at=now)
-                if record is not None:
-                    row.h_index, row.citation_count = record.h_index, record.citation_count
-                    row.works_count, row.figures_source = record.works_count, "openalex"
-                updates[rid] = row
+                    row.works_count, row.figures_source = record.works_count, source
+                updates[row.pk] = row
     finally:
         if clients is None:
             s2_client.close()
