@@ -82,6 +82,12 @@ class CurationAdminMixin:
         return {**self.admin_site.each_context(request), "opts": self.model._meta,
                 "title": title, **extra}
 
+    def _done(self, request: HttpRequest, entry: CurationEntry, message: str) -> HttpResponse:
+        """After an action: say what was done and show the audit entry it wrote."""
+        messages.success(request, message)
+        return HttpResponseRedirect(
+            reverse("admin:researchers_curationentry_change", args=[entry.pk]))
+
     def curation_queue_view(self, request: HttpRequest) -> HttpResponse:
         self._require_curator(request)
         prefix = request.GET.get("q", "").strip()[:100]
@@ -109,10 +115,8 @@ class CurationAdminMixin:
                     entry = curation.researchers_merge(
                         survivor_id=survivor_id, folded_ids=folded_ids, actor=request.user,
                         note=form.cleaned_data["note"])
-                    messages.success(request, f"Merged {len(folded_ids)} record(s) into "
-                                              f"{plan.survivor} (entry #{entry.pk}).")
-                    return HttpResponseRedirect(
-                        reverse("admin:researchers_curationentry_change", args=[entry.pk]))
+                    return self._done(request, entry, f"Merged {len(folded_ids)} record(s) "
+                                                      f"into {plan.survivor} (entry #{entry.pk}).")
             except curation.CurationError as exc:
                 error = str(exc)
         return TemplateResponse(request, "admin/researchers/curation/merge.html", self._context(
@@ -129,9 +133,7 @@ class CurationAdminMixin:
             except curation.CurationError as exc:
                 error = str(exc)
             else:
-                messages.success(request, f"Merge #{entry.pk} split (entry #{split.pk}).")
-                return HttpResponseRedirect(
-                    reverse("admin:researchers_curationentry_change", args=[split.pk]))
+                return self._done(request, split, f"Merge #{entry.pk} split (entry #{split.pk}).")
         blockers = curation.merge_split_blockers(entry)
         records = Researcher.objects.filter(
             pk__in=[entry.after.get("survivor"), *entry.after.get("folded", [])]).order_by("pk")
@@ -158,9 +160,7 @@ class CurationAdminMixin:
                 except curation.CurationError as exc:
                     error = str(exc)
                 else:
-                    messages.success(request, f"Authorship moved (entry #{entry.pk}).")
-                    return HttpResponseRedirect(
-                        reverse("admin:researchers_curationentry_change", args=[entry.pk]))
+                    return self._done(request, entry, f"Authorship moved (entry #{entry.pk}).")
         return TemplateResponse(request, "admin/researchers/curation/move.html", self._context(
             request, "Move one authorship", form=form, authorship=authorship, target=target,
             error=error))

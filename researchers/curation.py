@@ -313,8 +313,13 @@ def merge_split(*, entry_id: int, actor: AbstractBaseUser | None,
     for rid, pks in after["external_ids"].items():
         ResearcherExternalId.objects.filter(pk__in=pks).update(researcher_id=int(rid))
     Researcher.objects.filter(pk__in=folded_ids).update(merged_into=None)
+    # One update per folded record, however many records had been merged into it.
+    back_to: dict[int, list[int]] = {}
     for pk, target in repointed:
-        Researcher.objects.filter(pk=pk, merged_into_id=survivor_id).update(merged_into_id=target)
+        back_to.setdefault(target, []).append(pk)
+    for target, pks in back_to.items():
+        Researcher.objects.filter(pk__in=pks, merged_into_id=survivor_id).update(
+            merged_into_id=target)
     IdentityConflict.objects.filter(pk__in=after.get("conflicts_resolved", []),
                                     status=IdentityConflict.RESOLVED).update(
         status=IdentityConflict.OPEN)
@@ -354,7 +359,8 @@ def authorship_move(*, authorship_id: int, to_researcher_id: int,
     if authorship is None:
         raise CurationError(f"Authorship {authorship_id} does not exist.")
     from_id = authorship.researcher_id
-    records = _lock([pk for pk in (from_id, to_researcher_id) if pk])
+    involved = [pk for pk in (from_id, to_researcher_id) if pk]
+    records = _lock(involved)
     target = records.get(to_researcher_id)
     if target is None:
         raise CurationError(f"Researcher {to_researcher_id} does not exist.")
@@ -376,10 +382,10 @@ def authorship_move(*, authorship_id: int, to_researcher_id: int,
                 "researcher": from_id},
         after={"authorship": authorship_id, "researcher": to_researcher_id},
     )
-    entry.researchers.set([pk for pk in (from_id, to_researcher_id) if pk])
+    entry.researchers.set(involved)
     PinnedAuthorship.objects.update_or_create(authorship_id=authorship_id,
                                               defaults={"entry": entry})
-    researchers_update_stats([pk for pk in (from_id, to_researcher_id) if pk])
+    researchers_update_stats(involved)
     return entry
 
 
