@@ -156,8 +156,9 @@ def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
     for a, b, kind in IdentityConflict.objects.filter(researcher_id__in=ids,
                                                       other_researcher_id__in=ids).values_list(
             "researcher_id", "other_researcher_id", "kind"):
-        conflicts[tuple(sorted((a, b)))] += 1
-        conflict_kinds[tuple(sorted((a, b)))].add(kind_labels.get(kind, kind))
+        pair = (min(a, b), max(a, b))
+        conflicts[pair] += 1
+        conflict_kinds[pair].add(kind_labels.get(kind, kind))
     years = {row["researcher_id"]: (row["first"], row["last"]) for row in (
         Authorship.objects.filter(researcher_id__in=ids)
         .values("researcher_id").annotate(first=Min("paper__published"),

@@ -155,7 +155,8 @@ class IdentityIndex:
         found = list(ResearcherExternalId.objects.filter(query).values_list(
             "source", "value", "researcher_id"))
         researcher_ids = {rid for _, _, rid in found}
-        self.survivor = self._survivors(researcher_ids)
+        # Ids found on merged records lead to their survivor.
+        self.survivor = researcher_survivor_ids(researcher_ids)
         for source, value, rid in found:
             self.by_key[(source, value)] = self.survivor.get(rid, rid)
         # Every id the found records (and their survivors) hold, to see disagreements.
@@ -165,12 +166,6 @@ class IdentityIndex:
                 researcher_id__in=holders).values_list("researcher_id", "source", "value"):
             self.held.setdefault(self.survivor.get(rid, rid), {}).setdefault(source, set()).add(
                 value)
-
-    @staticmethod
-    def _survivors(ids: set[int]) -> dict[int, int]:
-        """Ids found on merged records lead to their survivor."""
-        survivors = researcher_survivor_ids(ids)
-        return {rid: survivors.get(rid, rid) for rid in ids}
 
     def get(self, source: str, value: str | None) -> int | None:
         return self.by_key.get((source, value)) if value else None
@@ -218,12 +213,8 @@ def _resolve(keys: Sequence[AuthorKeys], index: IdentityIndex, *, paper_of: dict
     for key, source, value in pending:
         first_seen.setdefault((source, value), key)
     if first_seen:
-        records = []
-        for key in first_seen.values():
-            display = key.display_name()
-            records.append(Researcher(display_name=display[:255], name_key=name_key(display),
-                                      slug=slugify(display)[:96]))
-        records = Researcher.objects.bulk_create(records)
+        records = Researcher.objects.bulk_create(
+            [Researcher(**_name_fields(key.display_name())) for key in first_seen.values()])
         if any(r.pk is None for r in records):  # a backend that does not return ids
             raise RuntimeError("bulk_create did not return primary keys")
         for (source, value), record in zip(first_seen, records, strict=True):
@@ -255,8 +246,7 @@ def _choose(key: AuthorKeys, index: IdentityIndex, resolution: Resolution) -> in
             if record is None:
                 # The record that would have been claimed got another S2 id earlier in this
                 # batch: this id needs a record of its own.
-                record = _create_record(key, index, resolution, S2, key.s2_id)
-                return record
+                return _create_record(key, index, resolution, S2, key.s2_id)
             index.add(record, S2, key.s2_id)
             resolution.new_ids.append((record, S2, key.s2_id))
         return record
@@ -274,11 +264,15 @@ def _choose(key: AuthorKeys, index: IdentityIndex, resolution: Resolution) -> in
     return None
 
 
+def _name_fields(display: str) -> dict[str, str]:
+    """The Researcher fields a display name decides (bulk writes skip Researcher.save)."""
+    return {"display_name": display[:255], "name_key": name_key(display),
+            "slug": slugify(display)[:96]}
+
+
 def _create_record(key: AuthorKeys, index: IdentityIndex, resolution: Resolution, source: str,
                    value: str) -> int:
-    display = key.display_name()
-    record = Researcher.objects.create(display_name=display[:255], name_key=name_key(display),
-                                       slug=slugify(display)[:96])
+    record = Researcher.objects.create(**_name_fields(key.display_name()))
     index.add(record.pk, source, value)
     resolution.new_ids.append((record.pk, source, value))
     resolution.created += 1
@@ -335,23 +329,20 @@ def _fetch(paper_rows: Sequence[Paper], clients: Clients
 
 def _record_failure(papers: Sequence[Paper], error: str, now: datetime,
                     s2_failed: bool, openalex_failed: bool) -> None:
-    existing = dict(PaperMatchState.objects.filter(paper_id__in=[p.pk for p in papers])
-                    .values_list("paper_id", "attempts"))
+    existing = list(PaperMatchState.objects.filter(paper_id__in=[p.pk for p in papers])
+                    .values_list("paper_id", "attempts", "status"))
+    attempts = {pk: n for pk, n, _ in existing}
+    # A paper matched before keeps its status: a failed retry must not hide earlier success.
+    matched_before = {pk for pk, _, status in existing if status == PaperMatchState.MATCHED}
     retry_at = now + timedelta(minutes=settings.MATCH_FAILED_RETRY_MINUTES)
     states = [PaperMatchState(
-        paper_id=p.pk, status=PaperMatchState.FAILED,
+        paper_id=p.pk,
+        status=PaperMatchState.MATCHED if p.pk in matched_before else PaperMatchState.FAILED,
         s2_status=PaperMatchState.ERROR if s2_failed else PaperMatchState.NOT_TRIED,
         openalex_status=PaperMatchState.ERROR if openalex_failed else PaperMatchState.NOT_TRIED,
-        published=p.published, attempts=existing.get(p.pk, 0) + 1, last_attempt_at=now,
+        published=p.published, attempts=attempts.get(p.pk, 0) + 1, last_attempt_at=now,
         next_attempt_at=retry_at, last_error=error[:2000],
     ) for p in papers]
-    # A paper matched before keeps its status: a failed retry must not hide earlier success.
-    matched_before = set(PaperMatchState.objects.filter(
-        paper_id__in=[p.pk for p in papers], status=PaperMatchState.MATCHED
-    ).values_list("paper_id", flat=True))
-    for state in states:
-        if state.paper_id in matched_before:
-            state.status = PaperMatchState.MATCHED
     PaperMatchState.objects.bulk_create(
         states, update_conflicts=True, unique_fields=["paper"],
         update_fields=["status", "s2_status", "openalex_status", "attempts", "last_attempt_at",
@@ -390,19 +381,19 @@ def match_papers(paper_ids: Sequence[int], *, clients: Clients | None = None,
             result.errors.append(str(exc))
             return result
         for attempt in range(2):
+            # Each pass counts afresh: a rolled-back pass must leave no counts behind.
+            applied = BatchResult(papers=result.papers)
             try:
                 with transaction.atomic():
-                    _apply(papers, s2_found, oa_found, now, result)
-                break
+                    _apply(papers, s2_found, oa_found, now, applied)
             except IntegrityError:
                 # Another worker created a record for one of these ids at the same moment:
                 # the second pass finds it.
                 if attempt:
                     raise
-                result.matched = result.unknown = result.authorships_attached = 0
-                result.researchers_created = result.conflicts = 0
-                result.researcher_ids.clear()
-                result.institution_ids.clear()
+            else:
+                result = applied
+                break
     finally:
         if own_clients:
             clients.close()
@@ -472,8 +463,7 @@ def _improve_names(names: dict[int, str]) -> None:
         if name is None or not candidate or candidate == name:
             continue
         if is_abbreviated(name) and not is_abbreviated(candidate):
-            updates.append(Researcher(pk=pk, display_name=candidate[:255],
-                                      name_key=name_key(candidate), slug=slugify(candidate)[:96]))
+            updates.append(Researcher(pk=pk, **_name_fields(candidate)))
     Researcher.objects.bulk_update(updates, ["display_name", "name_key", "slug"], batch_size=500)
 
 
@@ -569,12 +559,11 @@ def _link_institutions(keys: Sequence[AuthorKeys], oa_found: dict[str, OAWork | 
         # One id known, the other new: complete the row (each id belongs to one row only).
         missing = {}
         if ror and ror not in by_ror:
-            missing["ror_id"] = by_ror[ror] = pk
+            missing["ror_id"], by_ror[ror] = ror, pk
         if oa and oa not in by_oa:
-            missing["openalex_id"] = by_oa[oa] = pk
+            missing["openalex_id"], by_oa[oa] = oa, pk
         if missing:
-            Institution.objects.filter(pk=pk).update(
-                **{f: (ror if f == "ror_id" else oa) for f in missing})
+            Institution.objects.filter(pk=pk).update(**missing)
     if to_create:
         Institution.objects.bulk_create(to_create.values(), ignore_conflicts=True)
         fresh = Institution.objects.filter(

@@ -185,12 +185,13 @@ class ResearcherSameNameView(ResearcherResourceMixin, ConditionalGetMixin, gener
         tags=["researchers"],
     )
     def get(self, request, pk: int):
-        redirect = self.merged_redirect(request, pk)
-        if redirect:
-            return redirect
-        self.name_key = (
-            Researcher.objects.filter(pk=pk).values_list("name_key", flat=True).first() or ""
-        )
+        # One read for both: is the record live, and which name do the others share?
+        row = Researcher.objects.filter(pk=pk).values_list("merged_into_id", "name_key").first()
+        if row is None:
+            raise Http404("No researcher with that id.")
+        merged_into, self.name_key = row
+        if merged_into is not None:
+            return self.merged_redirect(request, pk)
         return super().get(request, pk=pk)
 
 
