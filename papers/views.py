@@ -4,8 +4,9 @@ import re
 from urllib.parse import quote
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.http import Http404, HttpRequest, HttpResponse
 
+from wovepaper.api import permanent_redirect
 from wovepaper.negotiation import render_page
 from wovepaper.structured_data import jsonld_with_breadcrumbs
 
@@ -40,8 +41,7 @@ def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
         raise Http404("paper not in the archive")
     canonical = paper.get_absolute_url()
     if request.path != canonical:
-        query = request.META.get("QUERY_STRING", "")
-        return HttpResponsePermanentRedirect(canonical + (f"?{query}" if query else ""))
+        return permanent_redirect(canonical, request)
 
     authorships = list(paper.authorships.all())
     for authorship in authorships:

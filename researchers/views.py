@@ -4,11 +4,12 @@ import math
 import re
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.http import Http404, HttpRequest, HttpResponse
 
 from papers.taxonomy import category_name
+from wovepaper.api import permanent_redirect
 from wovepaper.negotiation import render_page
-from wovepaper.paging import window
+from wovepaper.paging import query_choice, window
 from wovepaper.structured_data import jsonld_with_breadcrumbs
 
 from . import selectors
@@ -24,11 +25,6 @@ POSITIONS = [("first", "First author"), ("middle", "Middle author"), ("last", "L
              ("sole", "Sole author")]
 
 
-def _redirect(request: HttpRequest, url: str) -> HttpResponsePermanentRedirect:
-    query = request.META.get("QUERY_STRING", "")
-    return HttpResponsePermanentRedirect(url + (f"?{query}" if query else ""))
-
-
 def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
     match = RESEARCHER_KEY.match(key)
     if not match:
@@ -38,14 +34,12 @@ def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
         raise Http404("no such researcher")
     canonical = researcher.get_absolute_url()
     if merged or request.path != canonical:
-        return _redirect(request, canonical)
+        return permanent_redirect(canonical, request)
 
     category = request.GET.get("category", "").strip()
     if category and not CATEGORY_CODE.match(category):
         category = ""
-    sort = request.GET.get("sort", "newest")
-    if sort not in selectors.PAPER_SORTS:
-        sort = "newest"
+    sort = query_choice(request, "sort", selectors.PAPER_SORTS, default="newest")
     pager = window(
         request,
         lambda offset, limit: selectors.researcher_papers(
@@ -160,9 +154,7 @@ def _researcher_jsonld(researcher: Researcher, identities: list[dict]) -> dict:
 
 
 def researcher_list(request: HttpRequest) -> HttpResponse:
-    sort = request.GET.get("sort", "papers")
-    if sort not in selectors.LIST_SORTS:
-        sort = "papers"
+    sort = query_choice(request, "sort", selectors.LIST_SORTS, default="papers")
     pager = window(
         request,
         lambda offset, limit: selectors.researchers_browse(sort=sort, offset=offset, limit=limit),

@@ -71,9 +71,6 @@ class ResearcherListView(ConditionalGetMixin, generics.ListAPIView):
     pagination_class = KeysetPagination
     ordering = RESEARCHER_ORDERING
 
-    def get_ordering(self):
-        return self.ordering
-
     def get_queryset(self):
         return researchers_listed()
 
@@ -131,9 +128,7 @@ class ResearcherDetailView(ResearcherResourceMixin, ConditionalGetMixin, generic
 class ResearcherPapersView(ResearcherResourceMixin, ConditionalGetMixin, generics.ListAPIView):
     serializer_class = PaperSerializer
     pagination_class = KeysetPagination
-
-    def get_ordering(self):
-        return PAPER_ORDERING
+    ordering = PAPER_ORDERING
 
     def get_queryset(self):
         return paper_list_prefetch(papers_by_researcher(papers_listed(), self.kwargs["pk"]))
@@ -159,9 +154,7 @@ class ResearcherPapersView(ResearcherResourceMixin, ConditionalGetMixin, generic
 class ResearcherSameNameView(ResearcherResourceMixin, ConditionalGetMixin, generics.ListAPIView):
     serializer_class = ResearcherSerializer
     pagination_class = KeysetPagination
-
-    def get_ordering(self):
-        return RESEARCHER_ORDERING
+    ordering = RESEARCHER_ORDERING
 
     def get_queryset(self):
         name_key = self.name_key
@@ -198,9 +191,7 @@ class ResearcherSameNameView(ResearcherResourceMixin, ConditionalGetMixin, gener
 class ResearcherSearchView(ConditionalGetMixin, generics.ListAPIView):
     serializer_class = ResearcherSerializer
     pagination_class = KeysetPagination
-
-    def get_ordering(self):
-        return RESEARCHER_ORDERING
+    ordering = RESEARCHER_ORDERING
 
     def get_queryset(self):
         params = ResearcherSearchParamsSerializer(data=self.request.query_params)
@@ -232,9 +223,7 @@ class ResearcherSearchView(ConditionalGetMixin, generics.ListAPIView):
 class InstitutionResearchersView(ConditionalGetMixin, generics.ListAPIView):
     serializer_class = ResearcherSerializer
     pagination_class = KeysetPagination
-
-    def get_ordering(self):
-        return RESEARCHER_ORDERING
+    ordering = RESEARCHER_ORDERING
 
     def get_queryset(self):
         institution = institution_get(self.kwargs["key"])
