@@ -38,8 +38,9 @@ class ClaimAdmin(admin.ModelAdmin):
             return
         for claim in queryset.select_related("researcher"):
             claim_review(claim=claim, reviewer=request.user, confirm=confirm)
-        self.message_user(request, f"{queryset.count()} claim(s) "
-                                   f"{'confirmed' if confirm else 'rejected'}.")
+        self.message_user(
+            request, f"{queryset.count()} claim(s) {'confirmed' if confirm else 'rejected'}."
+        )
 
     @admin.action(description="Confirm the selected claims", permissions=["change"])
     def confirm_claims(self, request, queryset):

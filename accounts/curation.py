@@ -20,10 +20,12 @@ CLAIM_FIELDS = ("status", "message", "reviewed_by_id", "reviewed_at", "created_a
 def _preview(*, survivor_id: int, folded_ids: list[int]) -> dict:
     out = {}
     for label, model in (("follows", Follow), ("claims", Claim)):
-        on_survivor = set(model.objects.filter(researcher_id=survivor_id)
-                          .values_list("user_id", flat=True))
-        users = list(model.objects.filter(researcher_id__in=folded_ids)
-                     .values_list("user_id", flat=True))
+        on_survivor = set(
+            model.objects.filter(researcher_id=survivor_id).values_list("user_id", flat=True)
+        )
+        users = list(
+            model.objects.filter(researcher_id__in=folded_ids).values_list("user_id", flat=True)
+        )
         # A user following two of the folded records ends up with one follow, as with the survivor.
         moving = set(users) - on_survivor
         out[label] = {"move": len(moving), "already_on_survivor": len(users) - len(moving)}
@@ -31,15 +33,20 @@ def _preview(*, survivor_id: int, folded_ids: list[int]) -> dict:
 
 
 def _merge_rows(model, *, survivor_id: int, folded_ids: list[int], keep: tuple[str, ...]) -> dict:
-    on_survivor = set(model.objects.filter(researcher_id=survivor_id)
-                      .values_list("user_id", flat=True))
+    on_survivor = set(
+        model.objects.filter(researcher_id=survivor_id).values_list("user_id", flat=True)
+    )
     moved: list[list[int]] = []
     dropped: list[dict] = []
-    for row in (model.objects.filter(researcher_id__in=folded_ids)
-                .order_by("researcher_id", "pk").values("pk", "user_id", "researcher_id", *keep)):
+    for row in (
+        model.objects.filter(researcher_id__in=folded_ids)
+        .order_by("researcher_id", "pk")
+        .values("pk", "user_id", "researcher_id", *keep)
+    ):
         if row["user_id"] in on_survivor:
-            dropped.append({k: (v.isoformat() if hasattr(v, "isoformat") else v)
-                            for k, v in row.items()})
+            dropped.append(
+                {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
+            )
         else:
             on_survivor.add(row["user_id"])
             moved.append([row["pk"], row["researcher_id"]])
@@ -50,10 +57,12 @@ def _merge_rows(model, *, survivor_id: int, folded_ids: list[int], keep: tuple[s
 
 def _merge(*, survivor_id: int, folded_ids: list[int]) -> dict:
     return {
-        "follows": _merge_rows(Follow, survivor_id=survivor_id, folded_ids=folded_ids,
-                               keep=("created_at",)),
-        "claims": _merge_rows(Claim, survivor_id=survivor_id, folded_ids=folded_ids,
-                              keep=CLAIM_FIELDS),
+        "follows": _merge_rows(
+            Follow, survivor_id=survivor_id, folded_ids=folded_ids, keep=("created_at",)
+        ),
+        "claims": _merge_rows(
+            Claim, survivor_id=survivor_id, folded_ids=folded_ids, keep=CLAIM_FIELDS
+        ),
     }
 
 
@@ -78,7 +87,8 @@ def _split_rows(model, *, survivor_id: int, data: dict) -> None:
     for row, original in zip(created, data["dropped"], strict=True):
         if original.get("created_at"):
             model.objects.filter(user_id=row.user_id, researcher_id=row.researcher_id).update(
-                created_at=parse_datetime(original["created_at"]))
+                created_at=parse_datetime(original["created_at"])
+            )
 
 
 def _split(*, survivor_id: int, data: dict) -> None:

@@ -66,8 +66,9 @@ def digest_unsubscribe(*, token: str) -> UnsubscribeResult:
         return UnsubscribeResult(False, "invalid")
     # A deleted account's token unsubscribes nothing, and says so like a bad link would not:
     # the address gets no more mail either way.
-    Profile.objects.filter(user_id=user_id).update(digest_frequency=Profile.Digest.NONE,
-                                                   modified_at=timezone.now())
+    Profile.objects.filter(user_id=user_id).update(
+        digest_frequency=Profile.Digest.NONE, modified_at=timezone.now()
+    )
     return UnsubscribeResult(True)
 
 
@@ -113,25 +114,31 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
     return DigestOutcome("sent", paper_count=total, period_key=key)
 
 
-def _message(*, user, frequency: str, papers: list, total: int,
-             since: datetime) -> EmailMultiAlternatives:
+def _message(
+    *, user, frequency: str, papers: list, total: int, since: datetime
+) -> EmailMultiAlternatives:
     unsubscribe = unsubscribe_url(user_id=user.pk)
     context = {
-        "papers": papers, "total": total, "shown": len(papers), "since": since,
-        "frequency": Profile.Digest(frequency).label.lower(), "SITE_URL": settings.SITE_URL,
+        "papers": papers,
+        "total": total,
+        "shown": len(papers),
+        "since": since,
+        "frequency": Profile.Digest(frequency).label.lower(),
+        "SITE_URL": settings.SITE_URL,
         "unsubscribe_url": unsubscribe,
         "feed_url": f"{settings.SITE_URL}{reverse('accounts:following')}",
         "settings_url": f"{settings.SITE_URL}{reverse('accounts:settings')}",
     }
-    subject = (f"[wovepaper] {total} new paper{'s' if total != 1 else ''} "
-               "by researchers you follow")
+    subject = f"[wovepaper] {total} new paper{'s' if total != 1 else ''} by researchers you follow"
     message = EmailMultiAlternatives(
         subject=subject,
         body=render_to_string("accounts/email/digest.txt", context),
         from_email=settings.DEFAULT_FROM_EMAIL,
         to=[user.email],
-        headers={"List-Unsubscribe": f"<{unsubscribe}>",
-                 "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+        headers={
+            "List-Unsubscribe": f"<{unsubscribe}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        },
     )
     message.attach_alternative(render_to_string("accounts/email/digest.html", context), "text/html")
     return message
@@ -145,10 +152,13 @@ def digests_send_due(*, now: datetime | None = None, batch_size: int = 500) -> d
     for frequency in PERIODS:
         key = period_key(frequency, now)
         user_ids = (
-            Profile.objects.filter(digest_frequency=frequency, user__is_active=True,
-                                   user__follows__isnull=False)
+            Profile.objects.filter(
+                digest_frequency=frequency, user__is_active=True, user__follows__isnull=False
+            )
             .exclude(user__sent_digests__period_key=key)
-            .values_list("user_id", flat=True).distinct().order_by("user_id")
+            .values_list("user_id", flat=True)
+            .distinct()
+            .order_by("user_id")
         )
         last = 0
         while True:

@@ -30,8 +30,9 @@ class FieldsForm(forms.Form):
 
 
 class SettingsForm(FieldsForm):
-    digest_frequency = forms.ChoiceField(choices=Profile.Digest.choices,
-                                         widget=forms.RadioSelect, label="Digest email")
+    digest_frequency = forms.ChoiceField(
+        choices=Profile.Digest.choices, widget=forms.RadioSelect, label="Digest email"
+    )
 
 
 class DeleteAccountForm(forms.Form):
@@ -46,6 +47,9 @@ class DeleteAccountForm(forms.Form):
 
 
 class ClaimForm(forms.Form):
-    message = forms.CharField(required=False, max_length=2000,
-                              widget=forms.Textarea(attrs={"rows": 3}),
-                              label="Anything that helps us confirm it (optional)")
+    message = forms.CharField(
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="Anything that helps us confirm it (optional)",
+    )

@@ -22,17 +22,18 @@ class Profile(models.Model):
         DAILY = "daily", "Daily"
         WEEKLY = "weekly", "Weekly"
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                                related_name="profile")
-    onboarding = models.CharField(max_length=16, choices=Onboarding.choices,
-                                  default=Onboarding.PENDING)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    onboarding = models.CharField(
+        max_length=16, choices=Onboarding.choices, default=Onboarding.PENDING
+    )
     # Where onboarding resumes, so a user who skipped or left can come back to the same step.
     onboarding_step = models.CharField(max_length=16, choices=Step.choices, default=Step.FIELDS)
     # arXiv category codes, e.g. ["cs.LG", "stat.ML"].
     fields = models.JSONField(default=list, blank=True)
     # Opt-in: onboarding's last step offers it (weekly preselected), settings change it.
-    digest_frequency = models.CharField(max_length=8, choices=Digest.choices,
-                                        default=Digest.NONE)
+    digest_frequency = models.CharField(max_length=8, choices=Digest.choices, default=Digest.NONE)
     last_digest_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
@@ -47,10 +48,12 @@ class Profile(models.Model):
 class Follow(models.Model):
     """A user follows a researcher record (a surviving one: see services.researcher_follow)."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="follows")
-    researcher = models.ForeignKey("researchers.Researcher", on_delete=models.CASCADE,
-                                   related_name="follows")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="follows"
+    )
+    researcher = models.ForeignKey(
+        "researchers.Researcher", on_delete=models.CASCADE, related_name="follows"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -74,14 +77,17 @@ class Claim(models.Model):
         CONFIRMED = "confirmed", "Confirmed"
         REJECTED = "rejected", "Rejected"
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="claims")
-    researcher = models.ForeignKey("researchers.Researcher", on_delete=models.CASCADE,
-                                   related_name="claims")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="claims"
+    )
+    researcher = models.ForeignKey(
+        "researchers.Researcher", on_delete=models.CASCADE, related_name="claims"
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     message = models.TextField(blank=True, help_text="What the user wrote to support the claim.")
-    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                                    on_delete=models.SET_NULL, related_name="+")
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     reviewed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -98,8 +104,9 @@ class Claim(models.Model):
 class SentDigest(models.Model):
     """One digest email sent for one period; the unique key is what makes a retry a no-op."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="sent_digests")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sent_digests"
+    )
     # "daily:2026-11-29" or "weekly:2026-W48".
     period_key = models.CharField(max_length=32)
     paper_count = models.PositiveIntegerField(default=0)

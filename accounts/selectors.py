@@ -51,8 +51,10 @@ def digest_papers(*, researcher_ids: list[int], since: datetime, now: datetime) 
     late_cutoff = since - timedelta(days=settings.DIGEST_LATE_MATCH_DAYS)
     return Paper.objects.filter(
         Q(pk__in=followed.values("paper_id"), published__gt=since)
-        | Q(pk__in=followed.filter(matched_at__gt=since).values("paper_id"),
-            published__gt=late_cutoff),
+        | Q(
+            pk__in=followed.filter(matched_at__gt=since).values("paper_id"),
+            published__gt=late_cutoff,
+        ),
         is_deleted=False,
         published__lte=now,
     ).order_by("-published", "-id")
@@ -62,8 +64,12 @@ def feed_count(*, researcher_ids: list[int]) -> int:
     """How many papers the feed holds, counted on the authorship index alone (an index-only
     scan of the followed researchers' rows): counting through the semi-join on papers makes
     PostgreSQL hash the whole paper table. Withdrawn-and-deleted papers are not subtracted."""
-    return (Authorship.objects.filter(researcher_id__in=researcher_ids)
-            .values("paper_id").distinct().count())
+    return (
+        Authorship.objects.filter(researcher_id__in=researcher_ids)
+        .values("paper_id")
+        .distinct()
+        .count()
+    )
 
 
 class FeedPage:
@@ -96,8 +102,9 @@ class FeedPage:
 
 
 def follows_for_user(*, user: AbstractBaseUser) -> QuerySet[Follow]:
-    return Follow.objects.filter(user=user).select_related("researcher").order_by("-created_at",
-                                                                                 "-id")
+    return (
+        Follow.objects.filter(user=user).select_related("researcher").order_by("-created_at", "-id")
+    )
 
 
 def claims_for_user(*, user: AbstractBaseUser) -> QuerySet[Claim]:
@@ -114,8 +121,9 @@ def is_following(*, user: AbstractBaseUser, researcher: Researcher) -> bool:
     return Follow.objects.filter(user=user, researcher=researcher).exists()
 
 
-def researchers_suggested(*, fields: list[str], exclude_ids: list[int] | None = None,
-                          limit: int = 12) -> list[Researcher]:
+def researchers_suggested(
+    *, fields: list[str], exclude_ids: list[int] | None = None, limit: int = 12
+) -> list[Researcher]:
     """Researchers active in the user's fields: the authors of the newest papers in those
     categories, ranked by how many of those papers they wrote, then by papers here.
 
@@ -128,13 +136,15 @@ def researchers_suggested(*, fields: list[str], exclude_ids: list[int] | None = 
     for code in fields[:20]:
         paper_ids.update(
             PaperCategory.objects.filter(code=code)
-            .order_by("-published").values_list("paper_id", flat=True)[:per_field]
+            .order_by("-published")
+            .values_list("paper_id", flat=True)[:per_field]
         )
     if not paper_ids:
         return []
     counts = Counter(
-        Authorship.objects.filter(paper_id__in=paper_ids, researcher__isnull=False)
-        .values_list("researcher_id", flat=True)
+        Authorship.objects.filter(paper_id__in=paper_ids, researcher__isnull=False).values_list(
+            "researcher_id", flat=True
+        )
     )
     for rid in exclude_ids or []:
         counts.pop(rid, None)
@@ -146,19 +156,25 @@ def researchers_suggested(*, fields: list[str], exclude_ids: list[int] | None = 
     return ranked[:limit]
 
 
-def researchers_with_follow_state(researchers: list[Researcher], *,
-                                  user: AbstractBaseUser) -> list[Researcher]:
+def researchers_with_follow_state(
+    researchers: list[Researcher], *, user: AbstractBaseUser
+) -> list[Researcher]:
     """Set `follower_count` and `is_followed` on each researcher in two queries, so that a list
     of follow buttons does not query per row (the follow_button tag reads these)."""
     ids = [r.pk for r in researchers]
     counts = dict(
-        Follow.objects.filter(researcher_id__in=ids).values("researcher_id")
-        .annotate(n=Count("id")).values_list("researcher_id", "n")
+        Follow.objects.filter(researcher_id__in=ids)
+        .values("researcher_id")
+        .annotate(n=Count("id"))
+        .values_list("researcher_id", "n")
     )
     followed: set[int] = set()
     if user.is_authenticated:
-        followed = set(Follow.objects.filter(user=user, researcher_id__in=ids)
-                       .values_list("researcher_id", flat=True))
+        followed = set(
+            Follow.objects.filter(user=user, researcher_id__in=ids).values_list(
+                "researcher_id", flat=True
+            )
+        )
     for r in researchers:
         r.follower_count = counts.get(r.pk, 0)
         r.is_followed = r.pk in followed

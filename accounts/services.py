@@ -152,27 +152,43 @@ def user_export(*, user: AbstractBaseUser) -> dict:
             for e in EmailAddress.objects.filter(user=user).order_by("-primary", "email")
         ],
         "connected_accounts": [
-            {"provider": a.provider, "uid": a.uid,
-             "date_joined": a.date_joined.isoformat() if a.date_joined else None}
+            {
+                "provider": a.provider,
+                "uid": a.uid,
+                "date_joined": a.date_joined.isoformat() if a.date_joined else None,
+            }
             for a in SocialAccount.objects.filter(user=user).order_by("provider")
         ],
         "profile": {
             "fields_of_interest": profile.fields,
             "digest_frequency": profile.digest_frequency,
-            "last_digest_at": (profile.last_digest_at.isoformat()
-                               if profile.last_digest_at else None),
+            "last_digest_at": (
+                profile.last_digest_at.isoformat() if profile.last_digest_at else None
+            ),
             "onboarding": profile.onboarding,
         },
         "follows": [
-            {"researcher_id": f.researcher_id, "name": f.researcher.display_name,
-             "url": f.researcher.get_absolute_url(), "since": f.created_at.isoformat()}
-            for f in Follow.objects.filter(user=user).select_related("researcher")
-            .order_by("created_at").iterator(chunk_size=1000)
+            {
+                "researcher_id": f.researcher_id,
+                "name": f.researcher.display_name,
+                "url": f.researcher.get_absolute_url(),
+                "since": f.created_at.isoformat(),
+            }
+            for f in Follow.objects.filter(user=user)
+            .select_related("researcher")
+            .order_by("created_at")
+            .iterator(chunk_size=1000)
         ],
         "claims": [
-            {"researcher_id": c.researcher_id, "name": c.researcher.display_name,
-             "status": c.status, "message": c.message, "created_at": c.created_at.isoformat()}
-            for c in Claim.objects.filter(user=user).select_related("researcher")
+            {
+                "researcher_id": c.researcher_id,
+                "name": c.researcher.display_name,
+                "status": c.status,
+                "message": c.message,
+                "created_at": c.created_at.isoformat(),
+            }
+            for c in Claim.objects.filter(user=user)
+            .select_related("researcher")
             .order_by("created_at")
         ],
         "sent_digests": [

@@ -25,7 +25,7 @@ from rest_framework.authtoken.models import Token
 from papers.selectors import papers_with_bylines
 from researchers.models import Researcher
 from researchers.selectors import researchers_search
-from wovepaper.negotiation import render_page
+from wovepaper.lib.negotiation import render_page
 
 from . import digests, selectors, services
 from .categories import categories_by_code, categories_search, category_list
@@ -50,10 +50,12 @@ def _safe_next(request: HttpRequest, fallback: str) -> str:
 
 # --- follow / unfollow / claim --------------------------------------------------------------
 
+
 def _researcher_action(view: Callable[[HttpRequest, Researcher, str], HttpResponse]):
     """Load the researcher a button acts on and where to go afterwards; a signed-out visitor is
     sent to sign in first and comes back to the same place (an htmx button cannot follow a
     redirect itself, so it is told to)."""
+
     @wraps(view)
     def wrapper(request: HttpRequest, researcher_id: int) -> HttpResponse:
         researcher = get_object_or_404(Researcher, pk=researcher_id)
@@ -64,6 +66,7 @@ def _researcher_action(view: Callable[[HttpRequest, Researcher, str], HttpRespon
             login_url = f"{reverse('account_login')}?{urlencode({'next': next_url})}"
             return HttpResponseClientRedirect(login_url)
         return redirect_to_login(next_url)
+
     return wrapper
 
 
@@ -84,12 +87,14 @@ def follow(request: HttpRequest, researcher: Researcher, next_url: str) -> HttpR
 @_researcher_action
 def unfollow(request: HttpRequest, researcher: Researcher, next_url: str) -> HttpResponse:
     services.researcher_unfollow(user=request.user, researcher=researcher)
-    return _follow_answer(request, researcher, next_url,
-                          f"You no longer follow {researcher.display_name}.")
+    return _follow_answer(
+        request, researcher, next_url, f"You no longer follow {researcher.display_name}."
+    )
 
 
-def _follow_answer(request: HttpRequest, researcher: Researcher, next_url: str,
-                   message: str) -> HttpResponse:
+def _follow_answer(
+    request: HttpRequest, researcher: Researcher, next_url: str, message: str
+) -> HttpResponse:
     if request.htmx:
         context = follow_button_context(request, researcher, next_url=next_url)
         return render(request, "accounts/_follow_button.html", context)
@@ -107,8 +112,11 @@ def claim(request: HttpRequest, researcher: Researcher, next_url: str) -> HttpRe
     except services.FollowError as exc:
         messages.error(request, str(exc))
         return redirect(next_url)
-    messages.success(request, f"Thank you. Our staff will review your claim to be "
-                              f"{researcher.display_name}; its status shows in your account.")
+    messages.success(
+        request,
+        f"Thank you. Our staff will review your claim to be "
+        f"{researcher.display_name}; its status shows in your account.",
+    )
     return redirect(next_url)
 
 
@@ -131,9 +139,12 @@ def onboarding(request: HttpRequest) -> HttpResponse:
 
 
 def _step_context(step: str) -> dict:
-    return {"steps": [(s, Profile.Step(s).label, STEP_URLS[s]) for s in STEP_ORDER],
-            "current_step": step, "step_number": STEP_ORDER.index(step) + 1,
-            "step_total": len(STEP_ORDER)}
+    return {
+        "steps": [(s, Profile.Step(s).label, STEP_URLS[s]) for s in STEP_ORDER],
+        "current_step": step,
+        "step_number": STEP_ORDER.index(step) + 1,
+        "step_total": len(STEP_ORDER),
+    }
 
 
 @login_required
@@ -177,12 +188,21 @@ def onboarding_researchers(request: HttpRequest) -> HttpResponse:
         return redirect("accounts:onboarding_claim")
     query = request.GET.get("q", "").strip()
     results = researchers_search(query) if query else []
-    suggested = [] if query else selectors.researchers_suggested(
-        fields=profile.fields, exclude_ids=selectors.followed_researcher_ids(user=request.user))
+    suggested = (
+        []
+        if query
+        else selectors.researchers_suggested(
+            fields=profile.fields, exclude_ids=selectors.followed_researcher_ids(user=request.user)
+        )
+    )
     selectors.researchers_with_follow_state(results + suggested, user=request.user)
-    context = {"query": query, "results": results, "suggested": suggested,
-               "fields": profile.fields,
-               **_step_context(Profile.Step.RESEARCHERS)}
+    context = {
+        "query": query,
+        "results": results,
+        "suggested": suggested,
+        "fields": profile.fields,
+        **_step_context(Profile.Step.RESEARCHERS),
+    }
     if request.htmx and request.htmx.target == "researcher-results":
         return render(request, "accounts/onboarding/_researcher_results.html", context)
     return render(request, "accounts/onboarding/researchers.html", context)
@@ -196,12 +216,20 @@ def onboarding_claim(request: HttpRequest) -> HttpResponse:
     claims = list(selectors.claims_for_user(user=request.user)[:10])
     profile = services.profile_get_or_create(user=request.user)
     # Weekly is offered first to someone who has not chosen yet; they see it before finishing.
-    digest = (profile.digest_frequency if profile.digest_frequency != Profile.Digest.NONE
-              or profile.last_digest_at else Profile.Digest.WEEKLY)
-    context = {"query": query, "results": results, "claims": claims,
-               "claimed_ids": {c.researcher_id for c in claims},
-               "digest_choices": Profile.Digest.choices, "digest": digest,
-               **_step_context(Profile.Step.CLAIM)}
+    digest = (
+        profile.digest_frequency
+        if profile.digest_frequency != Profile.Digest.NONE or profile.last_digest_at
+        else Profile.Digest.WEEKLY
+    )
+    context = {
+        "query": query,
+        "results": results,
+        "claims": claims,
+        "claimed_ids": {c.researcher_id for c in claims},
+        "digest_choices": Profile.Digest.choices,
+        "digest": digest,
+        **_step_context(Profile.Step.CLAIM),
+    }
     return render(request, "accounts/onboarding/claim.html", context)
 
 
@@ -228,6 +256,7 @@ def onboarding_finish(request: HttpRequest) -> HttpResponse:
 
 # --- following ----------------------------------------------------------------------------------
 
+
 @login_required
 @require_GET
 def following(request: HttpRequest) -> HttpResponse:
@@ -239,7 +268,7 @@ def following(request: HttpRequest) -> HttpResponse:
         paginator = Paginator(feed, FEED_PAGE_SIZE)
         page = paginator.get_page(request.GET.get("page"))
         papers = papers_with_bylines(page.object_list)
-    follows = list(selectors.follows_for_user(user=request.user)[:SIDEBAR_FOLLOWS + 1])
+    follows = list(selectors.follows_for_user(user=request.user)[: SIDEBAR_FOLLOWS + 1])
     context = {
         "papers": papers,
         "page": page,
@@ -263,6 +292,7 @@ def followed_researchers(request: HttpRequest) -> HttpResponse:
 
 # --- account settings ---------------------------------------------------------------------------
 
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def account_settings(request: HttpRequest) -> HttpResponse:
@@ -271,13 +301,15 @@ def account_settings(request: HttpRequest) -> HttpResponse:
         form = SettingsForm(request.POST)
         if form.is_valid():
             services.profile_set_fields(profile=profile, fields=form.cleaned_data["fields"])
-            services.profile_set_digest(profile=profile,
-                                        frequency=form.cleaned_data["digest_frequency"])
+            services.profile_set_digest(
+                profile=profile, frequency=form.cleaned_data["digest_frequency"]
+            )
             messages.success(request, "Settings saved.")
             return redirect("accounts:settings")
     else:
-        form = SettingsForm(initial={"fields": profile.fields,
-                                     "digest_frequency": profile.digest_frequency})
+        form = SettingsForm(
+            initial={"fields": profile.fields, "digest_frequency": profile.digest_frequency}
+        )
     chosen = categories_by_code(profile.fields)
     chosen_codes = {c.code for c in chosen}
     context = {
@@ -306,8 +338,10 @@ def api_token(request: HttpRequest) -> HttpResponse:
 @require_GET
 def export(request: HttpRequest) -> HttpResponse:
     data = services.user_export(user=request.user)
-    response = HttpResponse(json.dumps(data, indent=2, ensure_ascii=False),
-                            content_type="application/json; charset=utf-8")
+    response = HttpResponse(
+        json.dumps(data, indent=2, ensure_ascii=False),
+        content_type="application/json; charset=utf-8",
+    )
     stamp = timezone.now().strftime("%Y%m%d")
     response["Content-Disposition"] = f'attachment; filename="wovepaper-account-{stamp}.json"'
     response["Cache-Control"] = "no-store"
@@ -331,6 +365,7 @@ def delete_account(request: HttpRequest) -> HttpResponse:
 
 
 # --- digest unsubscribe -------------------------------------------------------------------------
+
 
 # The token in the link is the authorisation, and mail clients that implement RFC 8058
 # one-click unsubscribe POST to it without any cookie or CSRF token.

@@ -88,8 +88,13 @@ def find_corpus(explicit: str | None) -> Path:
 def _walk(node, found: list[dict]) -> None:
     if isinstance(node, dict):
         authors = node.get("authors")
-        if (isinstance(authors, list) and authors and isinstance(authors[0], dict)
-                and "name" in authors[0] and ("paperId" in node or "title" in node)):
+        if (
+            isinstance(authors, list)
+            and authors
+            and isinstance(authors[0], dict)
+            and "name" in authors[0]
+            and ("paperId" in node or "title" in node)
+        ):
             found.append(node)
         if isinstance(node.get("authorships"), list) and "id" in node:
             found.append(node)
@@ -103,7 +108,8 @@ def _walk(node, found: list[dict]) -> None:
 def load_papers(corpus: Path) -> Iterator[Paper]:
     seen: set[tuple[str, str]] = set()
     files = sorted((corpus / "semanticscholar").rglob("*.json")) + sorted(
-        (corpus / "openalex").rglob("*.json"))
+        (corpus / "openalex").rglob("*.json")
+    )
     for path in files:
         if path.name in {"INDEX.json", "index.json"}:
             continue
@@ -117,7 +123,8 @@ def load_papers(corpus: Path) -> Iterator[Paper]:
                 seen.add(key)
                 ships = node["authorships"]
                 yield Paper(
-                    source="openalex", key=node["id"],
+                    source="openalex",
+                    key=node["id"],
                     byline_names=[(a.get("author") or {}).get("display_name") or "" for a in ships],
                     ids=[(a.get("author") or {}).get("id") for a in ships],
                     alternates=[[(a.get("author") or {}).get("display_name") or ""] for a in ships],
@@ -130,7 +137,8 @@ def load_papers(corpus: Path) -> Iterator[Paper]:
                 seen.add(key)
                 authors = node["authors"]
                 yield Paper(
-                    source="s2", key=key[1],
+                    source="s2",
+                    key=key[1],
                     byline_names=[a.get("name") or "" for a in authors],
                     ids=[a.get("authorId") for a in authors],
                     alternates=[[a.get("name") or ""] for a in authors],
@@ -146,7 +154,7 @@ def ascii_name(name: str) -> str:
 
 
 def initials_name(name: str) -> str:
-    """"Jascha Narain Sohl-Dickstein" → "J. N. Sohl-Dickstein"; "Marie-Anne" → "M.-A."."""
+    """ "Jascha Narain Sohl-Dickstein" → "J. N. Sohl-Dickstein"; "Marie-Anne" → "M.-A."."""
     words = name.split()
     if len(words) < 2 or "," in name:
         return name
@@ -180,20 +188,29 @@ def variants(paper: Paper, extra_name: str) -> Iterator[tuple[str, list[str], li
     yield "mixed", mixed, list(ids)
     if len(names) > 1:
         drop = _roll(paper.key, "drop") % len(names)
-        yield ("author missing", [n for i, n in enumerate(mixed) if i != drop],
-               [x for i, x in enumerate(ids) if i != drop])
+        yield (
+            "author missing",
+            [n for i, n in enumerate(mixed) if i != drop],
+            [x for i, x in enumerate(ids) if i != drop],
+        )
     at = _roll(paper.key, "extra") % (len(names) + 1)
-    yield ("extra author", mixed[:at] + [extra_name] + mixed[at:],
-           list(ids[:at]) + [None] + list(ids[at:]))
+    yield (
+        "extra author",
+        mixed[:at] + [extra_name] + mixed[at:],
+        list(ids[:at]) + [None] + list(ids[at:]),
+    )
     # Everything at once: initials without accents, one author missing, one added.
     hard = [initials_name(ascii_name(n)) for n in names]
     hard_ids = list(ids)
     if len(names) > 1:
         drop = _roll(paper.key, "drop") % len(names)
-        hard, hard_ids = hard[:drop] + hard[drop + 1:], hard_ids[:drop] + hard_ids[drop + 1:]
+        hard, hard_ids = hard[:drop] + hard[drop + 1 :], hard_ids[:drop] + hard_ids[drop + 1 :]
     at = _roll(paper.key, "extra") % (len(hard) + 1)
-    yield ("all at once", hard[:at] + [extra_name] + hard[at:],
-           hard_ids[:at] + [None] + hard_ids[at:])
+    yield (
+        "all at once",
+        hard[:at] + [extra_name] + hard[at:],
+        hard_ids[:at] + [None] + hard_ids[at:],
+    )
 
 
 UNJUDGED = "<no id>"
@@ -230,8 +247,12 @@ def judge(paper: Paper, byline: list[str], truth: list[str | None]) -> Score:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", help="the corpus folder (default: ../shared/corpus)")
-    parser.add_argument("--show-errors", type=int, default=0,
-                        help="print up to N papers with a wrong or missing alignment")
+    parser.add_argument(
+        "--show-errors",
+        type=int,
+        default=0,
+        help="print up to N papers with a wrong or missing alignment",
+    )
     args = parser.parse_args(argv)
     corpus = find_corpus(args.corpus)
     # Only authors that carry an id can be judged; papers with none are counted and skipped.
@@ -245,14 +266,18 @@ def main(argv: list[str] | None = None) -> int:
         # authors (the pool holds other spellings of the same people, e.g. "Dl Parnas").
         families = {parse_name(n).family_key for n in paper.byline_names}
         start = _roll(paper.key, "pool") + index
-        extra = next(pool[(start + k) % len(pool)] for k in range(len(pool))
-                     if parse_name(pool[(start + k) % len(pool)]).family_key not in families)
+        extra = next(
+            pool[(start + k) % len(pool)]
+            for k in range(len(pool))
+            if parse_name(pool[(start + k) % len(pool)]).family_key not in families
+        )
         for variant, byline, truth in variants(paper, extra):
             # Source authors without an id cannot be judged; the added name is judged as None.
             if variant in ("extra author", "all at once"):
                 added = next(i for i, n in enumerate(byline) if n == extra)
-                truth = [t if t is not None or i == added else UNJUDGED
-                         for i, t in enumerate(truth)]
+                truth = [
+                    t if t is not None or i == added else UNJUDGED for i, t in enumerate(truth)
+                ]
             else:
                 truth = [t if t is not None else UNJUDGED for t in truth]
             score = judge(paper, byline, truth)
@@ -269,15 +294,19 @@ def main(argv: list[str] | None = None) -> int:
             total.add(score)
     sources = Counter(p.source for p in papers)
     print(f"corpus: {corpus}")
-    print(f"recorded papers with an author list and author ids: {len(papers)} "
-          f"(Semantic Scholar {sources['s2']}, OpenAlex {sources['openalex']})")
+    print(
+        f"recorded papers with an author list and author ids: {len(papers)} "
+        f"(Semantic Scholar {sources['s2']}, OpenAlex {sources['openalex']})"
+    )
     print()
     header = f"{'variant':42} {'papers':>7} {'names':>7} {'correct':>8} {'unmatched':>9} "
     print(header + f"{'wrong':>6} {'accuracy':>9}")
     for name, s in sorted(by_variant.items()):
         accuracy = 100 * s.correct / s.names if s.names else 0.0
-        print(f"{name:42} {s.papers:>7} {s.names:>7} {s.correct:>8} {s.unmatched:>9} "
-              f"{s.wrong:>6} {accuracy:>8.2f}%")
+        print(
+            f"{name:42} {s.papers:>7} {s.names:>7} {s.correct:>8} {s.unmatched:>9} "
+            f"{s.wrong:>6} {accuracy:>8.2f}%"
+        )
     accuracy = 100 * total.correct / total.names if total.names else 0.0
     print()
     print(f"accuracy: {accuracy:.2f}% correct ({total.correct} of {total.names} byline names)")

@@ -38,11 +38,28 @@ from papers.records import format_version_date  # noqa: E402
 SAMPLE = ROOT / "papers" / "sample" / "arxiv-sample.jsonl.gz"
 MAX_AUTHORS = 30
 # arXiv bylines write accents in TeX (`Bal\'azs`, `G\"{o}del`, `\v{S}ik`, `{\l}`).
-_TEX_ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0308": '"', "\u0302": "^", "\u0303": "~",
-                "\u0304": "=", "\u030c": "v", "\u0327": "c", "\u030a": "r", "\u0306": "u",
-                "\u030b": "H"}
-_TEX_LETTERS = {"ł": "\\l", "Ł": "\\L", "ø": "\\o", "Ø": "\\O", "ß": "\\ss", "æ": "\\ae",
-                "ı": "\\i"}
+_TEX_ACCENTS = {
+    "\u0301": "'",
+    "\u0300": "`",
+    "\u0308": '"',
+    "\u0302": "^",
+    "\u0303": "~",
+    "\u0304": "=",
+    "\u030c": "v",
+    "\u0327": "c",
+    "\u030a": "r",
+    "\u0306": "u",
+    "\u030b": "H",
+}
+_TEX_LETTERS = {
+    "ł": "\\l",
+    "Ł": "\\L",
+    "ø": "\\o",
+    "Ø": "\\O",
+    "ß": "\\ss",
+    "æ": "\\ae",
+    "ı": "\\i",
+}
 
 
 def tex_encode(name: str) -> str:
@@ -72,8 +89,9 @@ def _author_count_weights() -> list[float]:
     have hundreds); we cap at 30 as the benchmark asks.
     """
     mu, sigma = 1.3, 0.9
-    return [math.exp(-((math.log(k) - mu) ** 2) / (2 * sigma**2)) / k
-            for k in range(1, MAX_AUTHORS + 1)]
+    return [
+        math.exp(-((math.log(k) - mu) ** 2) / (2 * sigma**2)) / k for k in range(1, MAX_AUTHORS + 1)
+    ]
 
 
 @dataclass
@@ -96,8 +114,9 @@ class Vocabulary:
 
     @classmethod
     def from_sample(cls, path: Path = SAMPLE) -> Vocabulary:
-        records = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")
-                   if line.strip()]
+        records = [
+            json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8") if line.strip()
+        ]
         title_words: list[str] = []
         abstract_words: list[str] = []
         keynames: list[str] = []
@@ -172,12 +191,13 @@ class _WordStream:
     def take(self, count: int) -> str:
         count = min(count, len(self.words))
         start = self.rng.randrange(len(self.words) - count + 1)
-        return " ".join(self.words[start:start + count])
+        return " ".join(self.words[start : start + count])
 
 
 class SnapshotGenerator:
-    def __init__(self, seed: int = 42, *, start_month: str = "1501",
-                 vocabulary: Vocabulary | None = None) -> None:
+    def __init__(
+        self, seed: int = 42, *, start_month: str = "1501", vocabulary: Vocabulary | None = None
+    ) -> None:
         self.rng = random.Random(seed)
         self.vocab = vocabulary or default_vocabulary()
         self.author_cum = list(accumulate(_author_count_weights()))
@@ -185,9 +205,11 @@ class SnapshotGenerator:
         self.abstract_words = _WordStream(self.vocab.abstract_words, self.rng)
         self.year = 2000 + int(start_month[:2])
         self.month = int(start_month[2:])
-        self.category_counts = list(accumulate(
-            [1964, 889, 244, 70]  # papers with 1, 2, 3, 4 categories in the real sample
-        ))
+        self.category_counts = list(
+            accumulate(
+                [1964, 889, 244, 70]  # papers with 1, 2, 3, 4 categories in the real sample
+            )
+        )
 
     def _months(self):
         """New-style ids: YYMM.NNNNN, numbered from 00001 within a month, 15-24k a month."""
@@ -228,11 +250,15 @@ class SnapshotGenerator:
             byline = ", ".join(names)
 
         title = _wrap(self.title_words.take(rng.choice(vocab.title_lengths)), 78, "  ")
-        abstract = "  " + _wrap(
-            self.abstract_words.take(rng.choice(vocab.abstract_lengths)), 78, "") + "\n"
+        abstract = (
+            "  "
+            + _wrap(self.abstract_words.take(rng.choice(vocab.abstract_lengths)), 78, "")
+            + "\n"
+        )
 
-        n_categories = bisect.bisect_left(
-            self.category_counts, rng.random() * self.category_counts[-1]) + 1
+        n_categories = (
+            bisect.bisect_left(self.category_counts, rng.random() * self.category_counts[-1]) + 1
+        )
         codes = [rng.choice(vocab.primary_categories)]
         for _ in range(12):  # a few tries are enough to find distinct cross-lists
             if len(codes) == n_categories:
@@ -241,8 +267,15 @@ class SnapshotGenerator:
             if code not in codes:
                 codes.append(code)
 
-        created = datetime(year, month, rng.randint(1, 28), rng.randint(0, 23),
-                           rng.randint(0, 59), rng.randint(0, 59), tzinfo=UTC)
+        created = datetime(
+            year,
+            month,
+            rng.randint(1, 28),
+            rng.randint(0, 23),
+            rng.randint(0, 59),
+            rng.randint(0, 59),
+            tzinfo=UTC,
+        )
         n_versions = rng.choices((1, 2, 3), weights=(75, 18, 7))[0]
         versions = [{"version": "v1", "created": format_version_date(created)}]
         last = created
@@ -259,8 +292,12 @@ class SnapshotGenerator:
             "title": title,
             "comments": rng.choice(vocab.comments) if rng.random() < 0.8 else None,
             "journal-ref": rng.choice(vocab.journal_refs) if rng.random() < 0.3 else None,
-            "doi": (f"{rng.choice(vocab.doi_prefixes)}/{rng.choice('ABCDEFGHJKLMNPRSTVWXYZ')}"
-                    f"{rng.randint(1000, 99999)}.{rng.randint(1, 9999)}") if has_doi else None,
+            "doi": (
+                f"{rng.choice(vocab.doi_prefixes)}/{rng.choice('ABCDEFGHJKLMNPRSTVWXYZ')}"
+                f"{rng.randint(1000, 99999)}.{rng.randint(1, 9999)}"
+            )
+            if has_doi
+            else None,
             "report-no": rng.choice(vocab.report_nos) if rng.random() < 0.07 else None,
             "categories": " ".join(codes),
             "license": rng.choice(vocab.licenses),
@@ -271,22 +308,32 @@ class SnapshotGenerator:
         }
 
 
-def write_snapshot(path: Path, count: int, *, seed: int = 42, start_month: str = "1501",
-                   compresslevel: int = 1, progress: bool = True) -> dict[str, float]:
+def write_snapshot(
+    path: Path,
+    count: int,
+    *,
+    seed: int = 42,
+    start_month: str = "1501",
+    compresslevel: int = 1,
+    progress: bool = True,
+) -> dict[str, float]:
     path.parent.mkdir(parents=True, exist_ok=True)
     generator = SnapshotGenerator(seed, start_month=start_month)
     authors = Counter()
     started = time.perf_counter()
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "wt", encoding="utf-8", **(
-            {"compresslevel": compresslevel} if path.suffix == ".gz" else {})) as out:
+    with opener(
+        path,
+        "wt",
+        encoding="utf-8",
+        **({"compresslevel": compresslevel} if path.suffix == ".gz" else {}),
+    ) as out:
         for index, record in enumerate(generator.records(count), start=1):
             out.write(json.dumps(record, separators=(",", ":")))
             out.write("\n")
             authors[len(record["authors_parsed"])] += 1
             if progress and index % 100_000 == 0:
-                print(f"  {index:,} records, {time.perf_counter() - started:.0f}s",
-                      file=sys.stderr)
+                print(f"  {index:,} records, {time.perf_counter() - started:.0f}s", file=sys.stderr)
     total = sum(authors.values())
     return {
         "records": total,
@@ -302,16 +349,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", "-n", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--start-month", default="1501", help="YYMM of the first id")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="default: benchmarks/out/snapshot-<N>.jsonl.gz")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="default: benchmarks/out/snapshot-<N>.jsonl.gz"
+    )
     parser.add_argument("--compresslevel", type=int, default=1)
     args = parser.parse_args(argv)
     out = args.out or Path(__file__).parent / "out" / f"snapshot-{args.records}.jsonl.gz"
-    stats = write_snapshot(out, args.records, seed=args.seed, start_month=args.start_month,
-                           compresslevel=args.compresslevel)
-    print(f"{out}: {stats['records']:,} records, {stats['authorships']:,} authorships "
-          f"(mean {stats['mean_authors']:.2f} a paper), {stats['bytes'] / 1e6:,.0f} MB, "
-          f"{stats['seconds']:.0f}s")
+    stats = write_snapshot(
+        out,
+        args.records,
+        seed=args.seed,
+        start_month=args.start_month,
+        compresslevel=args.compresslevel,
+    )
+    print(
+        f"{out}: {stats['records']:,} records, {stats['authorships']:,} authorships "
+        f"(mean {stats['mean_authors']:.2f} a paper), {stats['bytes'] / 1e6:,.0f} MB, "
+        f"{stats['seconds']:.0f}s"
+    )
     return 0
 
 

@@ -105,8 +105,10 @@ def index_stage() -> None:
     documents = search_index_pending()
     seconds = time.perf_counter() - started
     if documents:
-        print(f"{'search index (all cores)':29s}: {documents:7d} documents in {seconds:6.2f}s = "
-              f"{documents / seconds:8.0f} documents/s wall")
+        print(
+            f"{'search index (all cores)':29s}: {documents:7d} documents in {seconds:6.2f}s = "
+            f"{documents / seconds:8.0f} documents/s wall"
+        )
 
 
 def server_cpu_seconds() -> float | None:
@@ -149,8 +151,12 @@ def end_to_end(files) -> tuple[int, float, float, dict, float, float | None]:
     server_after = server_cpu_seconds()
     server_cpu = server_after - server_before if server_before is not None else None
     run.refresh_from_db()
-    counts = {"created": run.created, "updated": run.updated, "unchanged": run.unchanged,
-              "rejected": run.rejected}
+    counts = {
+        "created": run.created,
+        "updated": run.updated,
+        "unchanged": run.unchanged,
+        "rejected": run.rejected,
+    }
     return records, elapsed, parse_seconds, counts, client_cpu, server_cpu
 
 
@@ -182,8 +188,12 @@ def through_harvester(files) -> tuple[int, float, float, dict, float, float | No
     server_after = server_cpu_seconds()
     server_cpu = server_after - server_before if server_before is not None else None
     records = run.created + run.updated + run.unchanged
-    counts = {"created": run.created, "updated": run.updated, "unchanged": run.unchanged,
-              "rejected": run.rejected}
+    counts = {
+        "created": run.created,
+        "updated": run.updated,
+        "unchanged": run.unchanged,
+        "rejected": run.rejected,
+    }
     return records, elapsed, float("nan"), counts, client_cpu, server_cpu
 
 
@@ -193,11 +203,27 @@ def searchable_with_worker(files) -> None:
     from wovepaper.celery import app
 
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "wovepaper", "worker", "-Q", "default",
-         "--pool", "solo", "--loglevel", "ERROR", "--without-heartbeat", "--without-mingle",
-         "--without-gossip"],
-        cwd=ROOT, env={**os.environ, "CELERY_BROKER_URL": BROKER_URL},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,  # its banner; failure is below
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "wovepaper",
+            "worker",
+            "-Q",
+            "default",
+            "--pool",
+            "solo",
+            "--loglevel",
+            "ERROR",
+            "--without-heartbeat",
+            "--without-mingle",
+            "--without-gossip",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "CELERY_BROKER_URL": BROKER_URL},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,  # its banner; failure is below
     )
     try:
         deadline = time.monotonic() + 60
@@ -217,37 +243,56 @@ def searchable_with_worker(files) -> None:
     finally:
         worker.terminate()
         worker.wait(timeout=30)
-    print(f"{'searchable, worker indexing':29s}: {records:7d} records in {seconds:6.2f}s = "
-          f"{records / seconds:8.0f} records/s wall (all written after {written:.2f}s; "
-          f"harvester CPU {time.process_time() - cpu:.2f}s)")
+    print(
+        f"{'searchable, worker indexing':29s}: {records:7d} records in {seconds:6.2f}s = "
+        f"{records / seconds:8.0f} records/s wall (all written after {written:.2f}s; "
+        f"harvester CPU {time.process_time() - cpu:.2f}s)"
+    )
 
 
-def report(label: str, records: int, seconds: float, parse_s: float, counts: dict,
-           client_cpu: float, server_cpu: float | None) -> None:
+def report(
+    label: str,
+    records: int,
+    seconds: float,
+    parse_s: float,
+    counts: dict,
+    client_cpu: float,
+    server_cpu: float | None,
+) -> None:
     cpu = client_cpu + (server_cpu or 0)
-    parse_note = ("parsing overlapped with writing" if parse_s != parse_s
-                  else f"parse {parse_s:.2f}s of the wall time")
+    parse_note = (
+        "parsing overlapped with writing"
+        if parse_s != parse_s
+        else f"parse {parse_s:.2f}s of the wall time"
+    )
     server = f" + database server {server_cpu:.2f}s" if server_cpu is not None else ""
-    print(f"{label}: {records:7d} records in {seconds:6.2f}s = {records / seconds:8.0f} records/s"
-          f" wall; CPU: harvester {client_cpu:.2f}s{server} = {records / cpu:6.0f} records per "
-          f"CPU-second  ({parse_note}; {counts})")
+    print(
+        f"{label}: {records:7d} records in {seconds:6.2f}s = {records / seconds:8.0f} records/s"
+        f" wall; CPU: harvester {client_cpu:.2f}s{server} = {records / cpu:6.0f} records per "
+        f"CPU-second  ({parse_note}; {counts})"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=10,
-                        help="replays of the three pages (3,000 records each)")
+    parser.add_argument(
+        "--repeat", type=int, default=10, help="replays of the three pages (3,000 records each)"
+    )
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
     clean()
     with tempfile.TemporaryDirectory() as tmp:
         files = write_pages(Path(tmp), args.repeat)
-        print(f"{len(files)} pages on disk, {connection.vendor} "
-              f"({connection.settings_dict['NAME']}), {os.cpu_count()} CPUs")
+        print(
+            f"{len(files)} pages on disk, {connection.vendor} "
+            f"({connection.settings_dict['NAME']}), {os.cpu_count()} CPUs"
+        )
         n, seconds, cpu = parse_only(files)
-        print(f"{'parse only':29s}: {n:7d} records in {seconds:6.2f}s = "
-              f"{n / seconds:8.0f} records/s wall; CPU {cpu:.2f}s = {n / cpu:6.0f} records "
-              "per CPU-second")
+        print(
+            f"{'parse only':29s}: {n:7d} records in {seconds:6.2f}s = "
+            f"{n / seconds:8.0f} records/s wall; CPU {cpu:.2f}s = {n / cpu:6.0f} records "
+            "per CPU-second"
+        )
         try:
             report("end to end, sequential       ", *end_to_end(files))
             index_stage()

@@ -89,8 +89,11 @@ def run_child(snapshot: Path, batch_size: int | None, load_only: bool) -> dict:
             cursor.execute("SELECT pg_backend_pid()")
             backend_pid = cursor.fetchone()[0]
     options = {"batch_size": batch_size} if batch_size else {}
-    result: dict = {"vendor": connection.vendor, "batch_size": batch_size or "default",
-                    "mode": "load only" if load_only else "load + search index"}
+    result: dict = {
+        "vendor": connection.vendor,
+        "batch_size": batch_size or "default",
+        "mode": "load only" if load_only else "load + search index",
+    }
     progress_every = 100_000
     seen = {"n": 0, "next": progress_every, "t0": 0.0}
 
@@ -106,8 +109,9 @@ def run_child(snapshot: Path, batch_size: int | None, load_only: bool) -> dict:
         seen.update(n=0, next=progress_every, t0=time.perf_counter())
         started = time.perf_counter()
         client_before, server_before = client_cpu_seconds(), server_cpu_seconds(backend_pid)
-        counts, changed = snapshot_import(snapshot, progress=progress,
-                                          build_search_index=not load_only, **options)
+        counts, changed = snapshot_import(
+            snapshot, progress=progress, build_search_index=not load_only, **options
+        )
         seconds = time.perf_counter() - started
         client_after, server_after = client_cpu_seconds(), server_cpu_seconds(backend_pid)
         records = counts.created + counts.updated + counts.unchanged + counts.rejected
@@ -162,7 +166,10 @@ def run_vendor(vendor: str, args: argparse.Namespace) -> dict:
         extra += ["--load-only"] if args.load_only else []
         completed = subprocess.run(
             [sys.executable, __file__, "--child", str(args.snapshot), *extra],
-            env=env, stdout=subprocess.PIPE, text=True, check=True,
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+            check=True,
         )
     finally:
         if not args.keep:
@@ -177,17 +184,23 @@ def run_vendor(vendor: str, args: argparse.Namespace) -> dict:
 def print_table(results: list[dict], snapshot: Path) -> None:
     print()
     print(f"snapshot: {snapshot} ({snapshot.stat().st_size / 1e6:,.0f} MB)")
-    print(f"machine:  {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"{platform.system()} {platform.machine()}")
-    header = (f"{'database':<11}{'run':<7}{'what':<21}{'records':>10}{'time':>9}"
-              f"{'records/s':>11}{'peak RSS':>11}")
+    print(
+        f"machine:  {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{platform.system()} {platform.machine()}"
+    )
+    header = (
+        f"{'database':<11}{'run':<7}{'what':<21}{'records':>10}{'time':>9}"
+        f"{'records/s':>11}{'peak RSS':>11}"
+    )
     print(header)
     print("-" * len(header))
     for r in results:
         for label in ("first", "rerun"):
             p = r[label]
-            print(f"{r['vendor']:<11}{label:<7}{r['mode']:<21}{p['records']:>10,}"
-                  f"{p['seconds']:>8.1f}s{p['per_second']:>11,.0f}{p['peak_rss_mb']:>8,.0f} MB")
+            print(
+                f"{r['vendor']:<11}{label:<7}{r['mode']:<21}{p['records']:>10,}"
+                f"{p['seconds']:>8.1f}s{p['per_second']:>11,.0f}{p['peak_rss_mb']:>8,.0f} MB"
+            )
     print()
     print("CPU time per record (importing process, all threads / PostgreSQL, all backends):")
 
@@ -197,27 +210,38 @@ def print_table(results: list[dict], snapshot: Path) -> None:
     for r in results:
         for label in ("first", "rerun"):
             p = r[label]
-            print(f"  {r['vendor']:<11}{label:<7}client {us(p['client_cpu_us'])}"
-                  f"   server {us(p['server_cpu_us'])}")
+            print(
+                f"  {r['vendor']:<11}{label:<7}client {us(p['client_cpu_us'])}"
+                f"   server {us(p['server_cpu_us'])}"
+            )
     print()
     for r in results:
-        print(f"{r['vendor']}: first {r['first']['counts']}, rerun {r['rerun']['counts']}, "
-              f"rows {r['rows']}")
+        print(
+            f"{r['vendor']}: first {r['first']['counts']}, rerun {r['rerun']['counts']}, "
+            f"rows {r['rows']}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("snapshot", type=Path, nargs="?", default=DEFAULT_SNAPSHOT)
-    parser.add_argument("--vendor", nargs="+", choices=["postgres", "sqlite"],
-                        default=["postgres"])
-    parser.add_argument("--batch-size", type=int, default=None,
-                        help="records per upsert batch (default: snapshot_import's)")
-    parser.add_argument("--server", default=DEFAULT_SERVER,
-                        help="PostgreSQL server URL without a database name")
+    parser.add_argument("--vendor", nargs="+", choices=["postgres", "sqlite"], default=["postgres"])
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="records per upsert batch (default: snapshot_import's)",
+    )
+    parser.add_argument(
+        "--server", default=DEFAULT_SERVER, help="PostgreSQL server URL without a database name"
+    )
     parser.add_argument("--db-name", default=DEFAULT_DB_NAME)
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
-    parser.add_argument("--load-only", action="store_true",
-                        help="time the load alone: leave the search documents unbuilt")
+    parser.add_argument(
+        "--load-only",
+        action="store_true",
+        help="time the load alone: leave the search documents unbuilt",
+    )
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -225,8 +249,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(run_child(args.snapshot, args.batch_size, args.load_only)))
         return 0
     if not args.snapshot.exists():
-        parser.error(f"{args.snapshot}: no such file; make one with "
-                     "python benchmarks/generate_snapshot.py --records N")
+        parser.error(
+            f"{args.snapshot}: no such file; make one with "
+            "python benchmarks/generate_snapshot.py --records N"
+        )
     results = []
     for vendor in args.vendor:
         print(f"{vendor}: fresh database, migrate, import twice", file=sys.stderr, flush=True)

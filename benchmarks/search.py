@@ -32,8 +32,16 @@ from papers.models import Paper  # noqa: E402
 from papers.search import paper_search  # noqa: E402
 
 # From words in a fifth of all abstracts down to none at all.
-QUERIES = ["quantum", "network", "graph", "zeta function", "topological insulator",
-           "neural networks", "dark matter halo", "xylophone"]
+QUERIES = [
+    "quantum",
+    "network",
+    "graph",
+    "zeta function",
+    "topological insulator",
+    "neural networks",
+    "dark matter halo",
+    "xylophone",
+]
 SORTS = ["relevance", "newest", "oldest", "cited"]
 
 
@@ -42,8 +50,10 @@ def main() -> None:
     parser.add_argument("queries", nargs="*", default=QUERIES)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    print(f"{Paper.objects.count():,} papers, {connection.vendor} "
-          f"({connection.settings_dict['NAME']}), median of {args.repeat}")
+    print(
+        f"{Paper.objects.count():,} papers, {connection.vendor} "
+        f"({connection.settings_dict['NAME']}), median of {args.repeat}"
+    )
     print(f"{'query':<24}{'matches':>9}" + "".join(f"{s:>11}" for s in SORTS))
     for query in args.queries:
         cells, total = [], ""

@@ -7,8 +7,13 @@ from slugify import slugify
 class Institution(models.Model):
     name = models.CharField(max_length=255)
     slug = models.SlugField(max_length=96, blank=True)
-    ror_id = models.CharField(max_length=16, null=True, blank=True, unique=True,
-                              help_text="The bare ROR id, e.g. 00f54p054.")
+    ror_id = models.CharField(
+        max_length=16,
+        null=True,
+        blank=True,
+        unique=True,
+        help_text="The bare ROR id, e.g. 00f54p054.",
+    )
     openalex_id = models.CharField(max_length=32, null=True, blank=True, unique=True)
     country_code = models.CharField(max_length=2, blank=True)
     type = models.CharField(max_length=32, blank=True)
@@ -21,9 +26,12 @@ class Institution(models.Model):
     website = models.URLField(max_length=500, blank=True)
     # [{"type": "parent"|"child"|"related"|…, "ror_id": "…", "label": "…"}], as ROR lists them.
     relationships = models.JSONField(default=list, blank=True)
-    ror_status = models.CharField(max_length=16, blank=True,
-                                  help_text="active/inactive/withdrawn from ROR; unknown if ROR "
-                                            "does not know the id; empty until asked.")
+    ror_status = models.CharField(
+        max_length=16,
+        blank=True,
+        help_text="active/inactive/withdrawn from ROR; unknown if ROR "
+        "does not know the id; empty until asked.",
+    )
     ror_checked_at = models.DateTimeField(null=True, blank=True)
     # Maintained by matching, so lists sort without counting per request.
     researcher_count = models.PositiveIntegerField(default=0)

@@ -42,9 +42,7 @@ def institution_lookup(key: str) -> Institution | None:
             return found
     if not key or len(key) > 255:
         return None
-    return (
-        Institution.objects.filter(name__iexact=key).order_by("-paper_count", "id").first()
-    )
+    return Institution.objects.filter(name__iexact=key).order_by("-paper_count", "id").first()
 
 
 def institution_researchers(institution: Institution, *, limit: int = 30) -> list:
@@ -61,8 +59,9 @@ def institution_researchers(institution: Institution, *, limit: int = 30) -> lis
         "researcher_id"
     )
     return list(
-        Researcher.objects.filter(pk__in=researcher_ids, merged_into__isnull=True)
-        .order_by("-paper_count", "id")[:limit]
+        Researcher.objects.filter(pk__in=researcher_ids, merged_into__isnull=True).order_by(
+            "-paper_count", "id"
+        )[:limit]
     )
 
 
@@ -70,7 +69,7 @@ def institution_papers(institution: Institution, *, offset: int = 0, limit: int 
     papers = Paper.objects.filter(
         pk__in=AuthorshipInstitution.objects.filter(institution=institution).values("paper_id")
     ).order_by("-published", "-id")
-    return list(paper_list_prefetch(papers)[offset:offset + limit])
+    return list(paper_list_prefetch(papers)[offset : offset + limit])
 
 
 def institutions_browse(
@@ -79,7 +78,7 @@ def institutions_browse(
     qs: QuerySet[Institution] = Institution.objects.all()
     if country:
         qs = qs.filter(country_code=country.upper())
-    return list(qs.order_by(*LIST_SORTS.get(sort, LIST_SORTS["papers"]))[offset:offset + limit])
+    return list(qs.order_by(*LIST_SORTS.get(sort, LIST_SORTS["papers"]))[offset : offset + limit])
 
 
 def institutions_search(query: str, *, offset: int = 0, limit: int = 20) -> list[Institution]:
@@ -88,8 +87,9 @@ def institutions_search(query: str, *, offset: int = 0, limit: int = 20) -> list
     if len(query) < 2:
         return []
     return list(
-        Institution.objects.filter(Q(name__icontains=query))
-        .order_by("-paper_count", "id")[offset:offset + limit]
+        Institution.objects.filter(Q(name__icontains=query)).order_by("-paper_count", "id")[
+            offset : offset + limit
+        ]
     )
 
 

@@ -15,9 +15,13 @@ from .models import AuthorshipInstitution, Institution
 logger = logging.getLogger(__name__)
 
 
-def institutions_complete_from_ror(*, institution_ids: Iterable[int] | None = None,
-                                   limit: int = 200, client: RorClient | None = None,
-                                   now: datetime | None = None) -> int:
+def institutions_complete_from_ror(
+    *,
+    institution_ids: Iterable[int] | None = None,
+    limit: int = 200,
+    client: RorClient | None = None,
+    now: datetime | None = None,
+) -> int:
     """Fill names, acronyms, country, types and relationships from ROR, once per institution.
 
     Only institutions with a ROR id that were never completed are asked (`ror_checked_at` is
@@ -54,8 +58,7 @@ def institutions_complete_from_ror(*, institution_ids: Iterable[int] | None = No
             institution.established = record.established
             institution.website = record.website[:500]
             institution.relationships = [
-                {"type": r.type, "ror_id": r.ror_id, "label": r.label}
-                for r in record.relationships
+                {"type": r.type, "ror_id": r.ror_id, "label": r.label} for r in record.relationships
             ]
             institution.ror_status = record.status[:16]
             institution.save()
@@ -70,14 +73,27 @@ def institutions_update_stats(institution_ids: Iterable[int]) -> None:
     """Store paper_count and researcher_count for these institutions (one query per 500)."""
     ids = sorted(set(institution_ids))
     for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
-        counts = {row["institution_id"]: row for row in (
-            AuthorshipInstitution.objects.filter(institution_id__in=chunk)
-            .values("institution_id")
-            .annotate(papers=Count("paper_id", distinct=True),
-                      researchers=Count("authorship__researcher_id", distinct=True)))}
+        chunk = ids[start : start + 500]
+        counts = {
+            row["institution_id"]: row
+            for row in (
+                AuthorshipInstitution.objects.filter(institution_id__in=chunk)
+                .values("institution_id")
+                .annotate(
+                    papers=Count("paper_id", distinct=True),
+                    researchers=Count("authorship__researcher_id", distinct=True),
+                )
+            )
+        }
         Institution.objects.bulk_update(
-            [Institution(pk=pk, paper_count=counts.get(pk, {}).get("papers", 0),
-                         researcher_count=counts.get(pk, {}).get("researchers", 0))
-             for pk in chunk],
-            ["paper_count", "researcher_count"], batch_size=500)
+            [
+                Institution(
+                    pk=pk,
+                    paper_count=counts.get(pk, {}).get("papers", 0),
+                    researcher_count=counts.get(pk, {}).get("researchers", 0),
+                )
+                for pk in chunk
+            ],
+            ["paper_count", "researcher_count"],
+            batch_size=500,
+        )

@@ -5,10 +5,10 @@ import re
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 
-from wovepaper.api import permanent_redirect
-from wovepaper.negotiation import render_page
-from wovepaper.paging import query_choice, window
-from wovepaper.structured_data import jsonld_with_breadcrumbs
+from wovepaper.lib.api.redirects import permanent_redirect
+from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.paging import query_choice, window
+from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
 from . import selectors
 from .models import Institution
@@ -38,35 +38,47 @@ def institution_detail(request: HttpRequest, key: str) -> HttpResponse:
     if institution.paper_count:
         pager.total_pages = -(-institution.paper_count // PER_PAGE)
     researchers = selectors.institution_researchers(institution)
-    return render_page(request, "institutions/detail", {
-        "institution": institution,
-        "researchers": researchers,
-        "pager": pager,
-        "papers": pager.items,
-        "jsonld": _institution_jsonld(institution),
-    })
+    return render_page(
+        request,
+        "institutions/detail",
+        {
+            "institution": institution,
+            "researchers": researchers,
+            "pager": pager,
+            "papers": pager.items,
+            "jsonld": _institution_jsonld(institution),
+        },
+    )
 
 
 def _institution_jsonld(institution: Institution) -> dict:
     url = settings.SITE_URL + institution.get_absolute_url()
-    org: dict = {"@type": "Organization", "@id": url + "#organization", "name": institution.name,
-                 "url": url}
+    org: dict = {
+        "@type": "Organization",
+        "@id": url + "#organization",
+        "name": institution.name,
+        "url": url,
+    }
     if institution.other_names:
         org["alternateName"] = [str(n) for n in institution.other_names][:10]
     same_as = [institution.ror_url] if institution.ror_id else []
     if institution.openalex_id:
         same_as.append(
-            institution.openalex_id if institution.openalex_id.startswith("http")
+            institution.openalex_id
+            if institution.openalex_id.startswith("http")
             else f"https://openalex.org/{institution.openalex_id}"
         )
     if same_as:
         org["sameAs"] = same_as
     if institution.country_code:
         org["address"] = {"@type": "PostalAddress", "addressCountry": institution.country_code}
-    return jsonld_with_breadcrumbs(org, [
-        ("Institutions", "/institutions"),
-        (institution.name, institution.get_absolute_url()),
-    ])
+    return jsonld_with_breadcrumbs(
+        org,
+        [
+            ("Institutions", "/institutions"),
+            (institution.name, institution.get_absolute_url()),
+        ],
+    )
 
 
 def institution_list(request: HttpRequest) -> HttpResponse:
@@ -80,10 +92,14 @@ def institution_list(request: HttpRequest) -> HttpResponse:
         ),
         per_page=50,
     )
-    return render_page(request, "institutions/list", {
-        "pager": pager,
-        "institutions": pager.items,
-        "sort": sort,
-        "country": country,
-        "sorts": [("papers", "Papers here"), ("name", "Name")],
-    })
+    return render_page(
+        request,
+        "institutions/list",
+        {
+            "pager": pager,
+            "institutions": pager.items,
+            "sort": sort,
+            "country": country,
+            "sorts": [("papers", "Papers here"), ("name", "Name")],
+        },
+    )

@@ -13,8 +13,14 @@ class AuthorshipInline(admin.TabularInline):
 
 @admin.register(Paper)
 class PaperAdmin(admin.ModelAdmin):
-    list_display = ("arxiv_id", "title", "primary_category", "published", "updated",
-                    "cited_by_count")
+    list_display = (
+        "arxiv_id",
+        "title",
+        "primary_category",
+        "published",
+        "updated",
+        "cited_by_count",
+    )
     list_filter = ("primary_category", "is_withdrawn", "is_deleted")
     search_fields = ("=arxiv_id", "title", "doi")
     date_hierarchy = "published"
@@ -51,9 +57,22 @@ class RejectedRecordAdmin(admin.ModelAdmin):
 
 @admin.register(HarvestRun)
 class HarvestRunAdmin(admin.ModelAdmin):
-    list_display = ("id", "set_spec", "metadata_prefix", "from_date", "until_date", "status",
-                    "pages", "created", "updated", "unchanged", "rejected", "deleted",
-                    "started_at", "finished_at")
+    list_display = (
+        "id",
+        "set_spec",
+        "metadata_prefix",
+        "from_date",
+        "until_date",
+        "status",
+        "pages",
+        "created",
+        "updated",
+        "unchanged",
+        "rejected",
+        "deleted",
+        "started_at",
+        "finished_at",
+    )
     list_filter = ("status", "metadata_prefix", "set_spec")
     date_hierarchy = "started_at"
     ordering = ("-started_at",)

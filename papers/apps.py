@@ -10,5 +10,6 @@ class PapersConfig(AppConfig):
         from .indexing import paper_saved_reindex
         from .models import Paper
 
-        post_save.connect(paper_saved_reindex, sender=Paper,
-                          dispatch_uid="papers.search_index_on_save")
+        post_save.connect(
+            paper_saved_reindex, sender=Paper, dispatch_uid="papers.search_index_on_save"
+        )

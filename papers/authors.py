@@ -32,11 +32,38 @@ _TEX_HINT = re.compile(r"[\\{}~]")
 # `\v{S}`, `\c c`, `\'\i`) and letters of their own (`{\l}`, `\ss`, `\AA`). These are decoded
 # here, exactly as pylatexenc decodes them (tests/papers/test_authors.py compares the two over
 # every TeX name in the corpus), at a hundredth of its cost; anything else goes to it.
-_COMBINING = {"'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303",
-              "=": "\u0304", ".": "\u0307", "v": "\u030c", "u": "\u0306", "H": "\u030b",
-              "c": "\u0327", "k": "\u0328", "r": "\u030a", "d": "\u0323", "b": "\u0331"}
-_TEX_LETTERS = {"l": "ł", "L": "Ł", "o": "ø", "O": "Ø", "ss": "ß", "ae": "æ", "AE": "Æ",
-                "oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å", "i": "ı", "j": "ȷ"}
+_COMBINING = {
+    "'": "\u0301",
+    "`": "\u0300",
+    '"': "\u0308",
+    "^": "\u0302",
+    "~": "\u0303",
+    "=": "\u0304",
+    ".": "\u0307",
+    "v": "\u030c",
+    "u": "\u0306",
+    "H": "\u030b",
+    "c": "\u0327",
+    "k": "\u0328",
+    "r": "\u030a",
+    "d": "\u0323",
+    "b": "\u0331",
+}
+_TEX_LETTERS = {
+    "l": "ł",
+    "L": "Ł",
+    "o": "ø",
+    "O": "Ø",
+    "ss": "ß",
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "aa": "å",
+    "AA": "Å",
+    "i": "ı",
+    "j": "ȷ",
+}
 _TEX_COMMON = re.compile(
     # symbol accents take a letter, a braced letter, or a dotless i/j, braced or not
     r"""\\(?P<symbol>['`"^~=.])(?:\{(?P<s1>[A-Za-z])\}|\{\\(?P<s2>[ij])\}|(?P<s3>[A-Za-z])"""
@@ -139,7 +166,7 @@ def split_authors(raw: str) -> list[AuthorName]:
 
 
 def parse_display_name(name: str, *, affiliation: str = "") -> AuthorName:
-    """"Anne-Christine Davis" → keyname Davis; "Smith, Jr." keeps the suffix apart."""
+    """ "Anne-Christine Davis" → keyname Davis; "Smith, Jr." keeps the suffix apart."""
     name = name.strip().strip(",").strip()
     suffix = ""
     if "," in name:

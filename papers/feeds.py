@@ -14,7 +14,7 @@ from django.http import Http404
 from django.utils.feedgenerator import Atom1Feed, Rss201rev2Feed
 from django.utils.html import escape
 
-from wovepaper.api import site_url
+from wovepaper.lib.api.redirects import site_url
 
 from .models import Paper, PaperCategory
 from .selectors import paper_list_prefetch, papers_by_category, papers_listed

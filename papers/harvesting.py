@@ -99,9 +99,13 @@ def harvest_last_success(*, set_spec: str, metadata_prefix: str) -> HarvestRun |
     """The last successful open-ended run of the set: only a window without `until` has seen
     every change up to its responseDate (a backfill of 2015 run today has not)."""
     return (
-        HarvestRun.objects.filter(set_spec=set_spec, metadata_prefix=metadata_prefix,
-                                  status=HarvestRun.Status.SUCCEEDED, until_date__isnull=True,
-                                  response_date__isnull=False)
+        HarvestRun.objects.filter(
+            set_spec=set_spec,
+            metadata_prefix=metadata_prefix,
+            status=HarvestRun.Status.SUCCEEDED,
+            until_date__isnull=True,
+            response_date__isnull=False,
+        )
         .order_by("-response_date", "-pk")
         .first()
     )
@@ -126,8 +130,11 @@ def harvest_run_create(
     if from_date and until_date and from_date > until_date:
         raise HarvestError(f"from {from_date} is after until {until_date}")
     return HarvestRun.objects.create(
-        set_spec=set_spec, metadata_prefix=metadata_prefix, from_date=from_date,
-        until_date=until_date, endpoint=endpoint or settings.ARXIV_OAI_URL,
+        set_spec=set_spec,
+        metadata_prefix=metadata_prefix,
+        from_date=from_date,
+        until_date=until_date,
+        endpoint=endpoint or settings.ARXIV_OAI_URL,
     )
 
 
@@ -138,7 +145,9 @@ def harvest_unfinished(*, set_spec: str, metadata_prefix: str) -> HarvestRun | N
     """
     last = harvest_last_success(set_spec=set_spec, metadata_prefix=metadata_prefix)
     runs = HarvestRun.objects.filter(
-        set_spec=set_spec, metadata_prefix=metadata_prefix, until_date__isnull=True,
+        set_spec=set_spec,
+        metadata_prefix=metadata_prefix,
+        until_date__isnull=True,
         status__in=[HarvestRun.Status.RUNNING, HarvestRun.Status.FAILED],
     )
     if last:
@@ -176,11 +185,15 @@ def harvest_run_execute(
 
     def fetch(token: str, restart_from: date | None) -> ListPage:
         if token:
-            return client.list_records_page(metadata_prefix=run.metadata_prefix,
-                                            resumption_token=token)
-        return client.list_records_page(metadata_prefix=run.metadata_prefix,
-                                        set_spec=run.set_spec, from_date=restart_from,
-                                        until_date=run.until_date)
+            return client.list_records_page(
+                metadata_prefix=run.metadata_prefix, resumption_token=token
+            )
+        return client.list_records_page(
+            metadata_prefix=run.metadata_prefix,
+            set_spec=run.set_spec,
+            from_date=restart_from,
+            until_date=run.until_date,
+        )
 
     prefetch = ThreadPoolExecutor(max_workers=1, thread_name_prefix="oai-prefetch")
     try:
@@ -227,8 +240,10 @@ def harvest_run_execute(
 
 
 def _note_error(run: HarvestRun, message: str) -> None:
-    run.errors = [*run.errors, {"at": timezone.now().isoformat(), "page": run.pages + 1,
-                                "message": message[:2000]}]
+    run.errors = [
+        *run.errors,
+        {"at": timezone.now().isoformat(), "page": run.pages + 1, "message": message[:2000]},
+    ]
 
 
 def _fill_known_versions(page: ListPage) -> None:
@@ -237,8 +252,12 @@ def _fill_known_versions(page: ListPage) -> None:
     if page.has_published and page.has_version:
         return
     ids = [r.arxiv_id for r in page.records]
-    known = {a: (p, v) for a, p, v in
-             Paper.objects.filter(arxiv_id__in=ids).values_list("arxiv_id", "published", "version")}
+    known = {
+        a: (p, v)
+        for a, p, v in Paper.objects.filter(arxiv_id__in=ids).values_list(
+            "arxiv_id", "published", "version"
+        )
+    }
     for record in page.records:
         if record.arxiv_id not in known:
             continue
@@ -265,18 +284,29 @@ def harvest_page_ingest(run: HarvestRun, page: ListPage) -> tuple[UpsertCounts, 
                 is_deleted=True, source_hash="", modified_at=timezone.now()
             )
         for rejection in page.rejected:
-            record_rejection(source=source, record_key=rejection.identifier,
-                             reason=rejection.reason, raw=rejection.raw)
+            record_rejection(
+                source=source,
+                record_key=rejection.identifier,
+                reason=rejection.reason,
+                raw=rejection.raw,
+            )
         counts.rejected += len(page.rejected)
 
         ordered_so_far = run.pages == 0 or run.checkpoint_datestamp is not None
-        in_order = (ordered_so_far and page.datestamps_ordered and (
-            run.checkpoint_datestamp is None or page.first_datestamp is None
-            or page.first_datestamp >= run.checkpoint_datestamp))
+        in_order = (
+            ordered_so_far
+            and page.datestamps_ordered
+            and (
+                run.checkpoint_datestamp is None
+                or page.first_datestamp is None
+                or page.first_datestamp >= run.checkpoint_datestamp
+            )
+        )
         if page.max_datestamp is not None:
             run.checkpoint_datestamp = (
                 max(page.max_datestamp, run.checkpoint_datestamp or page.max_datestamp)
-                if in_order else None
+                if in_order
+                else None
             )
         if run.response_date is None:
             run.response_date = page.response_date
@@ -288,10 +318,20 @@ def harvest_page_ingest(run: HarvestRun, page: ListPage) -> tuple[UpsertCounts, 
         run.rejected += counts.rejected
         run.deleted += deleted
         run.checkpoint_at = timezone.now()
-        run.save(update_fields=[
-            "checkpoint_datestamp", "response_date", "resumption_token", "pages", "created",
-            "updated", "unchanged", "rejected", "deleted", "checkpoint_at",
-        ])
+        run.save(
+            update_fields=[
+                "checkpoint_datestamp",
+                "response_date",
+                "resumption_token",
+                "pages",
+                "created",
+                "updated",
+                "unchanged",
+                "rejected",
+                "deleted",
+                "checkpoint_at",
+            ]
+        )
         if changed_ids:
             transaction.on_commit(partial(search_index_enqueue, list(changed_ids)))
             transaction.on_commit(partial(matching_enqueue, list(changed_ids)))
@@ -353,17 +393,31 @@ class HarvestSummary:
     @classmethod
     def of(cls, run: HarvestRun, *, error: str = "") -> HarvestSummary:
         return cls(
-            status=run.status, run_id=run.pk, set_spec=run.set_spec, pages=run.pages,
-            counts={"created": run.created, "updated": run.updated, "unchanged": run.unchanged,
-                    "rejected": run.rejected, "deleted": run.deleted},
+            status=run.status,
+            run_id=run.pk,
+            set_spec=run.set_spec,
+            pages=run.pages,
+            counts={
+                "created": run.created,
+                "updated": run.updated,
+                "unchanged": run.unchanged,
+                "rejected": run.rejected,
+                "deleted": run.deleted,
+            },
             next_from=run.response_date.date().isoformat() if run.response_date else None,
             error=error,
         )
 
     def as_dict(self) -> dict:
-        return {"status": self.status, "run_id": self.run_id, "set_spec": self.set_spec,
-                "pages": self.pages, "counts": self.counts, "next_from": self.next_from,
-                "error": self.error}
+        return {
+            "status": self.status,
+            "run_id": self.run_id,
+            "set_spec": self.set_spec,
+            "pages": self.pages,
+            "counts": self.counts,
+            "next_from": self.next_from,
+            "error": self.error,
+        }
 
 
 def harvest_window(
@@ -397,12 +451,17 @@ def harvest_window(
             if incremental:
                 run = harvest_unfinished(set_spec=set_spec, metadata_prefix=metadata_prefix)
                 if run is None:
-                    from_date = harvest_next_from(set_spec=set_spec,
-                                                  metadata_prefix=metadata_prefix)
+                    from_date = harvest_next_from(
+                        set_spec=set_spec, metadata_prefix=metadata_prefix
+                    )
             if run is None:
-                run = harvest_run_create(set_spec=set_spec, metadata_prefix=metadata_prefix,
-                                         from_date=from_date, until_date=until_date,
-                                         endpoint=endpoint)
+                run = harvest_run_create(
+                    set_spec=set_spec,
+                    metadata_prefix=metadata_prefix,
+                    from_date=from_date,
+                    until_date=until_date,
+                    endpoint=endpoint,
+                )
         if endpoint and run.endpoint != endpoint:
             run.endpoint = endpoint
             run.save(update_fields=["endpoint"])

@@ -109,14 +109,21 @@ def snapshot_import(
     source = f"snapshot:{Path(path).name}"
     counts = UpsertCounts()
     changed_ids: list[int] = []
-    indexer = (BackgroundIndexer() if build_search_index and search_index_enabled()
-               and not connection.in_atomic_block else None)
+    indexer = (
+        BackgroundIndexer()
+        if build_search_index and search_index_enabled() and not connection.in_atomic_block
+        else None
+    )
     try:
         for batch in in_background(snapshot_batches(path, batch_size)):
             for line_number, reason, raw in batch.rejected:
                 counts.rejected += 1
-                record_rejection(source=source, record_key=f"line {line_number}",
-                                 reason=f"line {line_number}: {reason}", raw=raw)
+                record_rejection(
+                    source=source,
+                    record_key=f"line {line_number}",
+                    reason=f"line {line_number}: {reason}",
+                    raw=raw,
+                )
                 if on_rejected:
                     on_rejected(line_number, reason)
                 if progress:

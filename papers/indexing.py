@@ -87,8 +87,9 @@ def search_index_papers(paper_ids: Sequence[int], *, force: bool = False) -> int
 
 def _index_range(first_id: int, last_id: int) -> int:
     with connection.cursor() as cursor:
-        cursor.execute(_UPSERT.format(where=f"p.id BETWEEN %s AND %s AND {_STALE}"),
-                       [first_id, last_id])
+        cursor.execute(
+            _UPSERT.format(where=f"p.id BETWEEN %s AND %s AND {_STALE}"), [first_id, last_id]
+        )
         return cursor.rowcount
 
 
@@ -120,8 +121,10 @@ def search_index_flush() -> None:
     maintenance_work_mem, raised for this statement only)."""
     if search_index_enabled():
         with connection.cursor() as cursor:
-            cursor.execute("SELECT set_config('maintenance_work_mem', '256MB', %s)",
-                           [connection.in_atomic_block])
+            cursor.execute(
+                "SELECT set_config('maintenance_work_mem', '256MB', %s)",
+                [connection.in_atomic_block],
+            )
             cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [GIN_INDEX])
             if not connection.in_atomic_block:
                 cursor.execute("RESET maintenance_work_mem")
@@ -142,8 +145,9 @@ def search_index_pending(
     first, last = bounds["first"], bounds["last"]
     if first is None:
         return 0
-    ranges = [(start, min(start + RANGE_SPAN - 1, last))
-              for start in range(first, last + 1, RANGE_SPAN)]
+    ranges = [
+        (start, min(start + RANGE_SPAN - 1, last)) for start in range(first, last + 1, RANGE_SPAN)
+    ]
     workers = workers or os.cpu_count() or 1
     written = 0
     if connection.in_atomic_block or workers < 2:

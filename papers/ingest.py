@@ -15,9 +15,25 @@ from .models import Authorship, Paper, PaperCategory, RejectedRecord
 from .records import PaperRecord
 
 PAPER_UPDATE_FIELDS = [
-    "version", "title", "abstract", "authors", "categories", "primary_category", "published",
-    "updated", "doi", "journal_ref", "comments", "report_no", "license", "submitter", "slug",
-    "is_withdrawn", "is_deleted", "source_hash", "modified_at",
+    "version",
+    "title",
+    "abstract",
+    "authors",
+    "categories",
+    "primary_category",
+    "published",
+    "updated",
+    "doi",
+    "journal_ref",
+    "comments",
+    "report_no",
+    "license",
+    "submitter",
+    "slug",
+    "is_withdrawn",
+    "is_deleted",
+    "source_hash",
+    "modified_at",
 ]
 
 
@@ -35,8 +51,12 @@ class UpsertCounts:
         self.rejected += other.rejected
 
     def as_dict(self) -> dict[str, int]:
-        return {"created": self.created, "updated": self.updated,
-                "unchanged": self.unchanged, "rejected": self.rejected}
+        return {
+            "created": self.created,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "rejected": self.rejected,
+        }
 
 
 def paper_slug(title: str) -> str:
@@ -74,8 +94,13 @@ def _paper_values(record: PaperRecord, digest: str) -> dict[str, object]:
 
 def _authorship_values(author: AuthorName) -> tuple[str, str, str, str, str]:
     """(name, keyname, forenames, suffix, affiliation), cut to the column sizes."""
-    return (author.display[:255], author.keyname[:255], author.forenames[:255],
-            author.suffix[:32], author.affiliation)
+    return (
+        author.display[:255],
+        author.keyname[:255],
+        author.forenames[:255],
+        author.suffix[:32],
+        author.affiliation,
+    )
 
 
 def papers_upsert(records: Sequence[PaperRecord]) -> tuple[UpsertCounts, list[int]]:
@@ -128,7 +153,9 @@ def _stored_digests(arxiv_ids: list[str]) -> dict[str, str]:
         with connection.cursor() as cursor:
             cursor.execute(
                 f"SELECT arxiv_id, source_hash FROM {quote_name(Paper._meta.db_table)} "
-                "WHERE arxiv_id = ANY(%s)", [arxiv_ids])
+                "WHERE arxiv_id = ANY(%s)",
+                [arxiv_ids],
+            )
             return dict(cursor.fetchall())
     return dict(Paper.objects.filter(arxiv_id__in=arxiv_ids).values_list("arxiv_id", "source_hash"))
 
@@ -176,8 +203,15 @@ def _columns(model: type[Model], names: Sequence[str]) -> str:
 
 _PAPER_COPY_FIELDS = ["id", "arxiv_id", *PAPER_UPDATE_FIELDS, "created_at"]
 _CATEGORY_COPY_FIELDS = ["paper", "code", "is_primary", "published"]
-_AUTHORSHIP_COPY_FIELDS = ["paper", "position", "name", "keyname", "forenames", "suffix",
-                           "affiliation"]
+_AUTHORSHIP_COPY_FIELDS = [
+    "paper",
+    "position",
+    "name",
+    "keyname",
+    "forenames",
+    "suffix",
+    "affiliation",
+]
 
 
 def _papers_copy(records: list[PaperRecord], digests: dict[str, str]) -> dict[str, int]:
@@ -226,8 +260,11 @@ def _sync_categories(
     rows = []
     for paper in papers:
         for index, code in enumerate(dict.fromkeys(by_id[paper.arxiv_id].categories)):
-            rows.append(PaperCategory(paper_id=paper.pk, code=code, is_primary=index == 0,
-                                      published=paper.published))
+            rows.append(
+                PaperCategory(
+                    paper_id=paper.pk, code=code, is_primary=index == 0, published=paper.published
+                )
+            )
     PaperCategory.objects.bulk_create(rows, batch_size=5000)
 
 
@@ -243,8 +280,7 @@ def _sync_authorships(
     keep: set[tuple[int, int]] = set()
     for paper in papers:
         for position, author in enumerate(by_id[paper.arxiv_id].authors, start=1):
-            fields = dict(zip(_AUTHORSHIP_COPY_FIELDS[2:], _authorship_values(author),
-                              strict=True))
+            fields = dict(zip(_AUTHORSHIP_COPY_FIELDS[2:], _authorship_values(author), strict=True))
             name = fields["name"]
             key = (paper.pk, position)
             keep.add(key)
@@ -275,6 +311,7 @@ def _sync_authorships(
 def record_rejection(*, source: str, record_key: str, reason: str, raw: str = "") -> None:
     """Set a malformed record aside; a rerun updates the same row instead of adding another."""
     RejectedRecord.objects.update_or_create(
-        source=source[:64], record_key=record_key[:255],
+        source=source[:64],
+        record_key=record_key[:255],
         defaults={"reason": reason, "raw": raw[:2000]},
     )

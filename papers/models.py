@@ -85,8 +85,13 @@ class PaperSearchDocument(models.Model):
     # No database foreign key: its check cost 6 us per document, a tenth of indexing one, and a
     # document is derived data that search only ever reaches through a join to its paper.
     # Deleting a paper through the ORM still deletes its document.
-    paper = models.OneToOneField(Paper, primary_key=True, on_delete=models.CASCADE,
-                                 related_name="search_document", db_constraint=False)
+    paper = models.OneToOneField(
+        Paper,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="search_document",
+        db_constraint=False,
+    )
     source_hash = models.CharField(max_length=32, blank=True)
     document = SearchVectorField()
 
@@ -101,8 +106,9 @@ class PaperCategory(models.Model):
     """
 
     # The unique (paper, code) index serves lookups by paper; a separate FK index would be waste.
-    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="category_links",
-                              db_index=False)
+    paper = models.ForeignKey(
+        Paper, on_delete=models.CASCADE, related_name="category_links", db_index=False
+    )
     code = models.CharField(max_length=32)
     is_primary = models.BooleanField(default=False)
     published = models.DateTimeField(null=True, blank=True)
@@ -122,8 +128,9 @@ class Authorship(models.Model):
 
     # Lookups by paper use the unique (paper, position) index, by researcher the (researcher,
     # paper) one; single-column FK indexes beside them would only slow the bulk import.
-    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="authorships",
-                              db_index=False)
+    paper = models.ForeignKey(
+        Paper, on_delete=models.CASCADE, related_name="authorships", db_index=False
+    )
     position = models.PositiveSmallIntegerField()
     name = models.CharField(max_length=255, help_text="The name as written, TeX accents decoded.")
     keyname = models.CharField(max_length=255, blank=True)
@@ -197,9 +204,10 @@ class HarvestRun(models.Model):
         blank=True, help_text="Token for the next page; blank before the first page and at the end."
     )
     checkpoint_datestamp = models.DateField(
-        null=True, blank=True,
+        null=True,
+        blank=True,
         help_text="Newest datestamp of the saved pages while they came in datestamp order: "
-                  "where the window restarts if the token is refused.",
+        "where the window restarts if the token is refused.",
     )
     pages = models.PositiveIntegerField(default=0)
     created = models.PositiveIntegerField(default=0)
@@ -218,8 +226,10 @@ class HarvestRun(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["set_spec", "metadata_prefix", "status", "-started_at"],
-                         name="harvestrun_set_status_idx"),
+            models.Index(
+                fields=["set_spec", "metadata_prefix", "status", "-started_at"],
+                name="harvestrun_set_status_idx",
+            ),
             models.Index(fields=["-started_at"], name="harvestrun_started_idx"),
         ]
 

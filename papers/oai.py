@@ -229,8 +229,15 @@ def _no_records_match(error: tuple[str, str] | None) -> bool:
 def _iterparse(source: bytes | BinaryIO, tags: tuple[str, ...]):
     stream = io.BytesIO(source) if isinstance(source, (bytes, bytearray, memoryview)) else source
     # No entity expansion and no network: the body comes from outside.
-    return etree.iterparse(stream, events=("end",), tag=tags, resolve_entities=False,
-                           no_network=True, huge_tree=False, remove_comments=True)
+    return etree.iterparse(
+        stream,
+        events=("end",),
+        tag=tags,
+        resolve_entities=False,
+        no_network=True,
+        huge_tree=False,
+        remove_comments=True,
+    )
 
 
 def _check_root(context) -> None:
@@ -265,8 +272,12 @@ def parse_header(elem) -> Header:
             datestamp = _parse_date(child.text or "", "datestamp") if child.text else None
         elif name == "setSpec":
             sets.append((child.text or "").strip())
-    return Header(identifier=identifier, datestamp=datestamp, set_specs=sets,
-                  is_deleted=elem.get("status") == "deleted")
+    return Header(
+        identifier=identifier,
+        datestamp=datestamp,
+        set_specs=sets,
+        is_deleted=elem.get("status") == "deleted",
+    )
 
 
 # arXiv bylines carry TeX written without the space TeX needs ("S\\lawianowski",
@@ -275,10 +286,35 @@ def parse_header(elem) -> Header:
 _TEX_RUN = re.compile(r"\\([A-Za-z]+)")
 _TEX_LETTERS = ("ss", "aa", "AA", "ae", "AE", "oe", "OE", "i", "j", "l", "L", "o", "O")
 _TEX_ACCENTS = ("v", "c", "u", "H", "k", "r", "d", "b", "t")
-_TEX_WHOLE = frozenset(_TEX_LETTERS + _TEX_ACCENTS + (
-    "textrm", "textit", "textbf", "textsc", "emph", "mbox", "hbox", "rm", "it", "bf", "sc", "em",
-    "tt", "sl", "mathrm", "relax", "dag", "ddag", "dagger", "ast", "star", "and", "quad",
-))
+_TEX_WHOLE = frozenset(
+    _TEX_LETTERS
+    + _TEX_ACCENTS
+    + (
+        "textrm",
+        "textit",
+        "textbf",
+        "textsc",
+        "emph",
+        "mbox",
+        "hbox",
+        "rm",
+        "it",
+        "bf",
+        "sc",
+        "em",
+        "tt",
+        "sl",
+        "mathrm",
+        "relax",
+        "dag",
+        "ddag",
+        "dagger",
+        "ast",
+        "star",
+        "and",
+        "quad",
+    )
+)
 
 
 def _split_tex_run(match: re.Match) -> str:
@@ -287,14 +323,14 @@ def _split_tex_run(match: re.Match) -> str:
         return match.group(0)
     for prefix in _TEX_LETTERS:
         if name.startswith(prefix):
-            return f"\\{prefix}{{}}{name[len(prefix):]}"
+            return f"\\{prefix}{{}}{name[len(prefix) :]}"
     if name[0] in _TEX_ACCENTS and len(name) > 1:
         return f"\\{name[0]}{{{name[1]}}}{name[2:]}"
     return match.group(0)
 
 
 def separate_tex_macros(text: str) -> str:
-    """"S\\lawianowski" -> "S\\l{}awianowski", so that decoding keeps the letters."""
+    """ "S\\lawianowski" -> "S\\l{}awianowski", so that decoding keeps the letters."""
     return _TEX_RUN.sub(_split_tex_run, text) if "\\" in text else text
 
 
@@ -313,9 +349,14 @@ def _authors_from_arxiv(authors_elem) -> list[AuthorName]:
         if not keyname and not forenames:
             raise RecordError("an <author> without keyname or forenames")
         affiliations = [_decode(clean_text(a.text)) for a in author.iterfind(f"{_A}affiliation")]
-        authors.append(AuthorName(keyname=keyname, forenames=forenames,
-                                  suffix=_decode(clean_text(author.findtext(f"{_A}suffix"))),
-                                  affiliation="; ".join(a for a in affiliations if a)))
+        authors.append(
+            AuthorName(
+                keyname=keyname,
+                forenames=forenames,
+                suffix=_decode(clean_text(author.findtext(f"{_A}suffix"))),
+                affiliation="; ".join(a for a in affiliations if a),
+            )
+        )
     return authors
 
 
@@ -355,8 +396,11 @@ def _record_from_metadata(meta, header: Header, *, created_is_v1: bool) -> Paper
 
     raw_id = fields.get("id", "").strip()
     arxiv_id = normalize_arxiv_id(raw_id)
-    if header.identifier and header.identifier != f"oai:arXiv.org:{raw_id}" and \
-            normalize_arxiv_id(header.identifier) != arxiv_id:
+    if (
+        header.identifier
+        and header.identifier != f"oai:arXiv.org:{raw_id}"
+        and normalize_arxiv_id(header.identifier) != arxiv_id
+    ):
         raise RecordError(f"header identifier {header.identifier!r} does not match id {arxiv_id!r}")
 
     published = None
@@ -423,8 +467,11 @@ def _parse_record_elem(elem, page: ListPage, *, created_is_v1: bool) -> None:
             raise RecordError("record without <metadata>")
         page.records.append(_record_from_metadata(meta, header, created_is_v1=created_is_v1))
     except RecordError as exc:
-        page.rejected.append(Rejection(identifier=identifier or "(no identifier)",
-                                       reason=str(exc), raw=_raw_excerpt(elem)))
+        page.rejected.append(
+            Rejection(
+                identifier=identifier or "(no identifier)", reason=str(exc), raw=_raw_excerpt(elem)
+            )
+        )
 
 
 def _note_datestamp(page: ListPage, datestamp: date | None) -> None:
@@ -452,8 +499,9 @@ def parse_list_records(source: bytes | BinaryIO, *, metadata_prefix: str = "arXi
     page = ListPage(has_version=metadata_prefix == "arXivRaw")
     created_is_v1 = False
     error: tuple[str, str] | None = None
-    context = _iterparse(source, (f"{_O}responseDate", f"{_O}record", f"{_O}resumptionToken",
-                                  f"{_O}error"))
+    context = _iterparse(
+        source, (f"{_O}responseDate", f"{_O}record", f"{_O}resumptionToken", f"{_O}error")
+    )
     for _event, elem in context:
         tag = elem.tag
         if tag == f"{_O}record":
@@ -483,8 +531,9 @@ def parse_get_record(source: bytes | BinaryIO, *, metadata_prefix: str = "arXivR
 def parse_list_identifiers(source: bytes | BinaryIO) -> HeaderPage:
     page = HeaderPage()
     error: tuple[str, str] | None = None
-    context = _iterparse(source, (f"{_O}responseDate", f"{_O}header", f"{_O}resumptionToken",
-                                  f"{_O}error"))
+    context = _iterparse(
+        source, (f"{_O}responseDate", f"{_O}header", f"{_O}resumptionToken", f"{_O}error")
+    )
     for _event, elem in context:
         tag = elem.tag
         if tag == f"{_O}header":
@@ -537,8 +586,9 @@ def parse_identify(source: bytes) -> Identify:
 def parse_list_sets(source: bytes) -> tuple[list[OAISet], ResumptionToken | None]:
     root = _parse_small(source)
     sets = [
-        OAISet(spec=clean_text(s.findtext(f"{_O}setSpec")),
-               name=clean_text(s.findtext(f"{_O}setName")))
+        OAISet(
+            spec=clean_text(s.findtext(f"{_O}setSpec")), name=clean_text(s.findtext(f"{_O}setName"))
+        )
         for s in root.iter(f"{_O}set")
     ]
     token_elem = root.find(f".//{_O}resumptionToken")

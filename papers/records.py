@@ -24,7 +24,7 @@ def normalize_arxiv_id(raw: str) -> str:
     value = (raw or "").strip()
     for prefix in ("oai:arXiv.org:", "arXiv:", "arxiv:"):
         if value.startswith(prefix):
-            value = value[len(prefix):]
+            value = value[len(prefix) :]
     value = VERSION_SUFFIX.sub("", value) if re.search(r"\dv\d+$", value) else value
     if NEW_STYLE_ID.match(value) or OLD_STYLE_ID.match(value):
         return value
@@ -73,14 +73,26 @@ class PaperRecord:
         authors = "\x1e".join(
             f"{a.keyname}\x1f{a.forenames}\x1f{a.suffix}\x1f{a.affiliation}" for a in self.authors
         )
-        text = "\x1d".join((
-            self.arxiv_id, self.title, self.abstract, self.authors_raw, authors,
-            "\x1f".join(self.categories), str(self.version),
-            self.published.isoformat() if self.published else "",
-            self.updated.isoformat() if self.updated else "",
-            self.doi, self.journal_ref, self.comments, self.report_no, self.license,
-            self.submitter, "deleted" if self.is_deleted else "",
-        ))
+        text = "\x1d".join(
+            (
+                self.arxiv_id,
+                self.title,
+                self.abstract,
+                self.authors_raw,
+                authors,
+                "\x1f".join(self.categories),
+                str(self.version),
+                self.published.isoformat() if self.published else "",
+                self.updated.isoformat() if self.updated else "",
+                self.doi,
+                self.journal_ref,
+                self.comments,
+                self.report_no,
+                self.license,
+                self.submitter,
+                "deleted" if self.is_deleted else "",
+            )
+        )
         return hashlib.md5(text.encode(), usedforsecurity=False).hexdigest()
 
 
@@ -115,8 +127,15 @@ def parse_version_date(value: str) -> datetime:
         clock = parts[4].split(":")
         if len(clock) == 3:
             try:
-                return datetime(int(parts[3]), _MONTHS[parts[2]], int(parts[1]), int(clock[0]),
-                                int(clock[1]), int(clock[2]), tzinfo=UTC)
+                return datetime(
+                    int(parts[3]),
+                    _MONTHS[parts[2]],
+                    int(parts[1]),
+                    int(clock[0]),
+                    int(clock[1]),
+                    int(clock[2]),
+                    tzinfo=UTC,
+                )
             except ValueError:
                 pass
     try:
@@ -128,5 +147,7 @@ def parse_version_date(value: str) -> datetime:
 def format_version_date(value: datetime) -> str:
     """The inverse of parse_version_date, e.g. "Mon, 2 Apr 2007 19:18:42 GMT"."""
     # Names from our own tables: strftime's %a and %b follow the locale.
-    return (f"{_DAYS[value.weekday()]}, {value.day} {_MONTH_NAMES[value.month - 1]} "
-            f"{value.year} {value.hour:02d}:{value.minute:02d}:{value.second:02d} GMT")
+    return (
+        f"{_DAYS[value.weekday()]}, {value.day} {_MONTH_NAMES[value.month - 1]} "
+        f"{value.year} {value.hour:02d}:{value.minute:02d}:{value.second:02d} GMT"
+    )

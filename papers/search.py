@@ -92,7 +92,8 @@ def paper_search(
         "relevance": "rank DESC, p.published DESC",
         "newest": "p.published DESC, p.id DESC",
         "oldest": "p.published ASC, p.id ASC",
-        "cited": "p.cited_by_count DESC NULLS LAST, rank DESC" if connection.vendor == "postgresql"
+        "cited": "p.cited_by_count DESC NULLS LAST, rank DESC"
+        if connection.vendor == "postgresql"
         else "p.cited_by_count IS NULL, p.cited_by_count DESC, rank DESC",
     }.get(sort, "rank DESC, p.published DESC")
     with connection.cursor() as cursor:
@@ -108,11 +109,15 @@ def paper_search(
                 # Few matches: take them all from the GIN index, then sort. Left to itself the
                 # planner may walk every paper by date hoping to meet 20 matches soon, which
                 # for a rare word is a scan of the whole table (1.5 s at 1M papers).
-                select = (f"WITH p AS MATERIALIZED ("
-                          f"SELECT p.id, p.published, p.cited_by_count, {rank} AS rank "
-                          f"FROM {source} WHERE {where}) SELECT p.id, p.rank FROM p")
-            cursor.execute(f"{select} ORDER BY {order} LIMIT %s OFFSET %s",
-                           [*rank_params, *match_params, *filter_params, limit, offset])
+                select = (
+                    f"WITH p AS MATERIALIZED ("
+                    f"SELECT p.id, p.published, p.cited_by_count, {rank} AS rank "
+                    f"FROM {source} WHERE {where}) SELECT p.id, p.rank FROM p"
+                )
+            cursor.execute(
+                f"{select} ORDER BY {order} LIMIT %s OFFSET %s",
+                [*rank_params, *match_params, *filter_params, limit, offset],
+            )
             ids = [row[0] for row in cursor.fetchall()]
     by_id = Paper.objects.in_bulk(ids)
     return PaperSearchResult(

@@ -39,15 +39,16 @@ def paper_for_page(arxiv_id: str) -> Paper | None:
         .prefetch_related(
             Prefetch(
                 "authorships",
-                queryset=Authorship.objects.select_related(
-                    "researcher", "researcher__merged_into"
-                ).prefetch_related(
+                queryset=Authorship.objects.select_related("researcher", "researcher__merged_into")
+                .prefetch_related(
                     Prefetch(
                         "institution_links",
-                        queryset=link.objects.select_related("institution")
-                        .order_by("institution__name"),
+                        queryset=link.objects.select_related("institution").order_by(
+                            "institution__name"
+                        ),
                     )
-                ).order_by("position"),
+                )
+                .order_by("position"),
             )
         )
         .first()
@@ -57,9 +58,9 @@ def paper_for_page(arxiv_id: str) -> Paper | None:
 def papers_newest(*, limit: int) -> list[Paper]:
     """The newest papers on arXiv that we hold, with bylines (one index range scan)."""
     return list(
-        paper_list_prefetch(
-            Paper.objects.filter(is_deleted=False).order_by("-published", "-id")
-        )[:limit]
+        paper_list_prefetch(Paper.objects.filter(is_deleted=False).order_by("-published", "-id"))[
+            :limit
+        ]
     )
 
 
@@ -68,7 +69,7 @@ def papers_in_category(*, code: str, offset: int, limit: int) -> list[Paper]:
     ids = list(
         PaperCategory.objects.filter(code=code)
         .order_by("-published", "-paper_id")
-        .values_list("paper_id", flat=True)[offset:offset + limit]
+        .values_list("paper_id", flat=True)[offset : offset + limit]
     )
     by_id = Paper.objects.in_bulk(ids)
     return papers_with_bylines(by_id[i] for i in ids if i in by_id)

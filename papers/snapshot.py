@@ -93,7 +93,8 @@ def parse_snapshot_line(text: str) -> PaperRecord:
                 append(_parsed_author(*entry[:3]))
             except (TypeError, AttributeError):  # a number or a list where a name should be
                 raise RecordError(
-                    f"{arxiv_id}: malformed 'authors_parsed' entry {entry!r}") from None
+                    f"{arxiv_id}: malformed 'authors_parsed' entry {entry!r}"
+                ) from None
     else:
         authors = split_authors(authors_raw)
 
@@ -148,14 +149,15 @@ def decode_byline(byline: str) -> str:
         text = decode_tex(core)
         if text and core:
             text = piece[: len(piece) - len(piece.lstrip())] + text
-            text += piece[len(piece.rstrip()):]
+            text += piece[len(piece.rstrip()) :]
         decoded.append(text)
     return " ".join(",".join(decoded).split())
 
 
 @lru_cache(maxsize=1 << 17)
-def _parsed_author(keyname: str | None, forenames: str | None = "",
-                   suffix: str | None = "") -> AuthorName:
+def _parsed_author(
+    keyname: str | None, forenames: str | None = "", suffix: str | None = ""
+) -> AuthorName:
     """One `authors_parsed` entry (None reads as ""); cached because the same people sign many
     papers. Anything but text in it raises TypeError or AttributeError."""
     return AuthorName(

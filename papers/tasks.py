@@ -36,20 +36,27 @@ def harvest_window(
     started: list[harvesting.HarvestRun] = []
     try:
         run = harvesting.harvest_window(
-            set_spec=set_spec, metadata_prefix=metadata_prefix, from_date=_date(from_date),
-            until_date=_date(until_date), endpoint=endpoint, resume_run_id=resume_run_id,
-            incremental=incremental, on_start=started.append,
+            set_spec=set_spec,
+            metadata_prefix=metadata_prefix,
+            from_date=_date(from_date),
+            until_date=_date(until_date),
+            endpoint=endpoint,
+            resume_run_id=resume_run_id,
+            incremental=incremental,
+            on_start=started.append,
         )
     except harvesting.HarvestLocked as exc:
         logger.info("harvest of %r skipped: %s", set_spec, exc)
-        return harvesting.HarvestSummary(status="locked", set_spec=set_spec,
-                                         error=str(exc)).as_dict()
+        return harvesting.HarvestSummary(
+            status="locked", set_spec=set_spec, error=str(exc)
+        ).as_dict()
     except Exception as exc:
         logger.exception("harvest of %r failed", set_spec)
         error = f"{type(exc).__name__}: {exc}"
         if not started:
-            return harvesting.HarvestSummary(status="failed", set_spec=set_spec,
-                                             error=error).as_dict()
+            return harvesting.HarvestSummary(
+                status="failed", set_spec=set_spec, error=error
+            ).as_dict()
         return harvesting.HarvestSummary.of(started[0], error=error).as_dict()
     return harvesting.HarvestSummary.of(run).as_dict()
 

@@ -227,8 +227,20 @@ CATEGORIES: dict[str, str] = {**CURRENT_CATEGORIES, **RETIRED_CATEGORIES}
 
 # Fields offered as starting points on the home page: the busiest categories on arXiv.
 POPULAR = [
-    "cs.LG", "cs.CV", "cs.CL", "cs.AI", "quant-ph", "hep-th", "hep-ph", "astro-ph.GA",
-    "cond-mat.mtrl-sci", "math.CO", "math.AP", "stat.ME", "eess.SP", "q-bio.NC",
+    "cs.LG",
+    "cs.CV",
+    "cs.CL",
+    "cs.AI",
+    "quant-ph",
+    "hep-th",
+    "hep-ph",
+    "astro-ph.GA",
+    "cond-mat.mtrl-sci",
+    "math.CO",
+    "math.AP",
+    "stat.ME",
+    "eess.SP",
+    "q-bio.NC",
 ]
 
 

@@ -6,9 +6,9 @@ from urllib.parse import quote
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 
-from wovepaper.api import permanent_redirect
-from wovepaper.negotiation import render_page
-from wovepaper.structured_data import jsonld_with_breadcrumbs
+from wovepaper.lib.api.redirects import permanent_redirect
+from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
 from .models import Paper
 from .selectors import paper_for_page
@@ -89,8 +89,11 @@ def _paper_jsonld(paper: Paper, authorships: list, categories: list[dict]) -> di
         "keywords": [c["code"] for c in categories],
         "isAccessibleForFree": True,
         "publisher": {"@id": settings.SITE_URL + "/#organization"},
-        "encoding": {"@type": "MediaObject", "contentUrl": paper.pdf_url,
-                     "encodingFormat": "application/pdf"},
+        "encoding": {
+            "@type": "MediaObject",
+            "contentUrl": paper.pdf_url,
+            "encodingFormat": "application/pdf",
+        },
     }
     if paper.published:
         article["datePublished"] = paper.published.date().isoformat()
@@ -104,7 +107,10 @@ def _paper_jsonld(paper: Paper, authorships: list, categories: list[dict]) -> di
         article["citationCount"] = paper.cited_by_count
     primary = paper.primary_category
     field_path = "/search" + (f"?category={quote(primary)}" if primary else "")
-    return jsonld_with_breadcrumbs(article, [
-        (category_name(primary) if primary else "Papers", field_path),
-        (paper.title, paper.get_absolute_url()),
-    ])
+    return jsonld_with_breadcrumbs(
+        article,
+        [
+            (category_name(primary) if primary else "Papers", field_path),
+            (paper.title, paper.get_absolute_url()),
+        ],
+    )

@@ -21,8 +21,14 @@ class ExternalIdInline(admin.TabularInline):
 
 @admin.register(Researcher)
 class ResearcherAdmin(CurationAdminMixin, admin.ModelAdmin):
-    list_display = ("display_name", "paper_count", "h_index", "citation_count", "works_count",
-                    "merged_into")
+    list_display = (
+        "display_name",
+        "paper_count",
+        "h_index",
+        "citation_count",
+        "works_count",
+        "merged_into",
+    )
     list_filter = ("figures_source",)
     search_fields = ("display_name", "name_key", "=external_ids__value")
     raw_id_fields = ("merged_into",)
@@ -48,8 +54,17 @@ class ResearcherExternalIdAdmin(admin.ModelAdmin):
 class PaperMatchStateAdmin(admin.ModelAdmin):
     """Per paper: what each source said, and the error when a service could not answer."""
 
-    list_display = ("paper", "status", "s2_status", "openalex_status", "matched_authors",
-                    "attempts", "last_attempt_at", "next_attempt_at", "short_error")
+    list_display = (
+        "paper",
+        "status",
+        "s2_status",
+        "openalex_status",
+        "matched_authors",
+        "attempts",
+        "last_attempt_at",
+        "next_attempt_at",
+        "short_error",
+    )
     list_filter = ("status", "s2_status", "openalex_status")
     search_fields = ("=paper__arxiv_id",)
     raw_id_fields = ("paper",)
@@ -65,8 +80,18 @@ class PaperMatchStateAdmin(admin.ModelAdmin):
 class IdentityConflictAdmin(admin.ModelAdmin):
     """The curators' merge queue: where the sources disagree about who someone is."""
 
-    list_display = ("kind", "status", "researcher", "other_researcher", "s2_id", "openalex_id",
-                    "orcid", "paper", "name_as_written", "created_at")
+    list_display = (
+        "kind",
+        "status",
+        "researcher",
+        "other_researcher",
+        "s2_id",
+        "openalex_id",
+        "orcid",
+        "paper",
+        "name_as_written",
+        "created_at",
+    )
     list_filter = ("status", "kind")
     search_fields = ("=s2_id", "=openalex_id", "=orcid", "name_as_written")
     raw_id_fields = ("researcher", "other_researcher", "paper")
@@ -84,8 +109,19 @@ class IdentityConflictAdmin(admin.ModelAdmin):
 class MatchRunAdmin(admin.ModelAdmin):
     """Each matching run; an unreachable service shows here with its message."""
 
-    list_display = ("started_at", "trigger", "status", "papers", "matched", "unknown", "failed",
-                    "authorships_attached", "researchers_created", "conflicts", "message")
+    list_display = (
+        "started_at",
+        "trigger",
+        "status",
+        "papers",
+        "matched",
+        "unknown",
+        "failed",
+        "authorships_attached",
+        "researchers_created",
+        "conflicts",
+        "message",
+    )
     list_filter = ("status", "trigger")
     readonly_fields = [f.name for f in MatchRun._meta.fields]
 
@@ -118,23 +154,39 @@ class CurationEntryAdmin(CuratorViewMixin, admin.ModelAdmin):
     search_fields = ("=researcher__id", "note")
     list_select_related = ("actor", "researcher")
     raw_id_fields = ("researcher", "actor", "undone_by")
-    readonly_fields = ("created_at", "action", "actor", "researcher", "records", "note",
-                       "before", "after", "undone_by", "split_link")
+    readonly_fields = (
+        "created_at",
+        "action",
+        "actor",
+        "researcher",
+        "records",
+        "note",
+        "before",
+        "after",
+        "undone_by",
+        "split_link",
+    )
     exclude = ("researchers",)
     show_full_result_count = False
 
     @admin.display(description="records")
     def records(self, obj: CurationEntry) -> str:
-        return format_html_join(", ", '<a href="{}">{}</a>', (
-            (reverse("admin:researchers_researcher_change", args=[r.pk]), str(r))
-            for r in obj.researchers.order_by("pk")))
+        return format_html_join(
+            ", ",
+            '<a href="{}">{}</a>',
+            (
+                (reverse("admin:researchers_researcher_change", args=[r.pk]), str(r))
+                for r in obj.researchers.order_by("pk")
+            ),
+        )
 
     @admin.display(description="split")
     def split_link(self, obj: CurationEntry) -> str:
         if obj.action != CurationEntry.MERGE or obj.undone_by_id:
             return ""
-        return format_html('<a href="{}">Split…</a>',
-                           reverse("admin:researchers_curation_split", args=[obj.pk]))
+        return format_html(
+            '<a href="{}">Split…</a>', reverse("admin:researchers_curation_split", args=[obj.pk])
+        )
 
 
 @admin.register(DistinctPair)

@@ -63,14 +63,20 @@ class CurationAdminMixin:
         wrap = self.admin_site.admin_view
         return [
             path("curation/", wrap(self.curation_queue_view), name="researchers_curation"),
-            path("curation/merge/", wrap(self.curation_merge_view),
-                 name="researchers_curation_merge"),
-            path("curation/split/<int:entry_id>/", wrap(self.curation_split_view),
-                 name="researchers_curation_split"),
-            path("curation/move/", wrap(self.curation_move_view),
-                 name="researchers_curation_move"),
-            path("curation/distinct/", wrap(self.curation_distinct_view),
-                 name="researchers_curation_distinct"),
+            path(
+                "curation/merge/", wrap(self.curation_merge_view), name="researchers_curation_merge"
+            ),
+            path(
+                "curation/split/<int:entry_id>/",
+                wrap(self.curation_split_view),
+                name="researchers_curation_split",
+            ),
+            path("curation/move/", wrap(self.curation_move_view), name="researchers_curation_move"),
+            path(
+                "curation/distinct/",
+                wrap(self.curation_distinct_view),
+                name="researchers_curation_distinct",
+            ),
             *super().get_urls(),
         ]
 
@@ -79,22 +85,35 @@ class CurationAdminMixin:
             raise PermissionDenied("Curating researchers needs the curate_researcher permission.")
 
     def _context(self, request: HttpRequest, title: str, **extra) -> dict:
-        return {**self.admin_site.each_context(request), "opts": self.model._meta,
-                "title": title, **extra}
+        return {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": title,
+            **extra,
+        }
 
     def _done(self, request: HttpRequest, entry: CurationEntry, message: str) -> HttpResponse:
         """After an action: say what was done and show the audit entry it wrote."""
         messages.success(request, message)
         return HttpResponseRedirect(
-            reverse("admin:researchers_curationentry_change", args=[entry.pk]))
+            reverse("admin:researchers_curationentry_change", args=[entry.pk])
+        )
 
     def curation_queue_view(self, request: HttpRequest) -> HttpResponse:
         self._require_curator(request)
         prefix = request.GET.get("q", "").strip()[:100]
         found = clusters.curation_clusters(prefix=prefix)
-        return TemplateResponse(request, "admin/researchers/curation/queue.html", self._context(
-            request, "Same-name clusters to review", clusters=found, q=prefix,
-            weights=clusters.WEIGHTS))
+        return TemplateResponse(
+            request,
+            "admin/researchers/curation/queue.html",
+            self._context(
+                request,
+                "Same-name clusters to review",
+                clusters=found,
+                q=prefix,
+                weights=clusters.WEIGHTS,
+            ),
+        )
 
     def curation_merge_view(self, request: HttpRequest) -> HttpResponse:
         self._require_curator(request)
@@ -103,8 +122,12 @@ class CurationAdminMixin:
         else:
             ids = _ids(request.GET.get("ids", ""))
             survivor = request.GET.get("survivor") or (ids[0] if ids else None)
-            form = MergeForm({"survivor": survivor,
-                              "folded": ",".join(str(i) for i in ids if str(i) != str(survivor))})
+            form = MergeForm(
+                {
+                    "survivor": survivor,
+                    "folded": ",".join(str(i) for i in ids if str(i) != str(survivor)),
+                }
+            )
         plan = None
         error = ""
         if form.is_valid():
@@ -113,14 +136,24 @@ class CurationAdminMixin:
                 plan = curation.merge_plan(survivor_id=survivor_id, folded_ids=folded_ids)
                 if request.method == "POST" and "confirm" in request.POST:
                     entry = curation.researchers_merge(
-                        survivor_id=survivor_id, folded_ids=folded_ids, actor=request.user,
-                        note=form.cleaned_data["note"])
-                    return self._done(request, entry, f"Merged {len(folded_ids)} record(s) "
-                                                      f"into {plan.survivor} (entry #{entry.pk}).")
+                        survivor_id=survivor_id,
+                        folded_ids=folded_ids,
+                        actor=request.user,
+                        note=form.cleaned_data["note"],
+                    )
+                    return self._done(
+                        request,
+                        entry,
+                        f"Merged {len(folded_ids)} record(s) "
+                        f"into {plan.survivor} (entry #{entry.pk}).",
+                    )
             except curation.CurationError as exc:
                 error = str(exc)
-        return TemplateResponse(request, "admin/researchers/curation/merge.html", self._context(
-            request, "Merge researcher records", form=form, plan=plan, error=error))
+        return TemplateResponse(
+            request,
+            "admin/researchers/curation/merge.html",
+            self._context(request, "Merge researcher records", form=form, plan=plan, error=error),
+        )
 
     def curation_split_view(self, request: HttpRequest, entry_id: int) -> HttpResponse:
         self._require_curator(request)
@@ -128,18 +161,29 @@ class CurationAdminMixin:
         error = ""
         if request.method == "POST":
             try:
-                split = curation.merge_split(entry_id=entry.pk, actor=request.user,
-                                             note=request.POST.get("note", ""))
+                split = curation.merge_split(
+                    entry_id=entry.pk, actor=request.user, note=request.POST.get("note", "")
+                )
             except curation.CurationError as exc:
                 error = str(exc)
             else:
                 return self._done(request, split, f"Merge #{entry.pk} split (entry #{split.pk}).")
         blockers = curation.merge_split_blockers(entry)
         records = Researcher.objects.filter(
-            pk__in=[entry.after.get("survivor"), *entry.after.get("folded", [])]).order_by("pk")
-        return TemplateResponse(request, "admin/researchers/curation/split.html", self._context(
-            request, f"Split merge #{entry.pk}", entry=entry, blockers=blockers, error=error,
-            records=records))
+            pk__in=[entry.after.get("survivor"), *entry.after.get("folded", [])]
+        ).order_by("pk")
+        return TemplateResponse(
+            request,
+            "admin/researchers/curation/split.html",
+            self._context(
+                request,
+                f"Split merge #{entry.pk}",
+                entry=entry,
+                blockers=blockers,
+                error=error,
+                records=records,
+            ),
+        )
 
     def curation_move_view(self, request: HttpRequest) -> HttpResponse:
         self._require_curator(request)
@@ -148,22 +192,36 @@ class CurationAdminMixin:
         authorship = target = None
         error = ""
         if form.is_bound and form.is_valid():
-            authorship = (Authorship.objects.select_related("paper", "researcher")
-                          .filter(pk=form.cleaned_data["authorship"]).first())
+            authorship = (
+                Authorship.objects.select_related("paper", "researcher")
+                .filter(pk=form.cleaned_data["authorship"])
+                .first()
+            )
             target = Researcher.objects.filter(pk=form.cleaned_data["to"]).first()
             if request.method == "POST" and "confirm" in request.POST:
                 try:
                     entry = curation.authorship_move(
                         authorship_id=form.cleaned_data["authorship"],
-                        to_researcher_id=form.cleaned_data["to"], actor=request.user,
-                        note=form.cleaned_data["note"])
+                        to_researcher_id=form.cleaned_data["to"],
+                        actor=request.user,
+                        note=form.cleaned_data["note"],
+                    )
                 except curation.CurationError as exc:
                     error = str(exc)
                 else:
                     return self._done(request, entry, f"Authorship moved (entry #{entry.pk}).")
-        return TemplateResponse(request, "admin/researchers/curation/move.html", self._context(
-            request, "Move one authorship", form=form, authorship=authorship, target=target,
-            error=error))
+        return TemplateResponse(
+            request,
+            "admin/researchers/curation/move.html",
+            self._context(
+                request,
+                "Move one authorship",
+                form=form,
+                authorship=authorship,
+                target=target,
+                error=error,
+            ),
+        )
 
     def curation_distinct_view(self, request: HttpRequest) -> HttpResponse:
         self._require_curator(request)
@@ -175,13 +233,18 @@ class CurationAdminMixin:
         else:
             try:
                 entry = curation.researchers_mark_distinct(
-                    first_id=form.cleaned_data["first"], second_id=form.cleaned_data["second"],
-                    actor=request.user, note=form.cleaned_data["note"])
+                    first_id=form.cleaned_data["first"],
+                    second_id=form.cleaned_data["second"],
+                    actor=request.user,
+                    note=form.cleaned_data["note"],
+                )
             except curation.CurationError as exc:
                 messages.error(request, str(exc))
             else:
-                messages.success(request, "Marked as not the same person." if entry else
-                                 "That pair was already marked.")
+                messages.success(
+                    request,
+                    "Marked as not the same person." if entry else "That pair was already marked.",
+                )
         back = request.POST.get("next", "")
         if not back.startswith("/admin/"):
             back = reverse("admin:researchers_curation")

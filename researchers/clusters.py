@@ -30,8 +30,15 @@ from .names import name_key as make_name_key
 MAX_CLUSTER = 8  # records shown per name; a name with more is shown with its 8 largest
 WINDOW = 60  # candidate names ranked per page
 
-WEIGHTS = {"conflicts": 4, "coauthors": 2, "institutions": 2, "fields": 1, "years": 1,
-           "orcid_differs": -8, "same_paper": -4}
+WEIGHTS = {
+    "conflicts": 4,
+    "coauthors": 2,
+    "institutions": 2,
+    "fields": 1,
+    "years": 1,
+    "orcid_differs": -8,
+    "same_paper": -4,
+}
 
 
 @dataclass
@@ -49,19 +56,23 @@ class PairEvidence:
 
     @property
     def score(self) -> int:
-        return (WEIGHTS["conflicts"] * min(self.conflicts, 3)
-                + WEIGHTS["coauthors"] * min(len(self.coauthors), 5)
-                + WEIGHTS["institutions"] * min(len(self.institutions), 3)
-                + WEIGHTS["fields"] * min(len(self.fields), 3)
-                + WEIGHTS["years"] * int(self.years_overlap)
-                + WEIGHTS["orcid_differs"] * int(self.orcid_differs)
-                + WEIGHTS["same_paper"] * min(self.same_paper, 2))
+        return (
+            WEIGHTS["conflicts"] * min(self.conflicts, 3)
+            + WEIGHTS["coauthors"] * min(len(self.coauthors), 5)
+            + WEIGHTS["institutions"] * min(len(self.institutions), 3)
+            + WEIGHTS["fields"] * min(len(self.fields), 3)
+            + WEIGHTS["years"] * int(self.years_overlap)
+            + WEIGHTS["orcid_differs"] * int(self.orcid_differs)
+            + WEIGHTS["same_paper"] * min(self.same_paper, 2)
+        )
 
     def evidence_for(self) -> list[str]:
         out = []
         if self.conflicts:
-            out.append(f"{self.conflicts} identity conflict(s) between the sources link them: "
-                       + "; ".join(self.conflict_kinds))
+            out.append(
+                f"{self.conflicts} identity conflict(s) between the sources link them: "
+                + "; ".join(self.conflict_kinds)
+            )
         if self.coauthors:
             out.append("shared co-authors: " + ", ".join(self.coauthors[:5]))
         if self.institutions:
@@ -97,25 +108,41 @@ def _candidate_keys(*, prefix: str, limit: int) -> list[str]:
     live = Researcher.objects.filter(merged_into__isnull=True).exclude(name_key="")
     if prefix:
         key = make_name_key(prefix)
-        rows = (live.filter(name_key__startswith=key).values("name_key")
-                .annotate(n=Count("pk")).filter(n__gt=1).order_by("name_key")[:limit])
+        rows = (
+            live.filter(name_key__startswith=key)
+            .values("name_key")
+            .annotate(n=Count("pk"))
+            .filter(n__gt=1)
+            .order_by("name_key")[:limit]
+        )
         return [r["name_key"] for r in rows]
     keys: list[str] = []
     # Open conflicts are the sources telling us two records may be one person: first in line.
-    for key in (IdentityConflict.objects.filter(status=IdentityConflict.OPEN,
-                                                other_researcher__isnull=False)
-                .order_by("-created_at").values_list("researcher__name_key", flat=True)
-                [:limit * 4]):
+    for key in (
+        IdentityConflict.objects.filter(
+            status=IdentityConflict.OPEN, other_researcher__isnull=False
+        )
+        .order_by("-created_at")
+        .values_list("researcher__name_key", flat=True)[: limit * 4]
+    ):
         if key and key not in keys:
             keys.append(key)
-    keys = keys[:limit // 2]
+    keys = keys[: limit // 2]
     if len(keys) < limit:
         # The most prolific live records (an index scan of the paper-count index), then which of
         # their names other live records share: bounded work, unlike grouping the whole table.
-        top = list(dict.fromkeys(live.order_by("-paper_count", "pk")
-                                 .values_list("name_key", flat=True)[:limit * 10]))
-        shared = set(live.filter(name_key__in=top).values("name_key")
-                     .annotate(n=Count("pk")).filter(n__gt=1).values_list("name_key", flat=True))
+        top = list(
+            dict.fromkeys(
+                live.order_by("-paper_count", "pk").values_list("name_key", flat=True)[: limit * 10]
+            )
+        )
+        shared = set(
+            live.filter(name_key__in=top)
+            .values("name_key")
+            .annotate(n=Count("pk"))
+            .filter(n__gt=1)
+            .values_list("name_key", flat=True)
+        )
         keys.extend(k for k in top if k in shared and k not in keys)
     return keys[:limit]
 
@@ -129,8 +156,9 @@ def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
     if not keys:
         return []
     by_key: dict[str, list[Researcher]] = defaultdict(list)
-    for record in (Researcher.objects.filter(name_key__in=keys, merged_into__isnull=True)
-                   .order_by("name_key", "-paper_count", "pk")):
+    for record in Researcher.objects.filter(name_key__in=keys, merged_into__isnull=True).order_by(
+        "name_key", "-paper_count", "pk"
+    ):
         by_key[record.name_key].append(record)
     totals = {k: len(v) for k, v in by_key.items()}
     shown = {k: v[:MAX_CLUSTER] for k, v in by_key.items() if len(v) > 1}
@@ -142,9 +170,11 @@ def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
     distinct = set(DistinctPair.objects.filter(low_id__in=ids).values_list("low_id", "high_id"))
     orcids: dict[int, set[str]] = defaultdict(set)
     external: dict[int, list[str]] = defaultdict(list)
-    for rid, source, value in (ResearcherExternalId.objects.filter(researcher_id__in=ids)
-                               .order_by("source", "value")
-                               .values_list("researcher_id", "source", "value")):
+    for rid, source, value in (
+        ResearcherExternalId.objects.filter(researcher_id__in=ids)
+        .order_by("source", "value")
+        .values_list("researcher_id", "source", "value")
+    ):
         external[rid].append(f"{source}:{value}")
         if source == ResearcherExternalId.ORCID:
             orcids[rid].add(value)
@@ -153,26 +183,33 @@ def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
     kind_labels = dict(IdentityConflict.KINDS)
     # Shared ORCIDs and external ids show up here: an id belongs to one record (a unique
     # constraint), so matching records "one ORCID across several records" instead.
-    for a, b, kind in IdentityConflict.objects.filter(researcher_id__in=ids,
-                                                      other_researcher_id__in=ids).values_list(
-            "researcher_id", "other_researcher_id", "kind"):
+    for a, b, kind in IdentityConflict.objects.filter(
+        researcher_id__in=ids, other_researcher_id__in=ids
+    ).values_list("researcher_id", "other_researcher_id", "kind"):
         pair = (min(a, b), max(a, b))
         conflicts[pair] += 1
         conflict_kinds[pair].add(kind_labels.get(kind, kind))
-    years = {row["researcher_id"]: (row["first"], row["last"]) for row in (
-        Authorship.objects.filter(researcher_id__in=ids)
-        .values("researcher_id").annotate(first=Min("paper__published"),
-                                          last=Max("paper__published")))}
+    years = {
+        row["researcher_id"]: (row["first"], row["last"])
+        for row in (
+            Authorship.objects.filter(researcher_id__in=ids)
+            .values("researcher_id")
+            .annotate(first=Min("paper__published"), last=Max("paper__published"))
+        )
+    }
     institutions: dict[int, dict[int, str]] = defaultdict(dict)
-    for rid, inst, name in (AuthorshipInstitution.objects.filter(authorship__researcher_id__in=ids)
-                            .values_list("authorship__researcher_id", "institution_id",
-                                         "institution__name").distinct()):
+    for rid, inst, name in (
+        AuthorshipInstitution.objects.filter(authorship__researcher_id__in=ids)
+        .values_list("authorship__researcher_id", "institution_id", "institution__name")
+        .distinct()
+    ):
         institutions[rid][inst] = name
     same_paper: dict[tuple[int, int], int] = defaultdict(int)
-    for a, b, n in (Authorship.objects
-                    .filter(researcher_id__in=ids, paper__authorships__researcher_id__in=ids)
-                    .values_list("researcher_id", "paper__authorships__researcher_id")
-                    .annotate(n=Count("paper_id", distinct=True))):
+    for a, b, n in (
+        Authorship.objects.filter(researcher_id__in=ids, paper__authorships__researcher_id__in=ids)
+        .values_list("researcher_id", "paper__authorships__researcher_id")
+        .annotate(n=Count("paper_id", distinct=True))
+    ):
         if a < b and cluster_of.get(a) == cluster_of.get(b):
             same_paper[(a, b)] = n
 
@@ -182,17 +219,22 @@ def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
         for x, y in combinations(sorted(records, key=lambda r: r.pk), 2):
             if (x.pk, y.pk) in distinct:
                 continue
-            ev = PairEvidence(a=x.pk, b=y.pk, conflicts=conflicts.get((x.pk, y.pk), 0),
-                              conflict_kinds=sorted(conflict_kinds.get((x.pk, y.pk), ())),
-                              same_paper=same_paper.get((x.pk, y.pk), 0))
+            ev = PairEvidence(
+                a=x.pk,
+                b=y.pk,
+                conflicts=conflicts.get((x.pk, y.pk), 0),
+                conflict_kinds=sorted(conflict_kinds.get((x.pk, y.pk), ())),
+                same_paper=same_paper.get((x.pk, y.pk), 0),
+            )
             co_x = {c.get("id"): c.get("name", "") for c in x.coauthors if c.get("id")}
             co_y = {c.get("id") for c in y.coauthors if c.get("id")}
             ev.coauthors = sorted(co_x[c] for c in co_x.keys() & co_y if c not in (x.pk, y.pk))
             ev.fields = sorted(set(x.field_counts or {}) & set(y.field_counts or {}))
             shared = institutions[x.pk].keys() & institutions[y.pk].keys()
             ev.institutions = sorted(institutions[x.pk][i] for i in shared)
-            ev.orcid_differs = bool(orcids[x.pk] and orcids[y.pk]
-                                    and not orcids[x.pk] & orcids[y.pk])
+            ev.orcid_differs = bool(
+                orcids[x.pk] and orcids[y.pk] and not orcids[x.pk] & orcids[y.pk]
+            )
             if x.pk in years and y.pk in years and all(years[x.pk]) and all(years[y.pk]):
                 (fx, lx), (fy, ly) = years[x.pk], years[y.pk]
                 ev.years_overlap = fx.year <= ly.year and fy.year <= lx.year
@@ -203,10 +245,14 @@ def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
         for record in records:
             record.curation_external = external.get(record.pk, [])
             span = years.get(record.pk)
-            record.curation_years = (f"{span[0]:%Y}–{span[1]:%Y}" if span and all(span) else "")
+            record.curation_years = f"{span[0]:%Y}–{span[1]:%Y}" if span and all(span) else ""
             record.curation_institutions = sorted(institutions[record.pk].values())[:5]
-            record.curation_fields = [code for code, _ in sorted(
-                (record.field_counts or {}).items(), key=lambda kv: (-kv[1], kv[0]))[:5]]
+            record.curation_fields = [
+                code
+                for code, _ in sorted(
+                    (record.field_counts or {}).items(), key=lambda kv: (-kv[1], kv[0])
+                )[:5]
+            ]
         clusters.append(Cluster(name_key=key, records=records, pairs=pairs, total=totals[key]))
     clusters.sort(key=lambda c: (-c.score, c.name_key))
     return clusters[:limit]

@@ -71,7 +71,7 @@ def merge_participants() -> list[MergeParticipant]:
 
 def _chunks(ids: list[int]) -> Iterable[list[int]]:
     for start in range(0, len(ids), CHUNK):
-        yield ids[start:start + CHUNK]
+        yield ids[start : start + CHUNK]
 
 
 def _lock(ids: Iterable[int]) -> dict[int, Researcher]:
@@ -85,8 +85,11 @@ def _actor(user: AbstractBaseUser | None):
 
 def _distinct_pairs(ids: Iterable[int]) -> set[tuple[int, int]]:
     ids = list(ids)
-    return set(DistinctPair.objects.filter(low_id__in=ids, high_id__in=ids)
-               .values_list("low_id", "high_id"))
+    return set(
+        DistinctPair.objects.filter(low_id__in=ids, high_id__in=ids).values_list(
+            "low_id", "high_id"
+        )
+    )
 
 
 @dataclass
@@ -113,13 +116,19 @@ class MergePlan:
 
     def folded_rows(self) -> list[dict]:
         """Per folded record, what moves: for the preview table."""
-        return [{"record": r, "authorships": len(self.authorships.get(r.pk, [])),
-                 "external_ids": [f"{s}:{v}" for _, s, v in self.external_ids.get(r.pk, [])]}
-                for r in self.folded]
+        return [
+            {
+                "record": r,
+                "authorships": len(self.authorships.get(r.pk, [])),
+                "external_ids": [f"{s}:{v}" for _, s, v in self.external_ids.get(r.pk, [])],
+            }
+            for r in self.folded
+        ]
 
 
-def merge_plan(*, survivor_id: int, folded_ids: Iterable[int],
-               records: dict[int, Researcher] | None = None) -> MergePlan:
+def merge_plan(
+    *, survivor_id: int, folded_ids: Iterable[int], records: dict[int, Researcher] | None = None
+) -> MergePlan:
     """The preview of a merge: what moves, what conflicts, what forbids it. Queries are fixed
     in number (each one reads only the records involved)."""
     folded_ids = sorted(set(folded_ids) - {survivor_id})
@@ -140,51 +149,79 @@ def merge_plan(*, survivor_id: int, folded_ids: Iterable[int],
         return plan
     for record in [survivor, *plan.folded]:
         if record.merged_into_id:
-            plan.blockers.append(f"{record} was already merged into researcher "
-                                 f"{record.merged_into_id}.")
+            plan.blockers.append(
+                f"{record} was already merged into researcher {record.merged_into_id}."
+            )
     for low, high in sorted(_distinct_pairs([survivor_id, *folded_ids])):
         plan.blockers.append(f"Researchers {low} and {high} were marked as not the same person.")
 
-    for pk, rid in (Authorship.objects.filter(researcher_id__in=folded_ids)
-                    .order_by("pk").values_list("pk", "researcher_id")):
+    for pk, rid in (
+        Authorship.objects.filter(researcher_id__in=folded_ids)
+        .order_by("pk")
+        .values_list("pk", "researcher_id")
+    ):
         plan.authorships.setdefault(rid, []).append(pk)
     orcids: dict[str, set[int]] = {}
-    for pk, rid, source, value in (ResearcherExternalId.objects
-                                   .filter(researcher_id__in=[survivor_id, *folded_ids])
-                                   .order_by("pk").values_list("pk", "researcher_id", "source",
-                                                               "value")):
+    for pk, rid, source, value in (
+        ResearcherExternalId.objects.filter(researcher_id__in=[survivor_id, *folded_ids])
+        .order_by("pk")
+        .values_list("pk", "researcher_id", "source", "value")
+    ):
         if rid != survivor_id:
             plan.external_ids.setdefault(rid, []).append((pk, source, value))
         if source == ResearcherExternalId.ORCID:
             orcids.setdefault(value, set()).add(rid)
     if len(orcids) > 1:
-        plan.conflicts.append("Different ORCIDs: " + "; ".join(
-            f"{value} on {', '.join(map(str, sorted(rids)))}" for value, rids in sorted(
-                orcids.items())) + ". The survivor would hold all of them.")
-    shared = (Authorship.objects.filter(researcher_id=survivor_id,
-                                        paper__authorships__researcher_id__in=folded_ids)
-              .values_list("paper__arxiv_id", flat=True).distinct().order_by("paper__arxiv_id"))
+        plan.conflicts.append(
+            "Different ORCIDs: "
+            + "; ".join(
+                f"{value} on {', '.join(map(str, sorted(rids)))}"
+                for value, rids in sorted(orcids.items())
+            )
+            + ". The survivor would hold all of them."
+        )
+    shared = (
+        Authorship.objects.filter(
+            researcher_id=survivor_id, paper__authorships__researcher_id__in=folded_ids
+        )
+        .values_list("paper__arxiv_id", flat=True)
+        .distinct()
+        .order_by("paper__arxiv_id")
+    )
     shared = list(shared[:11])
     if shared:
-        plan.conflicts.append("Both records are authors of the same paper (two byline "
-                              "positions): " + ", ".join(shared[:10])
-                              + (" and more" if len(shared) > 10 else "") + ".")
-    plan.repointed = list(Researcher.objects.filter(merged_into_id__in=folded_ids)
-                          .order_by("pk").values_list("pk", "merged_into_id"))
+        plan.conflicts.append(
+            "Both records are authors of the same paper (two byline "
+            "positions): "
+            + ", ".join(shared[:10])
+            + (" and more" if len(shared) > 10 else "")
+            + "."
+        )
+    plan.repointed = list(
+        Researcher.objects.filter(merged_into_id__in=folded_ids)
+        .order_by("pk")
+        .values_list("pk", "merged_into_id")
+    )
     for participant in merge_participants():
         plan.participants[participant.name] = participant.preview(
-            survivor_id=survivor_id, folded_ids=folded_ids)
+            survivor_id=survivor_id, folded_ids=folded_ids
+        )
     return plan
 
 
 def _record_snapshot(record: Researcher) -> dict:
-    return {"id": record.pk, "display_name": record.display_name,
-            "paper_count": record.paper_count, "merged_into": record.merged_into_id}
+    return {
+        "id": record.pk,
+        "display_name": record.display_name,
+        "paper_count": record.paper_count,
+        "merged_into": record.merged_into_id,
+    }
 
 
 @transaction.atomic
-def researchers_merge(*, survivor_id: int, folded_ids: Iterable[int],
-                      actor: AbstractBaseUser | None, note: str = "") -> CurationEntry:
+def researchers_merge(
+    *, survivor_id: int, folded_ids: Iterable[int], actor: AbstractBaseUser | None, note: str = ""
+) -> CurationEntry:
     """Fold records into a survivor, in one transaction.
 
     Authorships and external ids move to the survivor; participants (follows, claims) move theirs;
@@ -200,8 +237,10 @@ def researchers_merge(*, survivor_id: int, folded_ids: Iterable[int],
     if plan.blockers:
         raise CurationError(" ".join(plan.blockers))
     ids = [survivor_id, *folded_ids]
-    before = {"survivor": _record_snapshot(plan.survivor),
-              "folded": [_record_snapshot(r) for r in plan.folded]}
+    before = {
+        "survivor": _record_snapshot(plan.survivor),
+        "folded": [_record_snapshot(r) for r in plan.folded],
+    }
 
     moved_authorships = {str(rid): pks for rid, pks in plan.authorships.items()}
     for chunk in _chunks([pk for pks in plan.authorships.values() for pk in pks]):
@@ -212,33 +251,48 @@ def researchers_merge(*, survivor_id: int, folded_ids: Iterable[int],
     ).update(researcher_id=survivor_id)
     if plan.repointed:
         Researcher.objects.filter(pk__in=[pk for pk, _ in plan.repointed]).update(
-            merged_into_id=survivor_id)
+            merged_into_id=survivor_id
+        )
     Researcher.objects.filter(pk__in=folded_ids).update(merged_into_id=survivor_id)
-    conflicts = list(IdentityConflict.objects.filter(
-        researcher_id__in=ids, other_researcher_id__in=ids, status=IdentityConflict.OPEN,
-    ).values_list("pk", flat=True))
+    conflicts = list(
+        IdentityConflict.objects.filter(
+            researcher_id__in=ids,
+            other_researcher_id__in=ids,
+            status=IdentityConflict.OPEN,
+        ).values_list("pk", flat=True)
+    )
     IdentityConflict.objects.filter(pk__in=conflicts).update(status=IdentityConflict.RESOLVED)
     participants = {}
     for participant in merge_participants():
-        participants[participant.name] = participant.merge(survivor_id=survivor_id,
-                                                           folded_ids=folded_ids)
+        participants[participant.name] = participant.merge(
+            survivor_id=survivor_id, folded_ids=folded_ids
+        )
     researchers_update_stats(ids)
 
     entry = CurationEntry.objects.create(
-        action=CurationEntry.MERGE, actor=_actor(actor), researcher_id=survivor_id,
-        note=note[:2000], before=before,
-        after={"survivor": survivor_id, "folded": folded_ids,
-               "authorships": moved_authorships, "external_ids": moved_ids,
-               "repointed": [[pk, target] for pk, target in plan.repointed],
-               "conflicts_resolved": conflicts, "participants": participants,
-               "warnings": plan.conflicts},
+        action=CurationEntry.MERGE,
+        actor=_actor(actor),
+        researcher_id=survivor_id,
+        note=note[:2000],
+        before=before,
+        after={
+            "survivor": survivor_id,
+            "folded": folded_ids,
+            "authorships": moved_authorships,
+            "external_ids": moved_ids,
+            "repointed": [[pk, target] for pk, target in plan.repointed],
+            "conflicts_resolved": conflicts,
+            "participants": participants,
+            "warnings": plan.conflicts,
+        },
     )
     entry.researchers.set(ids + [pk for pk, _ in plan.repointed])
     return entry
 
 
-def merge_split_blockers(entry: CurationEntry, *,
-                         records: dict[int, Researcher] | None = None) -> list[str]:
+def merge_split_blockers(
+    entry: CurationEntry, *, records: dict[int, Researcher] | None = None
+) -> list[str]:
     """Why this merge cannot be undone now (empty when it can). A fixed number of queries."""
     if entry.action != CurationEntry.MERGE:
         return ["Only a merge can be split."]
@@ -250,18 +304,24 @@ def merge_split_blockers(entry: CurationEntry, *,
     if records is None:
         records = {r.pk: r for r in Researcher.objects.filter(pk__in=ids)}
     blockers = []
-    later = (CurationEntry.objects.filter(action=CurationEntry.MERGE, undone_by__isnull=True,
-                                          pk__gt=entry.pk, researchers__in=ids)
-             .distinct().order_by("pk").values_list("pk", "researcher_id"))
+    later = (
+        CurationEntry.objects.filter(
+            action=CurationEntry.MERGE, undone_by__isnull=True, pk__gt=entry.pk, researchers__in=ids
+        )
+        .distinct()
+        .order_by("pk")
+        .values_list("pk", "researcher_id")
+    )
     for pk, target in later:
-        blockers.append(f"Merge #{pk} (into researcher {target}) came later and involves these "
-                        f"records: split it first.")
+        blockers.append(
+            f"Merge #{pk} (into researcher {target}) came later and involves these "
+            f"records: split it first."
+        )
     survivor = records.get(survivor_id)
     if survivor is None:
         return blockers + [f"The survivor {survivor_id} no longer exists."]
     if survivor.merged_into_id:
-        blockers.append(f"The survivor was merged into researcher {survivor.merged_into_id} "
-                        "since.")
+        blockers.append(f"The survivor was merged into researcher {survivor.merged_into_id} since.")
     for pk in folded_ids:
         record = records.get(pk)
         if record is None:
@@ -273,22 +333,28 @@ def merge_split_blockers(entry: CurationEntry, *,
     for chunk in _chunks(moved):
         still += Authorship.objects.filter(pk__in=chunk, researcher_id=survivor_id).count()
     if still != len(moved):
-        away = list(Authorship.objects.filter(pk__in=moved[:CHUNK * 5])
-                    .exclude(researcher_id=survivor_id).order_by("pk")
-                    .values_list("paper__arxiv_id", "position")[:10])
-        blockers.append(f"{len(moved) - still} of the {len(moved)} authorships it moved have "
-                        "moved since (" + ", ".join(f"{a} #{p}" for a, p in away)
-                        + "): move them back to the survivor first.")
+        away = list(
+            Authorship.objects.filter(pk__in=moved[: CHUNK * 5])
+            .exclude(researcher_id=survivor_id)
+            .order_by("pk")
+            .values_list("paper__arxiv_id", "position")[:10]
+        )
+        blockers.append(
+            f"{len(moved) - still} of the {len(moved)} authorships it moved have "
+            "moved since ("
+            + ", ".join(f"{a} #{p}" for a, p in away)
+            + "): move them back to the survivor first."
+        )
     moved_ids = [pk for pks in after["external_ids"].values() for pk in pks]
-    if ResearcherExternalId.objects.filter(pk__in=moved_ids,
-                                           researcher_id=survivor_id).count() != len(moved_ids):
+    if ResearcherExternalId.objects.filter(
+        pk__in=moved_ids, researcher_id=survivor_id
+    ).count() != len(moved_ids):
         blockers.append("Some external ids it moved are no longer on the survivor.")
     return blockers
 
 
 @transaction.atomic
-def merge_split(*, entry_id: int, actor: AbstractBaseUser | None,
-                note: str = "") -> CurationEntry:
+def merge_split(*, entry_id: int, actor: AbstractBaseUser | None, note: str = "") -> CurationEntry:
     """Undo a merge from its audit entry: each folded record gets back the authorships, external
     ids, follows and claims it had, and is live again; records that had been merged into it point
     at it again. Papers matched onto the survivor since the merge are queued for matching again
@@ -319,10 +385,11 @@ def merge_split(*, entry_id: int, actor: AbstractBaseUser | None,
         back_to.setdefault(target, []).append(pk)
     for target, pks in back_to.items():
         Researcher.objects.filter(pk__in=pks, merged_into_id=survivor_id).update(
-            merged_into_id=target)
-    IdentityConflict.objects.filter(pk__in=after.get("conflicts_resolved", []),
-                                    status=IdentityConflict.RESOLVED).update(
-        status=IdentityConflict.OPEN)
+            merged_into_id=target
+        )
+    IdentityConflict.objects.filter(
+        pk__in=after.get("conflicts_resolved", []), status=IdentityConflict.RESOLVED
+    ).update(status=IdentityConflict.OPEN)
     for participant in reversed(merge_participants()):
         data = after.get("participants", {}).get(participant.name)
         if data is not None:
@@ -333,16 +400,22 @@ def merge_split(*, entry_id: int, actor: AbstractBaseUser | None,
     # id, which is back on that record now: match them again and the ids decide.
     # (The authorships the merge moved are back on their records by now, so not counted here.)
     requeued_count = PaperMatchState.objects.filter(
-        paper__authorships__researcher_id=survivor_id, last_attempt_at__gte=entry.created_at,
+        paper__authorships__researcher_id=survivor_id,
+        last_attempt_at__gte=entry.created_at,
     ).update(next_attempt_at=timezone.now())
 
     split = CurationEntry.objects.create(
-        action=CurationEntry.SPLIT, actor=_actor(actor), researcher_id=survivor_id,
+        action=CurationEntry.SPLIT,
+        actor=_actor(actor),
+        researcher_id=survivor_id,
         note=note[:2000],
         before={"merge": entry.pk, "survivor": survivor_id, "folded": folded_ids},
-        after={"restored": {rid: len(pks) for rid, pks in after["authorships"].items()},
-               "papers_to_match_again": requeued_count,
-               "external_ids": after["external_ids"], "repointed": after.get("repointed", [])},
+        after={
+            "restored": {rid: len(pks) for rid, pks in after["authorships"].items()},
+            "papers_to_match_again": requeued_count,
+            "external_ids": after["external_ids"],
+            "repointed": after.get("repointed", []),
+        },
     )
     split.researchers.set(ids + [pk for pk, _ in repointed])
     entry.undone_by = split
@@ -351,11 +424,12 @@ def merge_split(*, entry_id: int, actor: AbstractBaseUser | None,
 
 
 @transaction.atomic
-def authorship_move(*, authorship_id: int, to_researcher_id: int,
-                    actor: AbstractBaseUser | None, note: str = "") -> CurationEntry:
+def authorship_move(
+    *, authorship_id: int, to_researcher_id: int, actor: AbstractBaseUser | None, note: str = ""
+) -> CurationEntry:
     """Attribute one authorship to another record (one wrongly attributed paper), and pin it so
     that matching leaves it there. Both records' figures are recomputed."""
-    authorship = (Authorship.objects.select_related("paper").filter(pk=authorship_id).first())
+    authorship = Authorship.objects.select_related("paper").filter(pk=authorship_id).first()
     if authorship is None:
         raise CurationError(f"Authorship {authorship_id} does not exist.")
     from_id = authorship.researcher_id
@@ -365,8 +439,10 @@ def authorship_move(*, authorship_id: int, to_researcher_id: int,
     if target is None:
         raise CurationError(f"Researcher {to_researcher_id} does not exist.")
     if target.merged_into_id:
-        raise CurationError(f"Researcher {target.pk} was merged into {target.merged_into_id}: "
-                            "move the authorship to the survivor.")
+        raise CurationError(
+            f"Researcher {target.pk} was merged into {target.merged_into_id}: "
+            "move the authorship to the survivor."
+        )
     # Re-read under the lock: a concurrent move may have got there first.
     authorship = Authorship.objects.select_for_update().get(pk=authorship_id)
     if authorship.researcher_id != from_id:
@@ -375,24 +451,31 @@ def authorship_move(*, authorship_id: int, to_researcher_id: int,
         raise CurationError("The authorship is already on that record.")
     Authorship.objects.filter(pk=authorship_id).update(researcher_id=to_researcher_id)
     entry = CurationEntry.objects.create(
-        action=CurationEntry.MOVE, actor=_actor(actor), researcher_id=to_researcher_id,
+        action=CurationEntry.MOVE,
+        actor=_actor(actor),
+        researcher_id=to_researcher_id,
         note=note[:2000],
-        before={"authorship": authorship_id, "paper": authorship.paper_id,
-                "position": authorship.position, "name": authorship.name,
-                "researcher": from_id},
+        before={
+            "authorship": authorship_id,
+            "paper": authorship.paper_id,
+            "position": authorship.position,
+            "name": authorship.name,
+            "researcher": from_id,
+        },
         after={"authorship": authorship_id, "researcher": to_researcher_id},
     )
     entry.researchers.set(involved)
-    PinnedAuthorship.objects.update_or_create(authorship_id=authorship_id,
-                                              defaults={"entry": entry})
+    PinnedAuthorship.objects.update_or_create(
+        authorship_id=authorship_id, defaults={"entry": entry}
+    )
     researchers_update_stats(involved)
     return entry
 
 
 @transaction.atomic
-def researchers_mark_distinct(*, first_id: int, second_id: int,
-                              actor: AbstractBaseUser | None,
-                              note: str = "") -> CurationEntry | None:
+def researchers_mark_distinct(
+    *, first_id: int, second_id: int, actor: AbstractBaseUser | None, note: str = ""
+) -> CurationEntry | None:
     """Record that two records are different people: the queue stops suggesting the pair and no
     merge joins them. Idempotent: returns None when the pair was already marked."""
     low, high = sorted((first_id, second_id))
@@ -404,13 +487,18 @@ def researchers_mark_distinct(*, first_id: int, second_id: int,
     if DistinctPair.objects.filter(low_id=low, high_id=high).exists():
         return None
     entry = CurationEntry.objects.create(
-        action=CurationEntry.DISTINCT, actor=_actor(actor), researcher_id=low, note=note[:2000],
-        before={}, after={"pair": [low, high]})
+        action=CurationEntry.DISTINCT,
+        actor=_actor(actor),
+        researcher_id=low,
+        note=note[:2000],
+        before={},
+        after={"pair": [low, high]},
+    )
     entry.researchers.set([low, high])
     DistinctPair.objects.create(low_id=low, high_id=high, entry=entry)
     IdentityConflict.objects.filter(
         Q(researcher_id=low, other_researcher_id=high)
-        | Q(researcher_id=high, other_researcher_id=low), status=IdentityConflict.OPEN,
+        | Q(researcher_id=high, other_researcher_id=low),
+        status=IdentityConflict.OPEN,
     ).update(status=IdentityConflict.DISMISSED)
     return entry
-

@@ -8,7 +8,7 @@ from django.utils.feedgenerator import Atom1Feed
 
 from papers.feeds import FEED_SIZE, PaperFeed
 from papers.selectors import paper_list_prefetch, papers_by_researcher, papers_listed
-from wovepaper.api import site_url
+from wovepaper.lib.api.redirects import site_url
 
 from .models import Researcher
 from .selectors import researcher_survivor_id

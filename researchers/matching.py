@@ -28,7 +28,7 @@ from slugify import slugify
 
 from institutions.models import AuthorshipInstitution, Institution
 from papers.models import Authorship, Paper
-from wovepaper.http import ServiceError
+from wovepaper.lib.http import ServiceError
 
 from .alignment import align_authors
 from .clients.openalex import OAAuthorship, OAInstitution, OAWork, OpenAlexClient
@@ -79,8 +79,15 @@ class BatchResult:
     institution_ids: set[int] = field(default_factory=set)
 
     def add(self, other: BatchResult) -> None:
-        for name in ("papers", "matched", "unknown", "failed", "authorships_attached",
-                     "researchers_created", "conflicts"):
+        for name in (
+            "papers",
+            "matched",
+            "unknown",
+            "failed",
+            "authorships_attached",
+            "researchers_created",
+            "conflicts",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(e for e in other.errors if e not in self.errors)
         self.researcher_ids |= other.researcher_ids
@@ -122,8 +129,9 @@ def align_paper(
     byline = [a.name for a in authorships]
     keys = [AuthorKeys(authorship=a) for a in authorships]
     if s2 is not None and s2.authors:
-        for key, index in zip(keys, align_authors(byline, [[a.name] for a in s2.authors]),
-                              strict=True):
+        for key, index in zip(
+            keys, align_authors(byline, [[a.name] for a in s2.authors]), strict=True
+        ):
             if index is not None and s2.authors[index].author_id:
                 key.s2 = s2.authors[index]
     if work is not None and work.authorships:
@@ -152,8 +160,11 @@ class IdentityIndex:
             if vals:
                 query |= Q(source=source, value__in=vals)
         self.by_key: dict[tuple[str, str], int] = {}
-        found = list(ResearcherExternalId.objects.filter(query).values_list(
-            "source", "value", "researcher_id"))
+        found = list(
+            ResearcherExternalId.objects.filter(query).values_list(
+                "source", "value", "researcher_id"
+            )
+        )
         researcher_ids = {rid for _, _, rid in found}
         # Ids found on merged records lead to their survivor.
         self.survivor = researcher_survivor_ids(researcher_ids)
@@ -163,9 +174,11 @@ class IdentityIndex:
         self.held: dict[int, dict[str, set[str]]] = {}
         holders = set(self.survivor.values()) | researcher_ids
         for rid, source, value in ResearcherExternalId.objects.filter(
-                researcher_id__in=holders).values_list("researcher_id", "source", "value"):
+            researcher_id__in=holders
+        ).values_list("researcher_id", "source", "value"):
             self.held.setdefault(self.survivor.get(rid, rid), {}).setdefault(source, set()).add(
-                value)
+                value
+            )
 
     def get(self, source: str, value: str | None) -> int | None:
         return self.by_key.get((source, value)) if value else None
@@ -188,8 +201,13 @@ class Resolution:
     created: int = 0  # records created one by one (the rare cases the bulk insert cannot foresee)
 
 
-def _resolve(keys: Sequence[AuthorKeys], index: IdentityIndex, *, paper_of: dict[int, Paper],
-             created: list[Researcher]) -> tuple[dict[int, int], Resolution]:
+def _resolve(
+    keys: Sequence[AuthorKeys],
+    index: IdentityIndex,
+    *,
+    paper_of: dict[int, Paper],
+    created: list[Researcher],
+) -> tuple[dict[int, int], Resolution]:
     """Find or create the researcher for each aligned authorship; returns authorship → researcher.
 
     New records are created here (one bulk insert per batch) so that later papers in the batch
@@ -201,8 +219,10 @@ def _resolve(keys: Sequence[AuthorKeys], index: IdentityIndex, *, paper_of: dict
         if key.s2_id and not index.get(S2, key.s2_id):
             rec_oa = index.get(OPENALEX, key.openalex_id)
             rec_orcid = index.get(ORCID, key.orcid)
-            if not ((rec_oa and not index.has(rec_oa, S2))
-                    or (rec_orcid and not index.has(rec_orcid, S2))):
+            if not (
+                (rec_oa and not index.has(rec_oa, S2))
+                or (rec_orcid and not index.has(rec_orcid, S2))
+            ):
                 pending.append((key, S2, key.s2_id))
         elif not key.s2_id and key.openalex_id and not index.get(OPENALEX, key.openalex_id):
             rec_orcid = index.get(ORCID, key.orcid)
@@ -214,7 +234,8 @@ def _resolve(keys: Sequence[AuthorKeys], index: IdentityIndex, *, paper_of: dict
         first_seen.setdefault((source, value), key)
     if first_seen:
         records = Researcher.objects.bulk_create(
-            [Researcher(**_name_fields(key.display_name())) for key in first_seen.values()])
+            [Researcher(**_name_fields(key.display_name())) for key in first_seen.values()]
+        )
         if any(r.pk is None for r in records):  # a backend that does not return ids
             raise RuntimeError("bulk_create did not return primary keys")
         for (source, value), record in zip(first_seen, records, strict=True):
@@ -266,12 +287,16 @@ def _choose(key: AuthorKeys, index: IdentityIndex, resolution: Resolution) -> in
 
 def _name_fields(display: str) -> dict[str, str]:
     """The Researcher fields a display name decides (bulk writes skip Researcher.save)."""
-    return {"display_name": display[:255], "name_key": name_key(display),
-            "slug": slugify(display)[:96]}
+    return {
+        "display_name": display[:255],
+        "name_key": name_key(display),
+        "slug": slugify(display)[:96],
+    }
 
 
-def _create_record(key: AuthorKeys, index: IdentityIndex, resolution: Resolution, source: str,
-                   value: str) -> int:
+def _create_record(
+    key: AuthorKeys, index: IdentityIndex, resolution: Resolution, source: str, value: str
+) -> int:
     record = Researcher.objects.create(**_name_fields(key.display_name()))
     index.add(record.pk, source, value)
     resolution.new_ids.append((record.pk, source, value))
@@ -279,18 +304,25 @@ def _create_record(key: AuthorKeys, index: IdentityIndex, resolution: Resolution
     return record.pk
 
 
-def _record_further_keys(key: AuthorKeys, chosen: int, index: IdentityIndex,
-                         resolution: Resolution, paper: Paper) -> None:
+def _record_further_keys(
+    key: AuthorKeys, chosen: int, index: IdentityIndex, resolution: Resolution, paper: Paper
+) -> None:
     """Attach the other sources' ids to the chosen record, or record why they cannot be."""
 
     def conflict(kind: str, other: int | None) -> None:
-        resolution.conflicts.append(IdentityConflict(
-            kind=kind, researcher_id=chosen, other_researcher_id=other,
-            s2_id=key.s2_id or "", openalex_id=key.openalex_id or "",
-            orcid=key.orcid or "" if kind == IdentityConflict.ORCID else "",
-            paper_id=paper.pk, position=key.authorship.position,
-            name_as_written=key.authorship.name[:255],
-        ))
+        resolution.conflicts.append(
+            IdentityConflict(
+                kind=kind,
+                researcher_id=chosen,
+                other_researcher_id=other,
+                s2_id=key.s2_id or "",
+                openalex_id=key.openalex_id or "",
+                orcid=key.orcid or "" if kind == IdentityConflict.ORCID else "",
+                paper_id=paper.pk,
+                position=key.authorship.position,
+                name_as_written=key.authorship.name[:255],
+            )
+        )
 
     oa_id = key.openalex_id
     if oa_id:
@@ -316,42 +348,63 @@ def _record_further_keys(key: AuthorKeys, chosen: int, index: IdentityIndex,
             resolution.new_ids.append((chosen, ORCID, orcid))
         elif holder is not None and holder != chosen:
             conflict(IdentityConflict.ORCID, holder)
-    resolution.names[chosen] = best_display_name(resolution.names.get(chosen, ""),
-                                                 key.display_name())
+    resolution.names[chosen] = best_display_name(
+        resolution.names.get(chosen, ""), key.display_name()
+    )
 
 
-def _fetch(paper_rows: Sequence[Paper], clients: Clients
-           ) -> tuple[dict[str, S2Paper | None], dict[str, OAWork | None]]:
+def _fetch(
+    paper_rows: Sequence[Paper], clients: Clients
+) -> tuple[dict[str, S2Paper | None], dict[str, OAWork | None]]:
     arxiv_ids = [p.arxiv_id for p in paper_rows]
-    return (clients.s2.papers_by_arxiv_id(arxiv_ids),
-            clients.openalex.works_by_arxiv_id(arxiv_ids))
+    return (clients.s2.papers_by_arxiv_id(arxiv_ids), clients.openalex.works_by_arxiv_id(arxiv_ids))
 
 
-def _record_failure(papers: Sequence[Paper], error: str, now: datetime,
-                    s2_failed: bool, openalex_failed: bool) -> None:
-    existing = list(PaperMatchState.objects.filter(paper_id__in=[p.pk for p in papers])
-                    .values_list("paper_id", "attempts", "status"))
+def _record_failure(
+    papers: Sequence[Paper], error: str, now: datetime, s2_failed: bool, openalex_failed: bool
+) -> None:
+    existing = list(
+        PaperMatchState.objects.filter(paper_id__in=[p.pk for p in papers]).values_list(
+            "paper_id", "attempts", "status"
+        )
+    )
     attempts = {pk: n for pk, n, _ in existing}
     # A paper matched before keeps its status: a failed retry must not hide earlier success.
     matched_before = {pk for pk, _, status in existing if status == PaperMatchState.MATCHED}
     retry_at = now + timedelta(minutes=settings.MATCH_FAILED_RETRY_MINUTES)
-    states = [PaperMatchState(
-        paper_id=p.pk,
-        status=PaperMatchState.MATCHED if p.pk in matched_before else PaperMatchState.FAILED,
-        s2_status=PaperMatchState.ERROR if s2_failed else PaperMatchState.NOT_TRIED,
-        openalex_status=PaperMatchState.ERROR if openalex_failed else PaperMatchState.NOT_TRIED,
-        published=p.published, attempts=attempts.get(p.pk, 0) + 1, last_attempt_at=now,
-        next_attempt_at=retry_at, last_error=error[:2000],
-    ) for p in papers]
+    states = [
+        PaperMatchState(
+            paper_id=p.pk,
+            status=PaperMatchState.MATCHED if p.pk in matched_before else PaperMatchState.FAILED,
+            s2_status=PaperMatchState.ERROR if s2_failed else PaperMatchState.NOT_TRIED,
+            openalex_status=PaperMatchState.ERROR if openalex_failed else PaperMatchState.NOT_TRIED,
+            published=p.published,
+            attempts=attempts.get(p.pk, 0) + 1,
+            last_attempt_at=now,
+            next_attempt_at=retry_at,
+            last_error=error[:2000],
+        )
+        for p in papers
+    ]
     PaperMatchState.objects.bulk_create(
-        states, update_conflicts=True, unique_fields=["paper"],
-        update_fields=["status", "s2_status", "openalex_status", "attempts", "last_attempt_at",
-                       "next_attempt_at", "last_error"],
+        states,
+        update_conflicts=True,
+        unique_fields=["paper"],
+        update_fields=[
+            "status",
+            "s2_status",
+            "openalex_status",
+            "attempts",
+            "last_attempt_at",
+            "next_attempt_at",
+            "last_error",
+        ],
     )
 
 
-def match_papers(paper_ids: Sequence[int], *, clients: Clients | None = None,
-                 now: datetime | None = None) -> BatchResult:
+def match_papers(
+    paper_ids: Sequence[int], *, clients: Clients | None = None, now: datetime | None = None
+) -> BatchResult:
     """Match one batch of papers (at most a few hundred). Idempotent; safe to run concurrently.
 
     Side effects: Authorship.researcher, new Researcher and ResearcherExternalId rows, Paper
@@ -362,8 +415,11 @@ def match_papers(paper_ids: Sequence[int], *, clients: Clients | None = None,
     """
     now = now or timezone.now()
     result = BatchResult()
-    papers = list(Paper.objects.filter(pk__in=list(paper_ids)).only("pk", "arxiv_id", "published")
-                  .order_by("-published", "-pk"))
+    papers = list(
+        Paper.objects.filter(pk__in=list(paper_ids))
+        .only("pk", "arxiv_id", "published")
+        .order_by("-published", "-pk")
+    )
     if not papers:
         return result
     result.papers = len(papers)
@@ -375,8 +431,13 @@ def match_papers(paper_ids: Sequence[int], *, clients: Clients | None = None,
         except ServiceError as exc:
             message = f"{exc}. Nothing was changed; these papers will be tried again."
             logger.warning("matching batch of %d papers: %s", len(papers), message)
-            _record_failure(papers, message, now, s2_failed=exc.service == clients.s2.service,
-                            openalex_failed=exc.service == clients.openalex.service)
+            _record_failure(
+                papers,
+                message,
+                now,
+                s2_failed=exc.service == clients.s2.service,
+                openalex_failed=exc.service == clients.openalex.service,
+            )
             result.failed = len(papers)
             result.errors.append(str(exc))
             return result
@@ -401,18 +462,30 @@ def match_papers(paper_ids: Sequence[int], *, clients: Clients | None = None,
     return result
 
 
-def _apply(papers: Sequence[Paper], s2_found: dict[str, S2Paper | None],
-           oa_found: dict[str, OAWork | None], now: datetime, result: BatchResult) -> None:
+def _apply(
+    papers: Sequence[Paper],
+    s2_found: dict[str, S2Paper | None],
+    oa_found: dict[str, OAWork | None],
+    now: datetime,
+    result: BatchResult,
+) -> None:
     by_paper: dict[int, list[Authorship]] = {}
-    for authorship in Authorship.objects.filter(paper_id__in=[p.pk for p in papers]).only(
-            "pk", "paper_id", "position", "name", "researcher_id", "matched_at").order_by(
-            "paper_id", "position"):
+    for authorship in (
+        Authorship.objects.filter(paper_id__in=[p.pk for p in papers])
+        .only("pk", "paper_id", "position", "name", "researcher_id", "matched_at")
+        .order_by("paper_id", "position")
+    ):
         by_paper.setdefault(authorship.paper_id, []).append(authorship)
     paper_of = {p.pk: p for p in papers}
     all_keys: list[AuthorKeys] = []
     for paper in papers:
-        all_keys.extend(align_paper(by_paper.get(paper.pk, []), s2_found.get(paper.arxiv_id),
-                                    oa_found.get(paper.arxiv_id)))
+        all_keys.extend(
+            align_paper(
+                by_paper.get(paper.pk, []),
+                s2_found.get(paper.arxiv_id),
+                oa_found.get(paper.arxiv_id),
+            )
+        )
     index = IdentityIndex(all_keys)
     created: list[Researcher] = []
     attach, resolution = _resolve(all_keys, index, paper_of=paper_of, created=created)
@@ -420,15 +493,20 @@ def _apply(papers: Sequence[Paper], s2_found: dict[str, S2Paper | None],
 
     if resolution.new_ids:
         ResearcherExternalId.objects.bulk_create(
-            [ResearcherExternalId(researcher_id=r, source=s, value=v)
-             for r, s, v in dict.fromkeys(resolution.new_ids)])
+            [
+                ResearcherExternalId(researcher_id=r, source=s, value=v)
+                for r, s, v in dict.fromkeys(resolution.new_ids)
+            ]
+        )
     _improve_names(resolution.names)
     result.conflicts = _store_conflicts(resolution.conflicts)
 
     # Authorships a curator attributed by hand stay where they were put.
-    pinned = set(PinnedAuthorship.objects.filter(
-        authorship_id__in=[k.authorship.pk for k in all_keys]).values_list("authorship_id",
-                                                                           flat=True))
+    pinned = set(
+        PinnedAuthorship.objects.filter(
+            authorship_id__in=[k.authorship.pk for k in all_keys]
+        ).values_list("authorship_id", flat=True)
+    )
     changed: list[Authorship] = []
     for key in all_keys:
         authorship = key.authorship
@@ -448,8 +526,9 @@ def _apply(papers: Sequence[Paper], s2_found: dict[str, S2Paper | None],
 
     _update_papers(papers, s2_found, oa_found)
     result.institution_ids |= _link_institutions(all_keys, oa_found, paper_of)
-    result.matched, result.unknown = _store_states(papers, s2_found, oa_found, attach, by_paper,
-                                                   now)
+    result.matched, result.unknown = _store_states(
+        papers, s2_found, oa_found, attach, by_paper, now
+    )
 
 
 def _improve_names(names: dict[int, str]) -> None:
@@ -471,10 +550,13 @@ def _store_conflicts(conflicts: list[IdentityConflict]) -> int:
     if not conflicts:
         return 0
     unique = {(c.kind, c.s2_id, c.openalex_id, c.orcid): c for c in conflicts}
-    existing = set(IdentityConflict.objects.filter(
-        kind__in={k[0] for k in unique}, s2_id__in={k[1] for k in unique},
-        openalex_id__in={k[2] for k in unique},
-    ).values_list("kind", "s2_id", "openalex_id", "orcid"))
+    existing = set(
+        IdentityConflict.objects.filter(
+            kind__in={k[0] for k in unique},
+            s2_id__in={k[1] for k in unique},
+            openalex_id__in={k[2] for k in unique},
+        ).values_list("kind", "s2_id", "openalex_id", "orcid")
+    )
     new = [c for k, c in unique.items() if k not in existing]
     IdentityConflict.objects.bulk_create(new, ignore_conflicts=True)
     if new:
@@ -482,17 +564,24 @@ def _store_conflicts(conflicts: list[IdentityConflict]) -> int:
     return len(new)
 
 
-def _update_papers(papers: Sequence[Paper], s2_found: dict[str, S2Paper | None],
-                   oa_found: dict[str, OAWork | None]) -> None:
+def _update_papers(
+    papers: Sequence[Paper], s2_found: dict[str, S2Paper | None], oa_found: dict[str, OAWork | None]
+) -> None:
     """Source ids and citation count on each paper (Semantic Scholar's count first)."""
     s2_ids = {p.arxiv_id: s2_found[p.arxiv_id].paper_id for p in papers if s2_found.get(p.arxiv_id)}
     oa_ids = {p.arxiv_id: oa_found[p.arxiv_id].work_id for p in papers if oa_found.get(p.arxiv_id)}
     batch_pks = [p.pk for p in papers]
     # The ids are unique on Paper: one held by another paper (an arXiv duplicate) is not copied.
-    taken_s2 = set(Paper.objects.filter(semantic_scholar_id__in=list(s2_ids.values()))
-                   .exclude(pk__in=batch_pks).values_list("semantic_scholar_id", flat=True))
-    taken_oa = set(Paper.objects.filter(openalex_id__in=list(oa_ids.values()))
-                   .exclude(pk__in=batch_pks).values_list("openalex_id", flat=True))
+    taken_s2 = set(
+        Paper.objects.filter(semantic_scholar_id__in=list(s2_ids.values()))
+        .exclude(pk__in=batch_pks)
+        .values_list("semantic_scholar_id", flat=True)
+    )
+    taken_oa = set(
+        Paper.objects.filter(openalex_id__in=list(oa_ids.values()))
+        .exclude(pk__in=batch_pks)
+        .values_list("openalex_id", flat=True)
+    )
     seen_s2: set[str] = set()
     seen_oa: set[str] = set()
     updates = []
@@ -510,19 +599,25 @@ def _update_papers(papers: Sequence[Paper], s2_found: dict[str, S2Paper | None],
             seen_s2.add(fields.semantic_scholar_id)
         if fields.openalex_id:
             seen_oa.add(fields.openalex_id)
-        counts = [c for c in (s2.citation_count if s2 else None,
-                              work.cited_by_count if work else None) if c is not None]
+        counts = [
+            c
+            for c in (s2.citation_count if s2 else None, work.cited_by_count if work else None)
+            if c is not None
+        ]
         fields.cited_by_count = counts[0] if counts else None
         updates.append(fields)
     # Clear the ids first so that two papers of the batch can swap them without a collision.
     Paper.objects.filter(pk__in=[u.pk for u in updates]).update(
-        semantic_scholar_id=None, openalex_id=None)
-    Paper.objects.bulk_update(updates, ["semantic_scholar_id", "openalex_id", "cited_by_count"],
-                              batch_size=500)
+        semantic_scholar_id=None, openalex_id=None
+    )
+    Paper.objects.bulk_update(
+        updates, ["semantic_scholar_id", "openalex_id", "cited_by_count"], batch_size=500
+    )
 
 
-def _link_institutions(keys: Sequence[AuthorKeys], oa_found: dict[str, OAWork | None],
-                       paper_of: dict[int, Paper]) -> set[int]:
+def _link_institutions(
+    keys: Sequence[AuthorKeys], oa_found: dict[str, OAWork | None], paper_of: dict[int, Paper]
+) -> set[int]:
     """Institutions of each OpenAlex authorship, created by ROR id (or OpenAlex id) and linked.
 
     Returns the ids of institutions whose links changed.
@@ -542,19 +637,28 @@ def _link_institutions(keys: Sequence[AuthorKeys], oa_found: dict[str, OAWork | 
             details[(inst.ror_id, inst.openalex_id)] = inst
     rors = {r for r, _ in details if r}
     oas = {o for _, o in details if o}
-    existing = list(Institution.objects.filter(Q(ror_id__in=rors) | Q(openalex_id__in=oas))
-                    .only("pk", "ror_id", "openalex_id"))
+    existing = list(
+        Institution.objects.filter(Q(ror_id__in=rors) | Q(openalex_id__in=oas)).only(
+            "pk", "ror_id", "openalex_id"
+        )
+    )
     by_ror = {i.ror_id: i.pk for i in existing if i.ror_id}
     by_oa = {i.openalex_id: i.pk for i in existing if i.openalex_id}
     to_create: dict[tuple[str | None, str | None], Institution] = {}
     for (ror, oa), inst in details.items():
         pk = (by_ror.get(ror) if ror else None) or (by_oa.get(oa) if oa else None)
         if pk is None:
-            to_create.setdefault((ror, oa), Institution(
-                name=(inst.name or ror or oa or "")[:255], ror_id=ror, openalex_id=oa,
-                country_code=inst.country_code, type=inst.type[:32],
-                slug=slugify(inst.name or "")[:96],
-            ))
+            to_create.setdefault(
+                (ror, oa),
+                Institution(
+                    name=(inst.name or ror or oa or "")[:255],
+                    ror_id=ror,
+                    openalex_id=oa,
+                    country_code=inst.country_code,
+                    type=inst.type[:32],
+                    slug=slugify(inst.name or "")[:96],
+                ),
+            )
             continue
         # One id known, the other new: complete the row (each id belongs to one row only).
         missing = {}
@@ -568,7 +672,8 @@ def _link_institutions(keys: Sequence[AuthorKeys], oa_found: dict[str, OAWork | 
         Institution.objects.bulk_create(to_create.values(), ignore_conflicts=True)
         fresh = Institution.objects.filter(
             Q(ror_id__in=[r for r, _ in to_create if r])
-            | Q(openalex_id__in=[o for _, o in to_create if o])).only("pk", "ror_id", "openalex_id")
+            | Q(openalex_id__in=[o for _, o in to_create if o])
+        ).only("pk", "ror_id", "openalex_id")
         for inst in fresh:
             if inst.ror_id:
                 by_ror[inst.ror_id] = inst.pk
@@ -581,8 +686,11 @@ def _link_institutions(keys: Sequence[AuthorKeys], oa_found: dict[str, OAWork | 
             if pk:
                 links.add((authorship_pk, pk))
     paper_of_authorship = {k.authorship.pk: k.authorship.paper_id for k in keys}
-    current = set(AuthorshipInstitution.objects.filter(authorship_id__in=processed)
-                  .values_list("authorship_id", "institution_id"))
+    current = set(
+        AuthorshipInstitution.objects.filter(authorship_id__in=processed).values_list(
+            "authorship_id", "institution_id"
+        )
+    )
     stale = current - links
     if stale:
         stale_q = Q(pk__in=[])
@@ -590,16 +698,31 @@ def _link_institutions(keys: Sequence[AuthorKeys], oa_found: dict[str, OAWork | 
             stale_q |= Q(authorship_id=authorship_pk, institution_id=inst_pk)
         AuthorshipInstitution.objects.filter(stale_q).delete()
     AuthorshipInstitution.objects.bulk_create(
-        [AuthorshipInstitution(authorship_id=a, institution_id=i, paper_id=paper_of_authorship[a])
-         for a, i in links - current], ignore_conflicts=True, batch_size=1000)
+        [
+            AuthorshipInstitution(
+                authorship_id=a, institution_id=i, paper_id=paper_of_authorship[a]
+            )
+            for a, i in links - current
+        ],
+        ignore_conflicts=True,
+        batch_size=1000,
+    )
     return {i for _, i in links | current}
 
 
-def _store_states(papers: Sequence[Paper], s2_found: dict[str, S2Paper | None],
-                  oa_found: dict[str, OAWork | None], attach: dict[int, int],
-                  by_paper: dict[int, list[Authorship]], now: datetime) -> tuple[int, int]:
-    existing = dict(PaperMatchState.objects.filter(paper_id__in=[p.pk for p in papers])
-                    .values_list("paper_id", "attempts"))
+def _store_states(
+    papers: Sequence[Paper],
+    s2_found: dict[str, S2Paper | None],
+    oa_found: dict[str, OAWork | None],
+    attach: dict[int, int],
+    by_paper: dict[int, list[Authorship]],
+    now: datetime,
+) -> tuple[int, int]:
+    existing = dict(
+        PaperMatchState.objects.filter(paper_id__in=[p.pk for p in papers]).values_list(
+            "paper_id", "attempts"
+        )
+    )
     retry_unknown = now + timedelta(days=settings.MATCH_UNKNOWN_RETRY_DAYS)
     states = []
     matched = unknown = 0
@@ -611,21 +734,36 @@ def _store_states(papers: Sequence[Paper], s2_found: dict[str, S2Paper | None],
             matched += 1
         else:
             unknown += 1
-        states.append(PaperMatchState(
-            paper_id=paper.pk, status=status,
-            s2_status=PaperMatchState.FOUND if s2_known else PaperMatchState.UNKNOWN,
-            openalex_status=PaperMatchState.FOUND if oa_known else PaperMatchState.UNKNOWN,
-            published=paper.published, attempts=existing.get(paper.pk, 0) + 1,
-            last_attempt_at=now,
-            # A source that did not know the paper is asked again later; none is guessed.
-            next_attempt_at=None if s2_known and oa_known else retry_unknown,
-            matched_authors=sum(1 for a in by_paper.get(paper.pk, []) if a.pk in attach),
-            last_error="",
-        ))
+        states.append(
+            PaperMatchState(
+                paper_id=paper.pk,
+                status=status,
+                s2_status=PaperMatchState.FOUND if s2_known else PaperMatchState.UNKNOWN,
+                openalex_status=PaperMatchState.FOUND if oa_known else PaperMatchState.UNKNOWN,
+                published=paper.published,
+                attempts=existing.get(paper.pk, 0) + 1,
+                last_attempt_at=now,
+                # A source that did not know the paper is asked again later; none is guessed.
+                next_attempt_at=None if s2_known and oa_known else retry_unknown,
+                matched_authors=sum(1 for a in by_paper.get(paper.pk, []) if a.pk in attach),
+                last_error="",
+            )
+        )
     PaperMatchState.objects.bulk_create(
-        states, update_conflicts=True, unique_fields=["paper"],
-        update_fields=["status", "s2_status", "openalex_status", "published", "attempts",
-                       "last_attempt_at", "next_attempt_at", "matched_authors", "last_error"],
+        states,
+        update_conflicts=True,
+        unique_fields=["paper"],
+        update_fields=[
+            "status",
+            "s2_status",
+            "openalex_status",
+            "published",
+            "attempts",
+            "last_attempt_at",
+            "next_attempt_at",
+            "matched_authors",
+            "last_error",
+        ],
     )
     return matched, unknown
 
@@ -642,9 +780,11 @@ def _after_batch(result: BatchResult, *, clients: Clients | None) -> None:
     from .stats import researchers_update_stats
 
     if result.researcher_ids:
-        missing = list(Researcher.objects.filter(pk__in=result.researcher_ids,
-                                                 figures_updated_at__isnull=True)
-                       .values_list("pk", flat=True))
+        missing = list(
+            Researcher.objects.filter(
+                pk__in=result.researcher_ids, figures_updated_at__isnull=True
+            ).values_list("pk", flat=True)
+        )
         if missing:
             try:
                 researchers_refresh_figures(missing, clients=clients)
@@ -661,8 +801,9 @@ def _after_batch(result: BatchResult, *, clients: Clients | None) -> None:
         institutions_update_stats(result.institution_ids)
 
 
-def papers_to_match(*, limit: int, since: datetime | None = None,
-                    now: datetime | None = None) -> list[int]:
+def papers_to_match(
+    *, limit: int, since: datetime | None = None, now: datetime | None = None
+) -> list[int]:
     """The next papers to match: never tried (newest first), then retries that are due.
 
     Bounded work for any table size: the never-tried sweep resumes below the oldest paper
@@ -681,14 +822,18 @@ def papers_to_match(*, limit: int, since: datetime | None = None,
         older = base.exclude(pk__in=picked)
         if floor is not None:
             older = older.filter(Q(published__lte=floor) | Q(published__isnull=True))
-        picked.extend(older.order_by("-published", "-pk").values_list("pk", flat=True)
-                      [:limit - len(picked)])
+        picked.extend(
+            older.order_by("-published", "-pk").values_list("pk", flat=True)[: limit - len(picked)]
+        )
     if len(picked) < limit:
         due = PaperMatchState.objects.filter(next_attempt_at__lte=now)
         if since:
             due = due.filter(published__gte=since)
-        picked.extend(due.order_by("next_attempt_at").values_list("paper_id", flat=True)
-                      [:limit - len(picked)])
+        picked.extend(
+            due.order_by("next_attempt_at").values_list("paper_id", flat=True)[
+                : limit - len(picked)
+            ]
+        )
     return picked
 
 
@@ -706,10 +851,17 @@ def papers_waiting_count(*, since: datetime | None = None, now: datetime | None 
 ProgressCallback = Callable[[BatchResult], None]
 
 
-def match_run(paper_ids: Sequence[int] | None = None, *, trigger: str, limit: int | None = None,
-              since: datetime | None = None, batch_size: int | None = None,
-              clients: Clients | None = None, progress: ProgressCallback | None = None,
-              stop_on_failure: bool = True) -> tuple[MatchRun, BatchResult]:
+def match_run(
+    paper_ids: Sequence[int] | None = None,
+    *,
+    trigger: str,
+    limit: int | None = None,
+    since: datetime | None = None,
+    batch_size: int | None = None,
+    clients: Clients | None = None,
+    progress: ProgressCallback | None = None,
+    stop_on_failure: bool = True,
+) -> tuple[MatchRun, BatchResult]:
     """Match the given papers, or the next `limit` papers to match, batch by batch.
 
     Records a MatchRun with the counts. With `stop_on_failure`, the first batch a service could
@@ -729,7 +881,7 @@ def match_run(paper_ids: Sequence[int] | None = None, *, trigger: str, limit: in
             if size <= 0:
                 break
             if explicit is not None:
-                batch = explicit[position:position + size]
+                batch = explicit[position : position + size]
                 position += size
             else:
                 batch = papers_to_match(limit=size, since=since)
@@ -747,8 +899,12 @@ def match_run(paper_ids: Sequence[int] | None = None, *, trigger: str, limit: in
         if own_clients:
             clients.close()
     run.finished_at = timezone.now()
-    run.papers, run.matched, run.unknown, run.failed = (total.papers, total.matched,
-                                                         total.unknown, total.failed)
+    run.papers, run.matched, run.unknown, run.failed = (
+        total.papers,
+        total.matched,
+        total.unknown,
+        total.failed,
+    )
     run.authorships_attached = total.authorships_attached
     run.researchers_created = total.researchers_created
     run.conflicts = total.conflicts

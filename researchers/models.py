@@ -75,8 +75,9 @@ class ResearcherExternalId(models.Model):
     ORCID = "orcid"
     SOURCES = [(SEMANTIC_SCHOLAR, "Semantic Scholar"), (OPENALEX, "OpenAlex"), (ORCID, "ORCID")]
 
-    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE,
-                                   related_name="external_ids")
+    researcher = models.ForeignKey(
+        Researcher, on_delete=models.CASCADE, related_name="external_ids"
+    )
     source = models.CharField(max_length=16, choices=SOURCES)
     value = models.CharField(max_length=64)
 
@@ -102,15 +103,20 @@ class PaperMatchState(models.Model):
     FOUND = "found"
     UNKNOWN = "unknown"
     ERROR = "error"
-    SOURCE_STATES = [(NOT_TRIED, "not tried"), (FOUND, "found"), (UNKNOWN, "unknown"),
-                     (ERROR, "error")]
+    SOURCE_STATES = [
+        (NOT_TRIED, "not tried"),
+        (FOUND, "found"),
+        (UNKNOWN, "unknown"),
+        (ERROR, "error"),
+    ]
 
     MATCHED = "matched"  # at least one source knows the paper; its authorships are attached
     FAILED = "failed"  # a service could not answer; nothing was changed
     STATUSES = [(MATCHED, "matched"), (UNKNOWN, "unknown to every source"), (FAILED, "failed")]
 
-    paper = models.OneToOneField("papers.Paper", on_delete=models.CASCADE, primary_key=True,
-                                 related_name="match_state")
+    paper = models.OneToOneField(
+        "papers.Paper", on_delete=models.CASCADE, primary_key=True, related_name="match_state"
+    )
     status = models.CharField(max_length=16, choices=STATUSES)
     s2_status = models.CharField(max_length=16, choices=SOURCE_STATES, blank=True)
     openalex_status = models.CharField(max_length=16, choices=SOURCE_STATES, blank=True)
@@ -159,22 +165,25 @@ class IdentityConflict(models.Model):
     status = models.CharField(max_length=16, choices=STATUSES, default=OPEN)
     # The record the authorship was attached to, and the other record involved (if any).
     researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="+")
-    other_researcher = models.ForeignKey(Researcher, null=True, blank=True,
-                                         on_delete=models.CASCADE, related_name="+")
+    other_researcher = models.ForeignKey(
+        Researcher, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     # The ids the paper's two sources gave for this author.
     s2_id = models.CharField(max_length=64, blank=True)
     openalex_id = models.CharField(max_length=32, blank=True)
     orcid = models.CharField(max_length=32, blank=True)
-    paper = models.ForeignKey("papers.Paper", null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="+")
+    paper = models.ForeignKey(
+        "papers.Paper", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     position = models.PositiveSmallIntegerField(null=True, blank=True)
     name_as_written = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["kind", "s2_id", "openalex_id", "orcid"],
-                                    name="identityconflict_unique"),
+            models.UniqueConstraint(
+                fields=["kind", "s2_id", "openalex_id", "orcid"], name="identityconflict_unique"
+            ),
         ]
         indexes = [models.Index(fields=["status", "-created_at"], name="conflict_status_idx")]
 
@@ -188,8 +197,7 @@ class MatchRun(models.Model):
     OK = "ok"
     PARTIAL = "partial"
     UNREACHABLE = "unreachable"
-    STATUSES = [(OK, "ok"), (PARTIAL, "some batches failed"),
-                (UNREACHABLE, "services unreachable")]
+    STATUSES = [(OK, "ok"), (PARTIAL, "some batches failed"), (UNREACHABLE, "services unreachable")]
 
     trigger = models.CharField(max_length=32)
     started_at = models.DateTimeField(auto_now_add=True)
@@ -219,12 +227,17 @@ class CurationEntry(models.Model):
     SPLIT = "split"
     MOVE = "move"
     DISTINCT = "distinct"
-    ACTIONS = [(MERGE, "merge"), (SPLIT, "split (merge undone)"),
-               (MOVE, "authorship moved"), (DISTINCT, "marked not the same person")]
+    ACTIONS = [
+        (MERGE, "merge"),
+        (SPLIT, "split (merge undone)"),
+        (MOVE, "authorship moved"),
+        (DISTINCT, "marked not the same person"),
+    ]
 
     action = models.CharField(max_length=16, choices=ACTIONS)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                              on_delete=models.SET_NULL, related_name="+")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     # The survivor of a merge, the record an authorship moved to, the first of a pair.
     researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="+")
@@ -234,8 +247,9 @@ class CurationEntry(models.Model):
     after = models.JSONField(default=dict, blank=True)
     note = models.TextField(blank=True)
     # A merge that was split: the split entry. Set once; a split merge cannot be split again.
-    undone_by = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
-                                     related_name="undoes")
+    undone_by = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="undoes"
+    )
 
     class Meta:
         verbose_name_plural = "curation entries"
@@ -251,15 +265,17 @@ class DistinctPair(models.Model):
 
     low = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="+")
     high = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="+")
-    entry = models.ForeignKey(CurationEntry, null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="+")
+    entry = models.ForeignKey(
+        CurationEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["low", "high"], name="distinctpair_unique"),
-            models.CheckConstraint(condition=models.Q(low__lt=models.F("high")),
-                                   name="distinctpair_ordered"),
+            models.CheckConstraint(
+                condition=models.Q(low__lt=models.F("high")), name="distinctpair_ordered"
+            ),
         ]
         indexes = [models.Index(fields=["high"], name="distinctpair_high_idx")]
 
@@ -270,10 +286,12 @@ class DistinctPair(models.Model):
 class PinnedAuthorship(models.Model):
     """An authorship a curator attributed by hand: matching leaves it where it was put."""
 
-    authorship = models.OneToOneField("papers.Authorship", on_delete=models.CASCADE,
-                                      primary_key=True, related_name="pin")
-    entry = models.ForeignKey(CurationEntry, null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="+")
+    authorship = models.OneToOneField(
+        "papers.Authorship", on_delete=models.CASCADE, primary_key=True, related_name="pin"
+    )
+    entry = models.ForeignKey(
+        CurationEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -18,17 +18,63 @@ from rapidfuzz.distance import JaroWinkler
 from text_unidecode import unidecode
 
 # Lower-case words that belong to the family name ("van der Berg", "de la Cruz", "bin Salman").
-PARTICLES = frozenset({
-    "van", "von", "der", "den", "de", "del", "della", "delle", "dei", "degli", "di", "da", "das",
-    "dos", "du", "la", "le", "les", "lo", "ten", "ter", "te", "zu", "zur", "af", "av", "bin",
-    "ibn", "al", "el", "st", "mac", "y", "e",
-})
+PARTICLES = frozenset(
+    {
+        "van",
+        "von",
+        "der",
+        "den",
+        "de",
+        "del",
+        "della",
+        "delle",
+        "dei",
+        "degli",
+        "di",
+        "da",
+        "das",
+        "dos",
+        "du",
+        "la",
+        "le",
+        "les",
+        "lo",
+        "ten",
+        "ter",
+        "te",
+        "zu",
+        "zur",
+        "af",
+        "av",
+        "bin",
+        "ibn",
+        "al",
+        "el",
+        "st",
+        "mac",
+        "y",
+        "e",
+    }
+)
 SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
 _TOKEN = re.compile(r"[a-z0-9]+")
-_COLLECTIVE = frozenset({
-    "collaboration", "collaborations", "consortium", "team", "group", "panel", "committee",
-    "organization", "organisation", "association", "society", "network", "initiative",
-})
+_COLLECTIVE = frozenset(
+    {
+        "collaboration",
+        "collaborations",
+        "consortium",
+        "team",
+        "group",
+        "panel",
+        "committee",
+        "organization",
+        "organisation",
+        "association",
+        "society",
+        "network",
+        "initiative",
+    }
+)
 _FILLER = frozenset({"the", "for", "and", "of", "on", "behalf"})
 
 
@@ -201,8 +247,9 @@ def name_similarity(a: str, b: str) -> float:
             # An acronym may be added in brackets: "... Climate Change (IPCC)".
             core_a, core_b = set(ta) - _FILLER, set(tb) - _FILLER
             small, large = sorted((core_a, core_b), key=len)
-            best = 0.95 if len(small) >= 2 and small <= large and len(large) - len(small) <= 1 \
-                else 0.0
+            best = (
+                0.95 if len(small) >= 2 and small <= large and len(large) - len(small) <= 1 else 0.0
+            )
         elif (not pa.given or not pb.given) and ta and tb:
             # A mononym on one side: only a near-identical whole string counts.
             similarity = JaroWinkler.normalized_similarity(" ".join(ta), " ".join(tb))

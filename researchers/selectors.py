@@ -58,12 +58,14 @@ def researcher_external_links(researcher: Researcher) -> list[dict]:
         template = EXTERNAL_URLS.get(ext.source)
         # Sources hand out both bare ids and URLs (https://openalex.org/A…, https://orcid.org/…).
         value = ext.value.rstrip("/").rsplit("/", 1)[-1]
-        links.append({
-            "source": ext.source,
-            "label": ext.get_source_display(),
-            "value": value,
-            "url": template.format(value) if template else "",
-        })
+        links.append(
+            {
+                "source": ext.source,
+                "label": ext.get_source_display(),
+                "value": value,
+                "url": template.format(value) if template else "",
+            }
+        )
     return links
 
 
@@ -79,7 +81,11 @@ def researcher_same_name(researcher: Researcher, *, limit: int = 8) -> list[Rese
 
 
 def researcher_papers(
-    researcher: Researcher, *, category: str = "", sort: str = "newest", offset: int = 0,
+    researcher: Researcher,
+    *,
+    category: str = "",
+    sort: str = "newest",
+    offset: int = 0,
     limit: int = 24,
 ) -> list[Paper]:
     """A page of the researcher's papers (fetch limit+1 to know whether a next page exists)."""
@@ -89,11 +95,13 @@ def researcher_papers(
     papers = Paper.objects.filter(authorships__researcher=researcher)
     if category:
         papers = papers.filter(
-            Q(categories=category) | Q(categories__startswith=f"{category} ")
-            | Q(categories__endswith=f" {category}") | Q(categories__contains=f" {category} ")
+            Q(categories=category)
+            | Q(categories__startswith=f"{category} ")
+            | Q(categories__endswith=f" {category}")
+            | Q(categories__contains=f" {category} ")
         )
     papers = papers.order_by(*PAPER_SORTS.get(sort, PAPER_SORTS["newest"]))
-    rows = paper_list_prefetch(papers)[offset:offset + limit]
+    rows = paper_list_prefetch(papers)[offset : offset + limit]
     # One person matched at two positions of a paper (a curation slip) would repeat a row;
     # dropping it here is cheaper than DISTINCT over whole paper rows.
     return list({paper.pk: paper for paper in rows}.values())
@@ -106,7 +114,7 @@ def researchers_browse(
     if sort == "h_index":
         # Rows without an h-index would sort first in a descending index scan; leave them out.
         qs = qs.filter(h_index__isnull=False)
-    return list(qs.order_by(*LIST_SORTS.get(sort, LIST_SORTS["papers"]))[offset:offset + limit])
+    return list(qs.order_by(*LIST_SORTS.get(sort, LIST_SORTS["papers"]))[offset : offset + limit])
 
 
 def researchers_search(query: str, *, offset: int = 0, limit: int = 20) -> list[Researcher]:
@@ -115,8 +123,9 @@ def researchers_search(query: str, *, offset: int = 0, limit: int = 20) -> list[
     if len(key) < 2:
         return []
     return list(
-        Researcher.objects.filter(Q(name_key__contains=key), merged_into__isnull=True)
-        .order_by("-paper_count", "id")[offset:offset + limit]
+        Researcher.objects.filter(Q(name_key__contains=key), merged_into__isnull=True).order_by(
+            "-paper_count", "id"
+        )[offset : offset + limit]
     )
 
 
@@ -132,8 +141,11 @@ def researcher_survivor_ids(researcher_ids: Iterable[int]) -> dict[int, int]:
     for _ in range(MAX_MERGE_HOPS):
         if not current:
             break
-        targets = dict(Researcher.objects.filter(pk__in=set(current.values()))
-                       .values_list("pk", "merged_into_id"))
+        targets = dict(
+            Researcher.objects.filter(pk__in=set(current.values())).values_list(
+                "pk", "merged_into_id"
+            )
+        )
         following = {}
         for rid, at in current.items():
             if at not in targets:
@@ -152,8 +164,8 @@ def researcher_survivor_id(researcher_id: int) -> int | None:
     return researcher_survivor_ids([researcher_id]).get(researcher_id)
 
 
-def researcher_curation_history(researcher: Researcher, *, limit: int = 20
-                                ) -> list[CurationEntry]:
+def researcher_curation_history(researcher: Researcher, *, limit: int = 20) -> list[CurationEntry]:
     """The latest curation entries that touched this record, for curators (one query)."""
-    return list(researcher.curation_entries.select_related("actor")
-                .order_by("-created_at", "-pk")[:limit])
+    return list(
+        researcher.curation_entries.select_related("actor").order_by("-created_at", "-pk")[:limit]
+    )

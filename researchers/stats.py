@@ -24,15 +24,26 @@ TOP_COAUTHORS = 20
 # collaboration paper everyone is everyone's co-author, which says nothing.
 COAUTHOR_MAX_AUTHORS = 50
 
-STAT_FIELDS = ["paper_count", "position_counts", "position_basis", "field_counts",
-               "most_cited_paper", "cited_papers_count", "citations_here", "coauthors",
-               "stats_updated_at"]
+STAT_FIELDS = [
+    "paper_count",
+    "position_counts",
+    "position_basis",
+    "field_counts",
+    "most_cited_paper",
+    "cited_papers_count",
+    "citations_here",
+    "coauthors",
+    "stats_updated_at",
+]
 
 
 def _count_subquery(**filters) -> Subquery:
     return Subquery(
         Authorship.objects.filter(paper_id=OuterRef("paper_id"), **filters)
-        .order_by().values("paper_id").annotate(c=Count("pk")).values("c"),
+        .order_by()
+        .values("paper_id")
+        .annotate(c=Count("pk"))
+        .values("c"),
         output_field=IntegerField(),
     )
 
@@ -41,7 +52,7 @@ def researchers_update_stats(researcher_ids: Iterable[int]) -> int:
     """Recompute and store the page figures of these researchers. Idempotent."""
     ids = sorted(set(researcher_ids))
     for start in range(0, len(ids), CHUNK):
-        _update_chunk(ids[start:start + CHUNK])
+        _update_chunk(ids[start : start + CHUNK])
     return len(ids)
 
 
@@ -58,36 +69,53 @@ def _position(position: int, authors: int) -> str:
 def _update_chunk(ids: list[int]) -> None:
     now = timezone.now()
     papers: dict[int, dict[int, tuple[int, int, int, int | None]]] = defaultdict(dict)
-    rows = (Authorship.objects.filter(researcher_id__in=ids)
-            .annotate(n_authors=_count_subquery(), n_unmatched=_count_subquery(researcher=None))
-            .values_list("researcher_id", "paper_id", "position", "n_authors", "n_unmatched",
-                         "paper__cited_by_count"))
+    rows = (
+        Authorship.objects.filter(researcher_id__in=ids)
+        .annotate(n_authors=_count_subquery(), n_unmatched=_count_subquery(researcher=None))
+        .values_list(
+            "researcher_id",
+            "paper_id",
+            "position",
+            "n_authors",
+            "n_unmatched",
+            "paper__cited_by_count",
+        )
+    )
     for rid, paper_id, position, n_authors, n_unmatched, cited in rows:
         # One row per paper (a name twice in a byline counts once, at its first position).
         if paper_id not in papers[rid] or position < papers[rid][paper_id][0]:
             papers[rid][paper_id] = (position, n_authors or 0, n_unmatched or 0, cited)
 
     fields: dict[int, Counter] = defaultdict(Counter)
-    for rid, code, n in (PaperCategory.objects.filter(paper__authorships__researcher_id__in=ids)
-                         .values_list("paper__authorships__researcher_id", "code")
-                         .annotate(n=Count("paper_id", distinct=True))):
+    for rid, code, n in (
+        PaperCategory.objects.filter(paper__authorships__researcher_id__in=ids)
+        .values_list("paper__authorships__researcher_id", "code")
+        .annotate(n=Count("paper_id", distinct=True))
+    ):
         fields[rid][code] = n
 
-    large = Authorship.objects.filter(paper_id=OuterRef("paper_id"),
-                                      position__gt=COAUTHOR_MAX_AUTHORS)
+    large = Authorship.objects.filter(
+        paper_id=OuterRef("paper_id"), position__gt=COAUTHOR_MAX_AUTHORS
+    )
     pairs: dict[int, Counter] = defaultdict(Counter)
-    for rid, other, n in (Authorship.objects
-                          .filter(paper__authorships__researcher_id__in=ids,
-                                  researcher__isnull=False)
-                          .exclude(Exists(large))
-                          .values_list("paper__authorships__researcher_id", "researcher_id")
-                          .annotate(n=Count("paper_id", distinct=True))):
+    for rid, other, n in (
+        Authorship.objects.filter(
+            paper__authorships__researcher_id__in=ids, researcher__isnull=False
+        )
+        .exclude(Exists(large))
+        .values_list("paper__authorships__researcher_id", "researcher_id")
+        .annotate(n=Count("paper_id", distinct=True))
+    ):
         if rid != other:
             pairs[rid][other] = n
     top = {rid: counter.most_common(TOP_COAUTHORS) for rid, counter in pairs.items()}
     wanted = {other for items in top.values() for other, _ in items}
-    names = {pk: (name, slug) for pk, name, slug in
-             Researcher.objects.filter(pk__in=wanted).values_list("pk", "display_name", "slug")}
+    names = {
+        pk: (name, slug)
+        for pk, name, slug in Researcher.objects.filter(pk__in=wanted).values_list(
+            "pk", "display_name", "slug"
+        )
+    }
 
     updates = []
     for rid in ids:
@@ -108,12 +136,26 @@ def _update_chunk(ids: list[int]) -> None:
         for other, n in top.get(rid, []):
             if other in names:
                 name, slug = names[other]
-                coauthors.append({"id": other, "name": name, "slug": f"{other}-{slug}" if slug
-                                  else str(other), "count": n})
-        updates.append(Researcher(
-            pk=rid, paper_count=len(mine), position_counts=dict(positions), position_basis=basis,
-            field_counts=dict(fields.get(rid, {})), most_cited_paper_id=most_cited,
-            cited_papers_count=cited_papers, citations_here=citations, coauthors=coauthors,
-            stats_updated_at=now,
-        ))
+                coauthors.append(
+                    {
+                        "id": other,
+                        "name": name,
+                        "slug": f"{other}-{slug}" if slug else str(other),
+                        "count": n,
+                    }
+                )
+        updates.append(
+            Researcher(
+                pk=rid,
+                paper_count=len(mine),
+                position_counts=dict(positions),
+                position_basis=basis,
+                field_counts=dict(fields.get(rid, {})),
+                most_cited_paper_id=most_cited,
+                cited_papers_count=cited_papers,
+                citations_here=citations,
+                coauthors=coauthors,
+                stats_updated_at=now,
+            )
+        )
     Researcher.objects.bulk_update(updates, STAT_FIELDS, batch_size=CHUNK)

@@ -7,7 +7,7 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from wovepaper.http import ServiceError
+from wovepaper.lib.http import ServiceError
 
 from .figures import researchers_refresh_figures, researchers_with_stale_figures
 from .matching import match_run
@@ -16,8 +16,15 @@ logger = logging.getLogger(__name__)
 
 
 def _summary(run) -> dict:
-    return {"run": run.pk, "status": run.status, "papers": run.papers, "matched": run.matched,
-            "unknown": run.unknown, "failed": run.failed, "message": run.message}
+    return {
+        "run": run.pk,
+        "status": run.status,
+        "papers": run.papers,
+        "matched": run.matched,
+        "unknown": run.unknown,
+        "failed": run.failed,
+        "message": run.message,
+    }
 
 
 @shared_task(name="researchers.match_papers")

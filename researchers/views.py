@@ -7,10 +7,10 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 
 from papers.taxonomy import category_name
-from wovepaper.api import permanent_redirect
-from wovepaper.negotiation import render_page
-from wovepaper.paging import query_choice, window
-from wovepaper.structured_data import jsonld_with_breadcrumbs
+from wovepaper.lib.api.redirects import permanent_redirect
+from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.paging import query_choice, window
+from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
 from . import selectors
 from .models import Researcher
@@ -21,8 +21,12 @@ PER_PAGE = 24
 CURATE_PERMISSION = "researchers.curate_researcher"
 FIELDS_SHOWN = 12
 COAUTHORS_SHOWN = 16
-POSITIONS = [("first", "First author"), ("middle", "Middle author"), ("last", "Last author"),
-             ("sole", "Sole author")]
+POSITIONS = [
+    ("first", "First author"),
+    ("middle", "Middle author"),
+    ("last", "Last author"),
+    ("sole", "Sole author"),
+]
 
 
 def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
@@ -81,8 +85,12 @@ def _position_bars(researcher: Researcher) -> list[dict]:
         return []
     top = max((counts.get(k, 0) for k, _ in POSITIONS), default=0) or 1
     return [
-        {"key": key, "label": label, "count": counts.get(key, 0),
-         "pct": round(100 * counts.get(key, 0) / top)}
+        {
+            "key": key,
+            "label": label,
+            "count": counts.get(key, 0),
+            "pct": round(100 * counts.get(key, 0) / top),
+        }
         for key, label in POSITIONS
         if key != "sole" or counts.get("sole")
     ]
@@ -96,8 +104,13 @@ def _field_bars(researcher: Researcher, active: str) -> list[dict]:
         shown.append((active, counts[active]))
     top = max((n for _, n in shown), default=0) or 1
     return [
-        {"code": code, "name": category_name(code), "count": n, "pct": round(100 * n / top),
-         "active": code == active}
+        {
+            "code": code,
+            "name": category_name(code),
+            "count": n,
+            "pct": round(100 * n / top),
+            "active": code == active,
+        }
         for code, n in shown
     ]
 
@@ -115,19 +128,26 @@ def _coauthor_network(researcher: Researcher) -> dict | None:
         angle = 2 * math.pi * index / len(coauthors) - math.pi / 2
         x = centre + radius * math.cos(angle)
         y = centre + radius * math.sin(angle)
-        nodes.append({
-            "x": round(x, 1), "y": round(y, 1),
-            "lx": round(centre + (radius + 14) * math.cos(angle), 1),
-            "ly": round(centre + (radius + 14) * math.sin(angle) + 4, 1),
-            "anchor": "start" if math.cos(angle) > 0.2 else "end" if math.cos(angle) < -0.2
-            else "middle",
-            "width": round(1 + 4 * c.get("count", 1) / top, 1),
-            "r": round(4 + 4 * c.get("count", 1) / top, 1),
-            "name": c.get("name", ""),
-            "count": c.get("count", 0),
-            "url": f"/researchers/{c['id']}-{c['slug']}" if c.get("slug") else
-            f"/researchers/{c['id']}",
-        })
+        nodes.append(
+            {
+                "x": round(x, 1),
+                "y": round(y, 1),
+                "lx": round(centre + (radius + 14) * math.cos(angle), 1),
+                "ly": round(centre + (radius + 14) * math.sin(angle) + 4, 1),
+                "anchor": "start"
+                if math.cos(angle) > 0.2
+                else "end"
+                if math.cos(angle) < -0.2
+                else "middle",
+                "width": round(1 + 4 * c.get("count", 1) / top, 1),
+                "r": round(4 + 4 * c.get("count", 1) / top, 1),
+                "name": c.get("name", ""),
+                "count": c.get("count", 0),
+                "url": f"/researchers/{c['id']}-{c['slug']}"
+                if c.get("slug")
+                else f"/researchers/{c['id']}",
+            }
+        )
     return {"size": size, "centre": centre, "nodes": nodes}
 
 
@@ -145,12 +165,14 @@ def _researcher_jsonld(researcher: Researcher, identities: list[dict]) -> dict:
         person["sameAs"] = same_as
     orcid = [i["value"] for i in identities if i["source"] == "orcid"]
     if orcid:
-        person["identifier"] = {"@type": "PropertyValue", "propertyID": "ORCID",
-                                "value": orcid[0]}
-    return jsonld_with_breadcrumbs(person, [
-        ("Researchers", "/researchers"),
-        (researcher.display_name, researcher.get_absolute_url()),
-    ])
+        person["identifier"] = {"@type": "PropertyValue", "propertyID": "ORCID", "value": orcid[0]}
+    return jsonld_with_breadcrumbs(
+        person,
+        [
+            ("Researchers", "/researchers"),
+            (researcher.display_name, researcher.get_absolute_url()),
+        ],
+    )
 
 
 def researcher_list(request: HttpRequest) -> HttpResponse:
@@ -160,9 +182,13 @@ def researcher_list(request: HttpRequest) -> HttpResponse:
         lambda offset, limit: selectors.researchers_browse(sort=sort, offset=offset, limit=limit),
         per_page=50,
     )
-    return render_page(request, "researchers/list", {
-        "pager": pager,
-        "researchers": pager.items,
-        "sort": sort,
-        "sorts": [("papers", "Papers here"), ("h_index", "h-index"), ("name", "Name")],
-    })
+    return render_page(
+        request,
+        "researchers/list",
+        {
+            "pager": pager,
+            "researchers": pager.items,
+            "sort": sort,
+            "sorts": [("papers", "Papers here"), ("h_index", "h-index"), ("name", "Name")],
+        },
+    )

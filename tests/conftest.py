@@ -56,11 +56,13 @@ def paper_factory(db):
         defaults.update(fields)
         paper = Paper.objects.create(**defaults)
         for i, code in enumerate(categories):
-            PaperCategory.objects.create(paper=paper, code=code, is_primary=i == 0,
-                                         published=paper.published)
+            PaperCategory.objects.create(
+                paper=paper, code=code, is_primary=i == 0, published=paper.published
+            )
         for position, name in enumerate(authors, start=1):
-            Authorship.objects.create(paper=paper, position=position, name=name,
-                                      keyname=name.split()[-1] if name else "")
+            Authorship.objects.create(
+                paper=paper, position=position, name=name, keyname=name.split()[-1] if name else ""
+            )
         return paper
 
     return make

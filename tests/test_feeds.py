@@ -31,8 +31,9 @@ def parse(response):
     return feed
 
 
-@pytest.mark.parametrize("url, version", [("/feeds/latest.rss", "rss20"),
-                                          ("/feeds/latest.atom", "atom10")])
+@pytest.mark.parametrize(
+    "url, version", [("/feeds/latest.rss", "rss20"), ("/feeds/latest.atom", "atom10")]
+)
 def test_latest_feed_validates_and_escapes_text(client, feed_papers, url, version):
     tricky, older = feed_papers
     feed = parse(client.get(url))

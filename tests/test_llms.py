@@ -15,12 +15,18 @@ def test_llms_txt_describes_the_site_from_site_url(client):
     assert response["Content-Type"] == "text/plain; charset=utf-8"
     text = response.content.decode()
     assert text.startswith("# wovepaper\n\n> ")
-    for needle in ("https://wovepaper.example/papers/", "https://wovepaper.example/researchers/",
-                   "https://wovepaper.example/institutions/", "https://wovepaper.example/api/v1/",
-                   "https://wovepaper.example/openapi.json", "Accept: text/markdown",
-                   "https://wovepaper.example/feeds/latest.rss",
-                   "https://wovepaper.example/feeds/category/", "/feed.rss",
-                   "https://wovepaper.example/developers"):
+    for needle in (
+        "https://wovepaper.example/papers/",
+        "https://wovepaper.example/researchers/",
+        "https://wovepaper.example/institutions/",
+        "https://wovepaper.example/api/v1/",
+        "https://wovepaper.example/openapi.json",
+        "Accept: text/markdown",
+        "https://wovepaper.example/feeds/latest.rss",
+        "https://wovepaper.example/feeds/category/",
+        "/feed.rss",
+        "https://wovepaper.example/developers",
+    ):
         assert needle in text, needle
     assert "127.0.0.1" not in text
     # llmstxt.org: markdown links in the sections.
@@ -41,7 +47,8 @@ def test_developers_page_html_and_markdown(client):
     assert text.startswith("# Developers")
     assert "curl 'http://127.0.0.1:8000/api/v1/papers/0704.0001/'" in text
     assert "<" not in text.replace("<arxiv-id>", "").replace("<id>", "").replace(
-        "<slug>", "").replace("<code>", "").replace("<id or ROR id>", "")
+        "<slug>", ""
+    ).replace("<code>", "").replace("<id or ROR id>", "")
 
 
 @pytest.mark.parametrize("url", ["/developers/reference", "/developers/redoc"])
@@ -58,6 +65,8 @@ def test_interactive_reference_loads_nothing_from_other_hosts(client, url):
 def test_reference_assets_are_served_from_our_static_files(client):
     from django.contrib.staticfiles import finders
 
-    for asset in ("drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js",
-                  "drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js"):
+    for asset in (
+        "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js",
+        "drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js",
+    ):
         assert finders.find(asset), asset

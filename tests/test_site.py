@@ -77,6 +77,7 @@ def test_home_figures_use_planner_estimates_for_big_tables(client, paper_factory
     paper_factory()
     monkeypatch.setattr(selectors, "EXACT_UP_TO", -1)  # treat every table as big
     from django.db import connection
+
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE papers_paper")
     figures = selectors.site_figures()
@@ -89,8 +90,9 @@ def test_search_finds_papers_researchers_and_institutions(
     paper_factory(title="Elastic training for deep learning", categories=["cs.DC"])
     paper_factory(title="Unrelated topology")
     researcher_factory("Elastic Sun", name_key="elastic sun", paper_count=2)
-    researcher_factory("Elastic Merged", name_key="elastic merged",
-                       merged_into=Researcher.objects.first())
+    researcher_factory(
+        "Elastic Merged", name_key="elastic merged", merged_into=Researcher.objects.first()
+    )
     Institution.objects.create(name="Institute for Elastic Things", country_code="DE")
     response = client.get("/search", {"q": "elastic"})
     assert response.status_code == 200
@@ -108,16 +110,28 @@ def test_search_finds_papers_researchers_and_institutions(
 
 
 def test_search_filters_by_category_dates_and_sorts(client, paper_factory):
-    a = paper_factory(title="Quantum walks one", categories=["quant-ph"],
-                      published=datetime(2010, 5, 1, tzinfo=UTC), cited_by_count=1)
-    b = paper_factory(title="Quantum walks two", categories=["cs.LG"],
-                      published=datetime(2020, 5, 1, tzinfo=UTC), cited_by_count=50)
-    c = paper_factory(title="Quantum walks three", categories=["cs.LG", "quant-ph"],
-                      published=datetime(2024, 5, 1, tzinfo=UTC))
+    a = paper_factory(
+        title="Quantum walks one",
+        categories=["quant-ph"],
+        published=datetime(2010, 5, 1, tzinfo=UTC),
+        cited_by_count=1,
+    )
+    b = paper_factory(
+        title="Quantum walks two",
+        categories=["cs.LG"],
+        published=datetime(2020, 5, 1, tzinfo=UTC),
+        cited_by_count=50,
+    )
+    c = paper_factory(
+        title="Quantum walks three",
+        categories=["cs.LG", "quant-ph"],
+        published=datetime(2024, 5, 1, tzinfo=UTC),
+    )
 
     def titles(**params):
-        return paper_titles(client.get("/search", {"q": "quantum walks", **params})
-                            .content.decode())
+        return paper_titles(
+            client.get("/search", {"q": "quantum walks", **params}).content.decode()
+        )
 
     assert sorted(titles(category="quant-ph")) == sorted([a.title, c.title])
     assert titles(sort="newest") == [c.title, b.title, a.title]
@@ -145,10 +159,12 @@ def test_search_bad_filters_get_a_message_not_an_error(client, paper_factory):
 
 
 def test_search_by_category_alone_lists_its_newest_papers(client, paper_factory):
-    paper_factory(title="Old in field", categories=["hep-th"],
-                  published=datetime(2000, 1, 1, tzinfo=UTC))
-    paper_factory(title="New in field", categories=["hep-th"],
-                  published=datetime(2024, 1, 1, tzinfo=UTC))
+    paper_factory(
+        title="Old in field", categories=["hep-th"], published=datetime(2000, 1, 1, tzinfo=UTC)
+    )
+    paper_factory(
+        title="New in field", categories=["hep-th"], published=datetime(2024, 1, 1, tzinfo=UTC)
+    )
     paper_factory(title="Elsewhere", categories=["cs.LG"])
     html = client.get("/search", {"category": "hep-th"}).content.decode()
     assert paper_titles(html) == ["New in field", "Old in field"]
@@ -162,8 +178,9 @@ def test_search_htmx_request_gets_only_the_results_fragment(client, paper_factor
     assert "<html" not in html and "Fragment friendly" in html
     assert 'class="tabs"' in html
     assert "HX-Request" in response["Vary"]
-    restore = client.get("/search", {"q": "fragment"}, HTTP_HX_REQUEST="true",
-                         HTTP_HX_HISTORY_RESTORE_REQUEST="true")
+    restore = client.get(
+        "/search", {"q": "fragment"}, HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true"
+    )
     assert "<html" in restore.content.decode()
 
 
@@ -192,11 +209,14 @@ def test_search_query_bound(
             client.get("/search", {"q": "bounded", "tab": tab})
 
 
-@pytest.mark.parametrize("path,text", [
-    ("/about", "Where the data comes from"),
-    ("/contact", "team@example.org"),
-    ("/privacy", "third-party tracker"),
-])
+@pytest.mark.parametrize(
+    "path,text",
+    [
+        ("/about", "Where the data comes from"),
+        ("/contact", "team@example.org"),
+        ("/privacy", "third-party tracker"),
+    ],
+)
 def test_about_contact_privacy(client, db, settings, path, text):
     settings.CONTACT_EMAIL = "team@example.org"
     response = client.get(path)

@@ -39,8 +39,13 @@ def site_data(paper_factory):
     survivor = Researcher.objects.create(display_name="Ada Lovelace")
     merged = Researcher.objects.create(display_name="A. Lovelace", merged_into=survivor)
     institution = Institution.objects.create(name="University of Cambridge", ror_id="013meh722")
-    return {"papers": papers, "gone": gone, "survivor": survivor, "merged": merged,
-            "institution": institution}
+    return {
+        "papers": papers,
+        "gone": gone,
+        "survivor": survivor,
+        "merged": merged,
+        "institution": institution,
+    }
 
 
 def body(response) -> bytes:
@@ -74,10 +79,15 @@ def fetch_all(client, schemas) -> tuple[list[str], list[str]]:
 @override_settings(SITEMAP_PAGE_SIZE=3)
 def test_sitemap_index_and_files_validate_and_list_every_page_once(client, schemas, site_data):
     files, locations = fetch_all(client, schemas)
-    expected = {f"http://127.0.0.1:8000{obj.get_absolute_url()}" for obj in [
-        *site_data["papers"], site_data["survivor"], site_data["institution"]]}
-    listed = [loc for loc in locations if "/papers/" in loc or "/researchers/" in loc
-              or "/institutions/" in loc]
+    expected = {
+        f"http://127.0.0.1:8000{obj.get_absolute_url()}"
+        for obj in [*site_data["papers"], site_data["survivor"], site_data["institution"]]
+    }
+    listed = [
+        loc
+        for loc in locations
+        if "/papers/" in loc or "/researchers/" in loc or "/institutions/" in loc
+    ]
     assert sorted(listed) == sorted(expected)  # no deleted paper, no merged researcher
     assert len(locations) == len(set(locations))
     assert "http://127.0.0.1:8000/developers" in locations
@@ -94,8 +104,10 @@ def test_sitemap_lastmod_is_modified_at(client, schemas, site_data):
     paper = site_data["papers"][0]
     page = (paper.pk - 1) // 3 + 1
     urlset = etree.fromstring(body(client.get(f"/sitemap-papers.xml?p={page}")))
-    entries = {u.findtext("s:loc", namespaces=NS): u.findtext("s:lastmod", namespaces=NS)
-               for u in urlset.xpath("//s:url", namespaces=NS)}
+    entries = {
+        u.findtext("s:loc", namespaces=NS): u.findtext("s:lastmod", namespaces=NS)
+        for u in urlset.xpath("//s:url", namespaces=NS)
+    }
     lastmod = entries[f"http://127.0.0.1:8000{paper.get_absolute_url()}"]
     assert datetime.fromisoformat(lastmod) == paper.modified_at.replace(microsecond=0)
 
@@ -114,8 +126,9 @@ def test_empty_id_ranges_get_no_file_and_answer_404(client, schemas, paper_facto
     assert client.get("/sitemap-nothing.xml").status_code == 404
 
 
-def test_sitemap_file_runs_a_fixed_number_of_queries(client, paper_factory,
-                                                     django_assert_max_num_queries):
+def test_sitemap_file_runs_a_fixed_number_of_queries(
+    client, paper_factory, django_assert_max_num_queries
+):
     for _ in range(40):
         paper_factory()
     client.get("/sitemap-papers.xml?p=1")  # the Site row is cached after the first request

@@ -4,8 +4,12 @@ import re
 
 from django import forms
 
-SORTS = [("relevance", "Best match"), ("newest", "Newest"), ("oldest", "Oldest"),
-         ("cited", "Most cited")]
+SORTS = [
+    ("relevance", "Best match"),
+    ("newest", "Newest"),
+    ("oldest", "Oldest"),
+    ("cited", "Most cited"),
+]
 TABS = ["papers", "researchers", "institutions"]
 CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?$")
 

@@ -8,8 +8,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 from drf_spectacular.views import SpectacularRedocView
 
-from .api import KeysetPagination
-from .negotiation import render_page
+from wovepaper.lib.api.pagination import KeysetPagination
+from wovepaper.lib.negotiation import render_page
 
 _PERIODS = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
 
@@ -39,14 +39,14 @@ def developers(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def llms_txt(request: HttpRequest) -> HttpResponse:
-    return render(request, "wovepaper/llms.txt", _context(),
-                  content_type="text/plain; charset=utf-8")
+    return render(
+        request, "wovepaper/llms.txt", _context(), content_type="text/plain; charset=utf-8"
+    )
 
 
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
-    return render(request, "wovepaper/robots.txt", {},
-                  content_type="text/plain; charset=utf-8")
+    return render(request, "wovepaper/robots.txt", {}, content_type="text/plain; charset=utf-8")
 
 
 class RedocView(SpectacularRedocView):

@@ -26,8 +26,11 @@ def _figures(cursor) -> dict[str, int]:
         )
         estimates = dict(cursor.fetchall())
         # -1 means never analysed; a small table may be estimated as 0 until autovacuum runs.
-        figures = {name: int(estimates[table]) for name, table in FIGURE_TABLES.items()
-                   if estimates.get(table, -1) > EXACT_UP_TO}
+        figures = {
+            name: int(estimates[table])
+            for name, table in FIGURE_TABLES.items()
+            if estimates.get(table, -1) > EXACT_UP_TO
+        }
     rest = [(name, table) for name, table in FIGURE_TABLES.items() if name not in figures]
     if rest:
         # Capped counts, all in one statement: exact for small tables, bounded for large ones.

@@ -130,8 +130,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                          "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -208,8 +209,11 @@ STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Production serves collected files (collectstatic into STATIC_ROOT); the embedded default and the
 # tests serve straight from the apps' static folders, so nothing needs collecting first.
-STATIC_ROOT = Path(env("STATIC_ROOT", str(BASE_DIR / "staticfiles"))) if env_bool(
-    "WOVEPAPER_PRODUCTION") or env("STATIC_ROOT") else None
+STATIC_ROOT = (
+    Path(env("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+    if env_bool("WOVEPAPER_PRODUCTION") or env("STATIC_ROOT")
+    else None
+)
 WHITENOISE_USE_FINDERS = STATIC_ROOT is None
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -255,22 +259,28 @@ CELERY_BEAT_SCHEDULE["accounts-send-digests"] = {
 }
 CELERY_TASK_ROUTES: dict = {}
 # Matching: the backlog newest first, and researcher figures refreshed oldest first.
-CELERY_TASK_ROUTES.update({
-    "researchers.match_papers": {"queue": "match"},
-    "researchers.match_next_batch": {"queue": "match"},
-    "researchers.refresh_figures": {"queue": "match"},
-    # One worker consumes `harvest`: arXiv counts requests from all our machines together.
-    "papers.harvest_window": {"queue": "harvest"},
-    "papers.harvest_daily": {"queue": "harvest"},
-})
-CELERY_BEAT_SCHEDULE.update({
-    "match-next-batch": {"task": "researchers.match_next_batch", "schedule": 60.0},
-    "refresh-researcher-figures": {"task": "researchers.refresh_figures", "schedule": 3600.0},
-})
+CELERY_TASK_ROUTES.update(
+    {
+        "researchers.match_papers": {"queue": "match"},
+        "researchers.match_next_batch": {"queue": "match"},
+        "researchers.refresh_figures": {"queue": "match"},
+        # One worker consumes `harvest`: arXiv counts requests from all our machines together.
+        "papers.harvest_window": {"queue": "harvest"},
+        "papers.harvest_daily": {"queue": "harvest"},
+    }
+)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "match-next-batch": {"task": "researchers.match_next_batch", "schedule": 60.0},
+        "refresh-researcher-figures": {"task": "researchers.refresh_figures", "schedule": 3600.0},
+    }
+)
 
 # External services: base URLs can be pointed elsewhere by tests and operators.
 ARXIV_OAI_URL = env("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai")
-SEMANTIC_SCHOLAR_API_URL = env("SEMANTIC_SCHOLAR_API_URL", "https://api.semanticscholar.org/graph/v1")
+SEMANTIC_SCHOLAR_API_URL = env(
+    "SEMANTIC_SCHOLAR_API_URL", "https://api.semanticscholar.org/graph/v1"
+)
 SEMANTIC_SCHOLAR_API_KEY = env("SEMANTIC_SCHOLAR_API_KEY")
 OPENALEX_API_URL = env("OPENALEX_API_URL", "https://api.openalex.org")
 OPENALEX_API_KEY = env("OPENALEX_API_KEY")
@@ -368,13 +378,13 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_THROTTLE_CLASSES": [
-        "wovepaper.api.AnonRateThrottle",
-        "wovepaper.api.UserRateThrottle",
+        "wovepaper.lib.api.throttles.AnonRateThrottle",
+        "wovepaper.lib.api.throttles.UserRateThrottle",
     ],
     # Behind N trusted proxies, the client address is the Nth from the right in X-Forwarded-For;
     # with 0 it is REMOTE_ADDR, so a client cannot pick its own throttle key.
     "NUM_PROXIES": env_int("API_NUM_PROXIES", 0),
-    "EXCEPTION_HANDLER": "wovepaper.api.exception_handler",
+    "EXCEPTION_HANDLER": "wovepaper.lib.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 SPECTACULAR_SETTINGS = {
@@ -383,7 +393,7 @@ SPECTACULAR_SETTINGS = {
         "Read-only access to every arXiv paper indexed by wovepaper, the researchers who wrote "
         "them (matched to Semantic Scholar and OpenAlex identities) and their institutions (ROR). "
         "Responses are JSON; lists are paged with opaque cursors; errors share one body "
-        "`{\"error\": {\"status\", \"code\", \"message\"}}`. See /developers for a guide."
+        '`{"error": {"status", "code", "message"}}`. See /developers for a guide.'
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
@@ -392,7 +402,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "wovepaper.api.schema_add_throttle_responses",
+        "wovepaper.lib.api.schema.schema_add_throttle_responses",
     ],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

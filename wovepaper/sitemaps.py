@@ -62,11 +62,15 @@ def row_class(model, fields: tuple[str, ...]) -> type:
     """A slotted stand-in for `model` with only `fields`, borrowing the model's own `url_slug`
     and `get_absolute_url`: building 50,000 of these costs a fraction of 50,000 model
     instances, and the URLs cannot drift from the model's."""
-    return type(f"{model.__name__}SitemapRow", (), {
-        "__slots__": (*fields, "pk"),
-        "url_slug": model.url_slug,
-        "get_absolute_url": model.get_absolute_url,
-    })
+    return type(
+        f"{model.__name__}SitemapRow",
+        (),
+        {
+            "__slots__": (*fields, "pk"),
+            "url_slug": model.url_slug,
+            "get_absolute_url": model.get_absolute_url,
+        },
+    )
 
 
 class IdRangeSitemap(Sitemap):
@@ -109,9 +113,12 @@ class IdRangeSitemap(Sitemap):
         if cached is not None:
             return cached
         rows = (
-            self.items().order_by()
+            self.items()
+            .order_by()
             .annotate(bucket=(F("id") - 1) / self.limit)
-            .values("bucket").annotate(newest=Max("modified_at")).order_by("bucket")
+            .values("bucket")
+            .annotate(newest=Max("modified_at"))
+            .order_by("bucket")
         )
         files = [(row["bucket"] + 1, row["newest"]) for row in rows]
         cache.set(key, files, settings.SITEMAP_INDEX_CACHE_SECONDS)
@@ -150,8 +157,7 @@ class SitePagesSitemap(IdRangeSitemap):
     """The site's own pages (the lists and the pages about the site), one short file."""
 
     section = "pages"
-    PATHS = ["/", "/researchers", "/institutions", "/about", "/contact", "/privacy",
-             "/developers"]
+    PATHS = ["/", "/researchers", "/institutions", "/about", "/contact", "/privacy", "/developers"]
 
     @property
     def paginator(self) -> Paginator:
@@ -189,8 +195,13 @@ def sitemap_index(request: HttpRequest) -> TemplateResponse:
             if lastmod and (newest is None or lastmod > newest):
                 newest = lastmod
     headers = {"Last-Modified": http_date(newest.timestamp())} if newest else None
-    return TemplateResponse(request, "sitemap_index.xml", {"sitemaps": entries},
-                            content_type="application/xml", headers=headers)
+    return TemplateResponse(
+        request,
+        "sitemap_index.xml",
+        {"sitemaps": entries},
+        content_type="application/xml",
+        headers=headers,
+    )
 
 
 def sitemap_section(request: HttpRequest, section: str) -> StreamingHttpResponse:
@@ -210,8 +221,10 @@ def sitemap_section(request: HttpRequest, section: str) -> StreamingHttpResponse
     items = sitemap.rows(rows) if isinstance(rows, QuerySet) else rows
 
     def xml():
-        chunk = ['<?xml version="1.0" encoding="UTF-8"?>\n'
-                 '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n']
+        chunk = [
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        ]
         for item in items:
             entry = f"<url><loc>{escape(prefix + sitemap.location(item))}</loc>"
             lastmod = sitemap.lastmod(item)

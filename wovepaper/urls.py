@@ -1,12 +1,17 @@
 from django.contrib import admin
-from django.urls import include, path, re_path
+from django.urls import include, path, re_path, register_converter
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
 from papers.feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, LatestPapersFeed
 from researchers.feeds import ResearcherAtomFeed, ResearcherFeed
 from wovepaper import readers, views
-from wovepaper.api import api_not_found
+from wovepaper.lib.api.converters import IdConverter, InstitutionKeyConverter
+from wovepaper.lib.api.errors import api_not_found
 from wovepaper.sitemaps import sitemap_index, sitemap_section
+
+# Before any include(): the apps' urlconfs use these converters.
+register_converter(IdConverter, "api_id")
+register_converter(InstitutionKeyConverter, "api_institution")
 
 # The public API, version 1. Each app owns its routes; add new ones to this list, never after
 # the catch-all below (which answers unknown /api/ URLs with the JSON error body).
@@ -25,8 +30,11 @@ urlpatterns = [
     re_path(r"^api/", api_not_found),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("developers", readers.developers, name="developers"),
-    path("developers/reference", SpectacularSwaggerView.as_view(url_name="openapi"),
-         name="api-reference"),
+    path(
+        "developers/reference",
+        SpectacularSwaggerView.as_view(url_name="openapi"),
+        name="api-reference",
+    ),
     path("developers/redoc", readers.RedocView.as_view(url_name="openapi"), name="api-redoc"),
     path("llms.txt", readers.llms_txt, name="llms-txt"),
     path("robots.txt", readers.robots_txt, name="robots-txt"),
@@ -35,8 +43,7 @@ urlpatterns = [
     path("feeds/latest.rss", LatestPapersFeed(), name="feed-latest-rss"),
     path("feeds/latest.atom", LatestPapersAtomFeed(), name="feed-latest-atom"),
     re_path(rf"^feeds/category/{CATEGORY}\.rss$", CategoryFeed(), name="feed-category-rss"),
-    re_path(rf"^feeds/category/{CATEGORY}\.atom$", CategoryAtomFeed(),
-            name="feed-category-atom"),
+    re_path(rf"^feeds/category/{CATEGORY}\.atom$", CategoryAtomFeed(), name="feed-category-atom"),
     path("researchers/<api_id:pk>/feed.rss", ResearcherFeed(), name="feed-researcher-rss"),
     path("researchers/<api_id:pk>/feed.atom", ResearcherAtomFeed(), name="feed-researcher-atom"),
     path("", views.home, name="home"),

@@ -15,10 +15,10 @@ from papers.selectors import papers_in_category, papers_newest, papers_with_byli
 from papers.taxonomy import POPULAR, category_name
 from papers.views import PAPER_KEY
 from researchers.selectors import researchers_search
+from wovepaper.lib.negotiation import render_page, wants_markdown
+from wovepaper.lib.paging import window
 
 from .forms import SORTS, TABS, SearchForm
-from .negotiation import render_page, wants_markdown
-from .paging import window
 from .selectors import site_figures
 
 PER_PAGE = 20
@@ -27,11 +27,15 @@ MAX_SEARCH_PAGE = 100
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render_page(request, "wovepaper/home", {
-        "figures": site_figures(),
-        "papers": papers_newest(limit=10),
-        "popular": _popular(),
-    })
+    return render_page(
+        request,
+        "wovepaper/home",
+        {
+            "figures": site_figures(),
+            "papers": papers_newest(limit=10),
+            "popular": _popular(),
+        },
+    )
 
 
 def _popular() -> list[dict]:
@@ -45,12 +49,21 @@ def search(request: HttpRequest) -> HttpResponse:
     tab = data.get("tab") or "papers"
     category = data.get("category", "")
     context: dict = {
-        "form": form, "query": query, "tab": tab, "category": category,
+        "form": form,
+        "query": query,
+        "tab": tab,
+        "category": category,
         "category_label": category_name(category) if category else "",
-        "sort": data.get("sort") or "relevance", "sorts": SORTS,
-        "date_from": data.get("date_from"), "date_to": data.get("date_to"),
-        "papers": [], "researchers": [], "institutions": [], "pager": None,
-        "total": None, "total_is_capped": False,
+        "sort": data.get("sort") or "relevance",
+        "sorts": SORTS,
+        "date_from": data.get("date_from"),
+        "date_to": data.get("date_to"),
+        "papers": [],
+        "researchers": [],
+        "institutions": [],
+        "pager": None,
+        "total": None,
+        "total_is_capped": False,
         "popular": _popular(),
     }
     if form.is_bound and form.is_valid():
@@ -60,12 +73,20 @@ def search(request: HttpRequest) -> HttpResponse:
                 context["researchers"] = researchers_search(query, limit=SIDE_RESULTS)
                 context["institutions"] = institutions_search(query, limit=SIDE_RESULTS)
         elif tab == "researchers" and query:
-            pager = window(request, lambda o, n: researchers_search(query, offset=o, limit=n),
-                           per_page=PER_PAGE, max_page=MAX_SEARCH_PAGE)
+            pager = window(
+                request,
+                lambda o, n: researchers_search(query, offset=o, limit=n),
+                per_page=PER_PAGE,
+                max_page=MAX_SEARCH_PAGE,
+            )
             context.update(pager=pager, researchers=pager.items)
         elif tab == "institutions" and query:
-            pager = window(request, lambda o, n: institutions_search(query, offset=o, limit=n),
-                           per_page=PER_PAGE, max_page=MAX_SEARCH_PAGE)
+            pager = window(
+                request,
+                lambda o, n: institutions_search(query, offset=o, limit=n),
+                per_page=PER_PAGE,
+                max_page=MAX_SEARCH_PAGE,
+            )
             context.update(pager=pager, institutions=pager.items)
     context["tab_urls"] = {t: _tab_url(request, t) for t in TABS}
     # A history restore asks for the whole page again, even though it comes from htmx.
@@ -92,10 +113,14 @@ def _search_papers(request: HttpRequest, context: dict, data: dict) -> None:
 
         def fetch(offset: int, limit: int) -> list:
             result = paper_search(
-                query, category=category or None, date_from=data.get("date_from"),
+                query,
+                category=category or None,
+                date_from=data.get("date_from"),
                 # The form's end date is inclusive; the backend's is exclusive.
                 date_to=date_to + timedelta(days=1) if date_to else None,
-                sort=data.get("sort") or "relevance", offset=offset, limit=limit,
+                sort=data.get("sort") or "relevance",
+                offset=offset,
+                limit=limit,
             )
             found["result"] = result
             return result.papers
@@ -104,12 +129,20 @@ def _search_papers(request: HttpRequest, context: dict, data: dict) -> None:
         result = found["result"]
         if result.total and not result.total_is_capped:
             pager.total_pages = min(-(-result.total // PER_PAGE), MAX_SEARCH_PAGE)
-        context.update(pager=pager, papers=papers_with_bylines(pager.items),
-                       total=result.total, total_is_capped=result.total_is_capped)
+        context.update(
+            pager=pager,
+            papers=papers_with_bylines(pager.items),
+            total=result.total,
+            total_is_capped=result.total_is_capped,
+        )
     elif category:
         # No words, just a field: its newest papers, straight from the category index.
-        pager = window(request, lambda o, n: papers_in_category(code=category, offset=o, limit=n),
-                       per_page=PER_PAGE, max_page=MAX_SEARCH_PAGE)
+        pager = window(
+            request,
+            lambda o, n: papers_in_category(code=category, offset=o, limit=n),
+            per_page=PER_PAGE,
+            max_page=MAX_SEARCH_PAGE,
+        )
         context.update(pager=pager, papers=pager.items)
 
 

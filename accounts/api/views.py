@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from researchers.models import Researcher
-from wovepaper.api import error_responses
+from wovepaper.lib.api.schema import error_responses
 
 from .. import selectors, services
 from .serializers import FollowInputSerializer, FollowSerializer
@@ -46,8 +46,9 @@ class FollowListApi(MeApiView):
     )
     def get(self, request):
         paginator = FollowPagination()
-        page = paginator.paginate_queryset(selectors.follows_for_user(user=request.user), request,
-                                           view=self)
+        page = paginator.paginate_queryset(
+            selectors.follows_for_user(user=request.user), request, view=self
+        )
         data = FollowSerializer(page, many=True, context={"request": request}).data
         return paginator.get_paginated_response(data)
 
@@ -56,8 +57,7 @@ class FollowListApi(MeApiView):
         description="Follow the researcher with this id; a merged record's id follows the record "
         "it was merged into. Answers 201 for a new follow and 200 when you already followed them.",
         request=FollowInputSerializer,
-        responses={201: FollowSerializer, 200: FollowSerializer,
-                   **error_responses(400, 401, 403)},
+        responses={201: FollowSerializer, 200: FollowSerializer, **error_responses(400, 401, 403)},
         tags=["me"],
     )
     def post(self, request):
@@ -71,17 +71,23 @@ class FollowListApi(MeApiView):
             follow = services.researcher_follow(user=request.user, researcher=researcher)
         except services.FollowError as exc:
             raise ValidationError({"researcher": [str(exc)]}) from exc
-        return Response(FollowSerializer(follow, context={"request": request}).data,
-                        status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED)
+        return Response(
+            FollowSerializer(follow, context={"request": request}).data,
+            status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED,
+        )
 
 
 class FollowDetailApi(MeApiView):
     @extend_schema(
         summary="Unfollow a researcher",
         description="Stop following the researcher with this id. 404 when you do not follow them.",
-        parameters=[OpenApiParameter("researcher_id", int, OpenApiParameter.PATH,
-                                     description="The researcher's id.")],
-        responses={204: None, **error_responses(401, 403, 404)}, tags=["me"],
+        parameters=[
+            OpenApiParameter(
+                "researcher_id", int, OpenApiParameter.PATH, description="The researcher's id."
+            )
+        ],
+        responses={204: None, **error_responses(401, 403, 404)},
+        tags=["me"],
     )
     def delete(self, request, researcher_id: int):
         researcher = get_object_or_404(Researcher, pk=researcher_id)

@@ -12,8 +12,9 @@ from .. import selectors
 register = template.Library()
 
 
-def follow_button_context(request: HttpRequest | None, researcher: Researcher, *,
-                          next_url: str | None = None) -> dict:
+def follow_button_context(
+    request: HttpRequest | None, researcher: Researcher, *, next_url: str | None = None
+) -> dict:
     """What the button shows. Reads `follower_count` and `is_followed` when a list set them
     (accounts.selectors.researchers_with_follow_state); otherwise two small indexed queries."""
     user = getattr(request, "user", None)
@@ -26,8 +27,13 @@ def follow_button_context(request: HttpRequest | None, researcher: Researcher, *
         following = signed_in and selectors.is_following(user=user, researcher=researcher)
     if next_url is None:
         next_url = request.get_full_path() if request is not None else researcher.get_absolute_url()
-    return {"researcher": researcher, "follower_count": count, "following": following,
-            "signed_in": signed_in, "next_url": next_url}
+    return {
+        "researcher": researcher,
+        "follower_count": count,
+        "following": following,
+        "signed_in": signed_in,
+        "next_url": next_url,
+    }
 
 
 @register.inclusion_tag("accounts/_follow_button.html", takes_context=True)
@@ -39,13 +45,17 @@ def follow_button(context, researcher: Researcher) -> dict:
 
 @register.inclusion_tag("accounts/_claim_button.html", takes_context=True)
 def claim_button(context, researcher: Researcher) -> dict:
-    """"This is me" on a researcher page; a sign-in prompt for signed-out visitors."""
+    """ "This is me" on a researcher page; a sign-in prompt for signed-out visitors."""
     request = context.get("request")
     user = getattr(request, "user", None)
     signed_in = bool(user is not None and user.is_authenticated)
     claim = None
     if signed_in:
         claim = user.claims.filter(researcher_id=researcher.pk).first()
-    return {"researcher": researcher, "signed_in": signed_in, "claim": claim,
-            "next_url": request.get_full_path() if request else researcher.get_absolute_url(),
-            "csrf_token": context.get("csrf_token")}
+    return {
+        "researcher": researcher,
+        "signed_in": signed_in,
+        "claim": claim,
+        "next_url": request.get_full_path() if request else researcher.get_absolute_url(),
+        "csrf_token": context.get("csrf_token"),
+    }

@@ -6,7 +6,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from institutions.models import Institution
-from wovepaper.api import QueryTextField, absolute_api_url, site_url
+from wovepaper.lib.api.redirects import absolute_api_url, site_url
+from wovepaper.lib.api.schema import QueryTextField
 
 
 class InstitutionSerializer(serializers.ModelSerializer):
@@ -17,8 +18,17 @@ class InstitutionSerializer(serializers.ModelSerializer):
     class Meta:
         model = Institution
         fields = [
-            "id", "name", "ror_id", "ror_url", "openalex_id", "country_code", "type",
-            "researcher_count", "paper_count", "url", "api_url",
+            "id",
+            "name",
+            "ror_id",
+            "ror_url",
+            "openalex_id",
+            "country_code",
+            "type",
+            "researcher_count",
+            "paper_count",
+            "url",
+            "api_url",
         ]
         extra_kwargs = {
             "ror_id": {"help_text": "The bare ROR id, e.g. `042nb2s44`; null if unknown."},
@@ -41,8 +51,9 @@ class InstitutionLinksSerializer(serializers.Serializer):
 
 
 class InstitutionDetailSerializer(InstitutionSerializer):
-    other_names = serializers.ListField(child=serializers.CharField(),
-                                        help_text="Acronyms, aliases and labels from ROR.")
+    other_names = serializers.ListField(
+        child=serializers.CharField(), help_text="Acronyms, aliases and labels from ROR."
+    )
     links = serializers.SerializerMethodField()
 
     class Meta(InstitutionSerializer.Meta):
@@ -59,14 +70,16 @@ class InstitutionDetailSerializer(InstitutionSerializer):
     def to_representation(self, obj: Institution) -> dict:
         data = super().to_representation(obj)
         # Stored from ROR as a JSON list; anything else there is not a name list.
-        data["other_names"] = [str(n) for n in obj.other_names] if isinstance(
-            obj.other_names, list) else []
+        data["other_names"] = (
+            [str(n) for n in obj.other_names] if isinstance(obj.other_names, list) else []
+        )
         return data
 
 
 class InstitutionListParamsSerializer(serializers.Serializer):
-    country = serializers.RegexField(r"^[A-Za-z]{2}$", required=False,
-                                     help_text="Only institutions in this country (ISO code).")
+    country = serializers.RegexField(
+        r"^[A-Za-z]{2}$", required=False, help_text="Only institutions in this country (ISO code)."
+    )
 
 
 class InstitutionSearchParamsSerializer(serializers.Serializer):

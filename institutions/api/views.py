@@ -16,7 +16,9 @@ from papers.selectors import (
     papers_by_institution,
     papers_listed,
 )
-from wovepaper.api import ConditionalGetMixin, KeysetPagination, error_responses
+from wovepaper.lib.api.conditional import ConditionalGetMixin
+from wovepaper.lib.api.pagination import KeysetPagination
+from wovepaper.lib.api.schema import error_responses
 
 from .serializers import (
     InstitutionDetailSerializer,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from wovepaper.http import ServiceClient, parsed_answer
+from wovepaper.lib.http import ServiceClient, parsed_answer
 
 SERVICE = "ROR"
 
@@ -56,8 +56,14 @@ def parse_organization(data: dict) -> RorOrganization:
     display = of_type("ror_display")
     labels = of_type("label")
     location = ((data.get("locations") or [{}])[0] or {}).get("geonames_details") or {}
-    website = next((link.get("value", "") for link in data.get("links") or []
-                    if link.get("type") == "website"), "")
+    website = next(
+        (
+            link.get("value", "")
+            for link in data.get("links") or []
+            if link.get("type") == "website"
+        ),
+        "",
+    )
     established = data.get("established")
     return RorOrganization(
         ror_id=bare_ror_id(data["id"]),
@@ -72,9 +78,11 @@ def parse_organization(data: dict) -> RorOrganization:
         established=established if isinstance(established, int) else None,
         website=website,
         relationships=tuple(
-            RorRelationship(type=r.get("type", ""), ror_id=bare_ror_id(r.get("id")),
-                            label=r.get("label", ""))
-            for r in data.get("relationships") or [] if r.get("id")
+            RorRelationship(
+                type=r.get("type", ""), ror_id=bare_ror_id(r.get("id")), label=r.get("label", "")
+            )
+            for r in data.get("relationships") or []
+            if r.get("id")
         ),
     )
 
@@ -92,8 +100,9 @@ class RorClient(ServiceClient):
 
     def organization(self, ror_id: str) -> RorOrganization | None:
         """The record for a ROR id, or None if ROR does not know the id."""
-        response = self.request("GET", f"organizations/{bare_ror_id(ror_id)}",
-                                ok_statuses=frozenset({200, 404}))
+        response = self.request(
+            "GET", f"organizations/{bare_ror_id(ror_id)}", ok_statuses=frozenset({200, 404})
+        )
         if response.status_code == 404:
             return None
         return parsed_answer(self.service, response, parse_organization, f"answer for {ror_id}")

@@ -28,7 +28,7 @@ def paper_example(*, detail: bool = False) -> dict:
         "arxiv_id": "0704.0001",
         "version": 2,
         "title": "Calculation of prompt diphoton production cross sections at Tevatron and LHC "
-                 "energies",
+        "energies",
         "authors": [
             {"position": i, "name": name, "researcher": None}
             for i, name in enumerate(_AUTHORS, start=1)
@@ -43,7 +43,7 @@ def paper_example(*, detail: bool = False) -> dict:
         "cited_by_count": None,
         "is_withdrawn": False,
         "url": f"{site}/papers/0704.0001-calculation-of-prompt-diphoton-production-cross-"
-               "sections-at-tevatron-and-lhc",
+        "sections-at-tevatron-and-lhc",
         "api_url": f"{site}/api/v1/papers/0704.0001/",
         "abs_url": "https://arxiv.org/abs/0704.0001",
         "pdf_url": "https://arxiv.org/pdf/0704.0001",
@@ -53,14 +53,16 @@ def paper_example(*, detail: bool = False) -> dict:
             author.update({"affiliation": "", "institutions": []})
             author["researcher"] = author.pop("researcher")
             author["institutions"] = author.pop("institutions")
-        paper.update({
-            "comments": "37 pages, 15 figures; published version",
-            "report_no": "ANL-HEP-PR-07-12",
-            "license": "",
-            "submitter": "Pavel Nadolsky",
-            "semantic_scholar_id": None,
-            "openalex_id": None,
-            "is_deleted": False,
-            "modified_at": "2026-11-29T18:36:18Z",
-        })
+        paper.update(
+            {
+                "comments": "37 pages, 15 figures; published version",
+                "report_no": "ANL-HEP-PR-07-12",
+                "license": "",
+                "submitter": "Pavel Nadolsky",
+                "semantic_scholar_id": None,
+                "openalex_id": None,
+                "is_deleted": False,
+                "modified_at": "2026-11-29T18:36:18Z",
+            }
+        )
     return paper

@@ -10,7 +10,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from papers.models import Authorship, Paper
-from wovepaper.api import QueryTextField, absolute_api_url, site_url
+from wovepaper.lib.api.redirects import absolute_api_url, site_url
+from wovepaper.lib.api.schema import QueryTextField
 
 # Category codes as arXiv writes them: "cs.LG", "math.AG", "hep-th", "astro-ph.CO".
 CATEGORY_PATTERN = r"^[A-Za-z][A-Za-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$"
@@ -81,7 +82,8 @@ class AuthorDetailSerializer(AuthorSerializer):
     @extend_schema_field(InstitutionRefSerializer(many=True))
     def get_institutions(self, obj: Authorship) -> list[dict]:
         return InstitutionRefSerializer(
-            [link.institution for link in obj.institution_links.all()], many=True,
+            [link.institution for link in obj.institution_links.all()],
+            many=True,
             context=self.context,
         ).data
 
@@ -89,14 +91,18 @@ class AuthorDetailSerializer(AuthorSerializer):
 class PaperSerializer(serializers.ModelSerializer):
     arxiv_id = serializers.CharField(
         help_text="The arXiv identifier without version: `2401.01234` or old-style "
-                  "`astro-ph/9901001`."
+        "`astro-ph/9901001`."
     )
     categories = serializers.ListField(
-        source="category_list", child=serializers.CharField(),
+        source="category_list",
+        child=serializers.CharField(),
         help_text="arXiv categories, primary first.",
     )
-    authors = AuthorSerializer(source="authorships", many=True,
-                               help_text="The byline in order, each name as written on arXiv.")
+    authors = AuthorSerializer(
+        source="authorships",
+        many=True,
+        help_text="The byline in order, each name as written on arXiv.",
+    )
     url = serializers.SerializerMethodField(help_text="The paper's page on the site.")
     api_url = serializers.SerializerMethodField()
     abs_url = serializers.URLField(help_text="The abstract page on arXiv.")
@@ -105,15 +111,30 @@ class PaperSerializer(serializers.ModelSerializer):
     class Meta:
         model = Paper
         fields = [
-            "arxiv_id", "version", "title", "authors", "abstract", "categories",
-            "primary_category", "published", "updated", "doi", "journal_ref", "cited_by_count",
-            "is_withdrawn", "url", "api_url", "abs_url", "pdf_url",
+            "arxiv_id",
+            "version",
+            "title",
+            "authors",
+            "abstract",
+            "categories",
+            "primary_category",
+            "published",
+            "updated",
+            "doi",
+            "journal_ref",
+            "cited_by_count",
+            "is_withdrawn",
+            "url",
+            "api_url",
+            "abs_url",
+            "pdf_url",
         ]
         extra_kwargs = {
             "published": {"help_text": "When version 1 was submitted (UTC)."},
             "updated": {"help_text": "The last metadata change on arXiv."},
-            "cited_by_count": {"help_text": "Citations, from Semantic Scholar or OpenAlex; null "
-                                            "until matched."},
+            "cited_by_count": {
+                "help_text": "Citations, from Semantic Scholar or OpenAlex; null until matched."
+            },
         }
 
     def get_url(self, obj: Paper) -> str:
@@ -128,8 +149,15 @@ class PaperDetailSerializer(PaperSerializer):
 
     class Meta(PaperSerializer.Meta):
         fields = [
-            *PaperSerializer.Meta.fields, "comments", "report_no", "license", "submitter",
-            "semantic_scholar_id", "openalex_id", "is_deleted", "modified_at",
+            *PaperSerializer.Meta.fields,
+            "comments",
+            "report_no",
+            "license",
+            "submitter",
+            "semantic_scholar_id",
+            "openalex_id",
+            "is_deleted",
+            "modified_at",
         ]
         extra_kwargs = {
             **PaperSerializer.Meta.extra_kwargs,
@@ -141,7 +169,9 @@ class PaperFilterSerializer(serializers.Serializer):
     """Query parameters of the paper list."""
 
     category = serializers.RegexField(
-        CATEGORY_PATTERN, max_length=32, required=False,
+        CATEGORY_PATTERN,
+        max_length=32,
+        required=False,
         help_text="Only papers in this arXiv category (primary or cross-listed), e.g. `cs.LG`.",
     )
     published_from = serializers.DateField(
@@ -151,11 +181,15 @@ class PaperFilterSerializer(serializers.Serializer):
         required=False, help_text="Only papers first submitted on or before this date (UTC)."
     )
     researcher = serializers.IntegerField(
-        min_value=1, max_value=MAX_DB_ID, required=False,
+        min_value=1,
+        max_value=MAX_DB_ID,
+        required=False,
         help_text="Only papers by this researcher id.",
     )
     institution = serializers.IntegerField(
-        min_value=1, max_value=MAX_DB_ID, required=False,
+        min_value=1,
+        max_value=MAX_DB_ID,
+        required=False,
         help_text="Only papers with an author at this institution id.",
     )
 
@@ -167,7 +201,9 @@ def day_start(value: date) -> datetime:
 class PaperSearchParamsSerializer(serializers.Serializer):
     q = QueryTextField(max_length=500, help_text="Words to find in titles and abstracts.")
     category = serializers.RegexField(
-        CATEGORY_PATTERN, max_length=32, required=False,
+        CATEGORY_PATTERN,
+        max_length=32,
+        required=False,
         help_text="Only papers in this arXiv category, e.g. `hep-th`.",
     )
     published_from = serializers.DateField(
@@ -177,13 +213,16 @@ class PaperSearchParamsSerializer(serializers.Serializer):
         required=False, help_text="Only papers first submitted on or before this date (UTC)."
     )
     sort = serializers.ChoiceField(
-        ["relevance", "newest", "oldest", "cited"], default="relevance",
+        ["relevance", "newest", "oldest", "cited"],
+        default="relevance",
         help_text="Order of the results.",
     )
-    page = serializers.IntegerField(min_value=1, max_value=500, default=1,
-                                    help_text="Page number, from 1.")
-    page_size = serializers.IntegerField(min_value=1, max_value=100, default=20,
-                                         help_text="Results per page, 1 to 100.")
+    page = serializers.IntegerField(
+        min_value=1, max_value=500, default=1, help_text="Page number, from 1."
+    )
+    page_size = serializers.IntegerField(
+        min_value=1, max_value=100, default=20, help_text="Results per page, 1 to 100."
+    )
 
 
 class PaperSearchResponseSerializer(serializers.Serializer):

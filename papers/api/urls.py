@@ -23,7 +23,8 @@ register_converter(ArxivIdConverter, "api_arxiv_id")
 
 urlpatterns = [
     path("papers/", views.PaperListView.as_view(), name="api-paper-list"),
-    path("papers/<api_arxiv_id:arxiv_id>/", views.PaperDetailView.as_view(),
-         name="api-paper-detail"),
+    path(
+        "papers/<api_arxiv_id:arxiv_id>/", views.PaperDetailView.as_view(), name="api-paper-detail"
+    ),
     path("search/papers/", views.PaperSearchView.as_view(), name="api-search-papers"),
 ]

@@ -25,7 +25,9 @@ from papers.selectors import (
     papers_listed,
     papers_with_bylines,
 )
-from wovepaper.api import ConditionalGetMixin, KeysetPagination, error_responses
+from wovepaper.lib.api.conditional import ConditionalGetMixin
+from wovepaper.lib.api.pagination import KeysetPagination
+from wovepaper.lib.api.schema import error_responses
 
 from .examples import paper_example
 from .serializers import (
@@ -40,16 +42,21 @@ from .serializers import (
 PAPER_ORDERING = ("-published", "-id")
 
 ARXIV_ID_PARAMETER = OpenApiParameter(
-    "arxiv_id", str, OpenApiParameter.PATH,
+    "arxiv_id",
+    str,
+    OpenApiParameter.PATH,
     description="An arXiv id, new-style (`2401.01234`) or old-style with its slash "
-                "(`astro-ph/9901001`); a version suffix (`v2`) is accepted and ignored.",
-    examples=[OpenApiExample("new-style", value="0704.0001"),
-              OpenApiExample("old-style", value="astro-ph/9901001")],
+    "(`astro-ph/9901001`); a version suffix (`v2`) is accepted and ignored.",
+    examples=[
+        OpenApiExample("new-style", value="0704.0001"),
+        OpenApiExample("old-style", value="astro-ph/9901001"),
+    ],
 )
 
 
-def papers_in_range(papers: QuerySet[Paper], start: date | None, end: date | None,
-                    field: str = "published") -> QuerySet[Paper]:
+def papers_in_range(
+    papers: QuerySet[Paper], start: date | None, end: date | None, field: str = "published"
+) -> QuerySet[Paper]:
     if start:
         papers = papers.filter(**{f"{field}__gte": day_start(start)})
     if end and end < date.max:
@@ -78,8 +85,7 @@ class PaperListView(ConditionalGetMixin, generics.ListAPIView):
         if f.get("category"):
             papers = papers_by_category(papers, f["category"])
             date_field = "cat_published"
-        papers = papers_in_range(papers, f.get("published_from"), f.get("published_to"),
-                                 date_field)
+        papers = papers_in_range(papers, f.get("published_from"), f.get("published_to"), date_field)
         if f.get("researcher"):
             papers = papers_by_researcher(papers, f["researcher"])
         if f.get("institution"):
@@ -90,12 +96,17 @@ class PaperListView(ConditionalGetMixin, generics.ListAPIView):
         operation_id="papers_list",
         summary="List papers, newest first",
         description="Every paper, newest first (by the date of version 1), optionally filtered. "
-                    "Filters combine. Paged with cursors: follow `next`.",
+        "Filters combine. Paged with cursors: follow `next`.",
         parameters=[PaperFilterSerializer],
-        responses={200: OpenApiResponse(PaperSerializer(many=True), description="A page of "
-                                        "papers."), **error_responses(400, 404)},
-        examples=[OpenApiExample("a page", value=paper_example(), response_only=True,
-                                 status_codes=["200"])],
+        responses={
+            200: OpenApiResponse(PaperSerializer(many=True), description="A page of papers."),
+            **error_responses(400, 404),
+        },
+        examples=[
+            OpenApiExample(
+                "a page", value=paper_example(), response_only=True, status_codes=["200"]
+            )
+        ],
         tags=["papers"],
     )
     def get(self, request, *args, **kwargs):
@@ -118,13 +129,21 @@ class PaperDetailView(ConditionalGetMixin, generics.RetrieveAPIView):
         operation_id="papers_retrieve",
         summary="One paper",
         description="A paper by its arXiv id, with its byline (each author's matched researcher "
-                    "and institutions). Answers `ETag` and `Last-Modified`; send "
-                    "`If-None-Match` or `If-Modified-Since` to get 304 when unchanged.",
+        "and institutions). Answers `ETag` and `Last-Modified`; send "
+        "`If-None-Match` or `If-Modified-Since` to get 304 when unchanged.",
         parameters=[ARXIV_ID_PARAMETER],
-        responses={200: OpenApiResponse(PaperDetailSerializer, description="The paper."),
-                   **error_responses(404)},
-        examples=[OpenApiExample("0704.0001", value=paper_example(detail=True),
-                                 response_only=True, status_codes=["200"])],
+        responses={
+            200: OpenApiResponse(PaperDetailSerializer, description="The paper."),
+            **error_responses(404),
+        },
+        examples=[
+            OpenApiExample(
+                "0704.0001",
+                value=paper_example(detail=True),
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
         tags=["papers"],
     )
     def get(self, request, *args, **kwargs):
@@ -144,15 +163,29 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
         operation_id="search_papers",
         summary="Search papers",
         description="Keyword search over titles and abstracts, ranked by relevance (or sorted "
-                    "by date or citations). Paged by page number; counting stops at 10,000 "
-                    "matches (`count_is_capped`).",
+        "by date or citations). Paged by page number; counting stops at 10,000 "
+        "matches (`count_is_capped`).",
         parameters=[PaperSearchParamsSerializer],
-        responses={200: OpenApiResponse(PaperSearchResponseSerializer,
-                                        description="A page of ranked results."),
-                   **error_responses(400)},
-        examples=[OpenApiExample("diphoton", value={
-            "count": 1, "count_is_capped": False, "next": None, "previous": None,
-            "results": [paper_example()]}, response_only=True, status_codes=["200"])],
+        responses={
+            200: OpenApiResponse(
+                PaperSearchResponseSerializer, description="A page of ranked results."
+            ),
+            **error_responses(400),
+        },
+        examples=[
+            OpenApiExample(
+                "diphoton",
+                value={
+                    "count": 1,
+                    "count_is_capped": False,
+                    "next": None,
+                    "previous": None,
+                    "results": [paper_example()],
+                },
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
         tags=["search"],
     )
     def get(self, request, *args, **kwargs):
@@ -162,18 +195,23 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
         page, size = p["page"], p["page_size"]
         end = p.get("published_to")
         result = paper_search(
-            p["q"], category=p.get("category"),
+            p["q"],
+            category=p.get("category"),
             date_from=p.get("published_from"),
             date_to=end + timedelta(days=1) if end and end < date.max else None,
-            sort=p["sort"], offset=(page - 1) * size, limit=size,
+            sort=p["sort"],
+            offset=(page - 1) * size,
+            limit=size,
         )
         papers = papers_with_bylines(result.papers)
         url = request.build_absolute_uri()
         has_next = page * size < result.total and page < 500
-        return Response({
-            "count": result.total,
-            "count_is_capped": result.total_is_capped,
-            "next": replace_query_param(url, "page", page + 1) if has_next else None,
-            "previous": replace_query_param(url, "page", page - 1) if page > 1 else None,
-            "results": PaperSerializer(papers, many=True, context={"request": request}).data,
-        })
+        return Response(
+            {
+                "count": result.total,
+                "count_is_capped": result.total_is_capped,
+                "next": replace_query_param(url, "page", page + 1) if has_next else None,
+                "previous": replace_query_param(url, "page", page - 1) if page > 1 else None,
+                "results": PaperSerializer(papers, many=True, context={"request": request}).data,
+            }
+        )

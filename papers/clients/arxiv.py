@@ -31,7 +31,7 @@ from django.conf import settings
 from lxml import etree
 
 from papers import oai
-from wovepaper.http import RateLimiter, parse_retry_after
+from wovepaper.lib.http import RateLimiter, parse_retry_after
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -81,8 +81,9 @@ class ArxivOAIClient:
         self.max_retries = settings.ARXIV_OAI_MAX_RETRIES if max_retries is None else max_retries
         self.backoff_base = settings.ARXIV_BACKOFF_BASE if backoff_base is None else backoff_base
         self.backoff_cap = settings.ARXIV_BACKOFF_CAP if backoff_cap is None else backoff_cap
-        self.retry_after_cap = (settings.ARXIV_RETRY_AFTER_CAP if retry_after_cap is None
-                                else retry_after_cap)
+        self.retry_after_cap = (
+            settings.ARXIV_RETRY_AFTER_CAP if retry_after_cap is None else retry_after_cap
+        )
         interval = settings.ARXIV_MIN_INTERVAL if min_interval is None else min_interval
         # One limiter key for every client of arXiv: the terms count all our machines together.
         self.limiter = RateLimiter("arxiv", 1.0 / interval if interval > 0 else 0)
@@ -108,7 +109,7 @@ class ArxivOAIClient:
     # -- flow control --------------------------------------------------------------------------
 
     def _backoff(self, attempt: int) -> float:
-        delay = min(self.backoff_cap, self.backoff_base * (2 ** attempt))
+        delay = min(self.backoff_cap, self.backoff_base * (2**attempt))
         # Jitter spreads workers that failed together so they do not retry together.
         return random.uniform(delay / 2, delay)
 
@@ -116,8 +117,13 @@ class ArxivOAIClient:
         logger.warning("arXiv OAI-PMH: waiting %.1fs before retrying (%s)", seconds, reason)
         started = time.monotonic()
         time.sleep(max(0.0, seconds))
-        self.waits.append(Wait(reason=reason, requested=seconds if requested is None else requested,
-                               slept=time.monotonic() - started))
+        self.waits.append(
+            Wait(
+                reason=reason,
+                requested=seconds if requested is None else requested,
+                slept=time.monotonic() - started,
+            )
+        )
 
     def _get(self, params: dict[str, str]) -> bytes:
         """GET the endpoint with flow control; return the body of the first 200 answer."""
@@ -190,8 +196,11 @@ class ArxivOAIClient:
             params = {"verb": "ListSets", "resumptionToken": token.value}
 
     def get_record(self, arxiv_id: str, *, metadata_prefix: str = "arXivRaw") -> oai.ListPage:
-        params = {"verb": "GetRecord", "identifier": f"oai:arXiv.org:{arxiv_id}",
-                  "metadataPrefix": metadata_prefix}
+        params = {
+            "verb": "GetRecord",
+            "identifier": f"oai:arXiv.org:{arxiv_id}",
+            "metadataPrefix": metadata_prefix,
+        }
         return self.fetch(params, partial(oai.parse_get_record, metadata_prefix=metadata_prefix))
 
     def list_records_page(
@@ -204,8 +213,9 @@ class ArxivOAIClient:
         resumption_token: str = "",
     ) -> oai.ListPage:
         """One ListRecords page: the window's first, or the one a resumption token points to."""
-        params = _list_params("ListRecords", metadata_prefix, set_spec, from_date, until_date,
-                              resumption_token)
+        params = _list_params(
+            "ListRecords", metadata_prefix, set_spec, from_date, until_date, resumption_token
+        )
         return self.fetch(params, partial(oai.parse_list_records, metadata_prefix=metadata_prefix))
 
     def list_records(self, **window) -> Iterator[oai.ListPage]:
@@ -221,8 +231,9 @@ class ArxivOAIClient:
         until_date: date | None = None,
         resumption_token: str = "",
     ) -> oai.HeaderPage:
-        params = _list_params("ListIdentifiers", metadata_prefix, set_spec, from_date, until_date,
-                              resumption_token)
+        params = _list_params(
+            "ListIdentifiers", metadata_prefix, set_spec, from_date, until_date, resumption_token
+        )
         return self.fetch(params, oai.parse_list_identifiers)
 
     def list_identifiers(self, **window) -> Iterator[oai.HeaderPage]:
@@ -242,8 +253,14 @@ def _follow_tokens(list_page: Callable[..., P], window: dict) -> Iterator[P]:
         yield page
 
 
-def _list_params(verb: str, metadata_prefix: str, set_spec: str, from_date: date | None,
-                 until_date: date | None, resumption_token: str) -> dict[str, str]:
+def _list_params(
+    verb: str,
+    metadata_prefix: str,
+    set_spec: str,
+    from_date: date | None,
+    until_date: date | None,
+    resumption_token: str,
+) -> dict[str, str]:
     # With a token, OAI-PMH allows only verb + resumptionToken (arXiv answers badArgument
     # otherwise). The token goes as an ordinary parameter: httpx encodes it; never unescape it.
     if resumption_token:

@@ -8,7 +8,8 @@ from rest_framework import serializers
 
 from papers.api.serializers import paper_api_url
 from researchers.models import Researcher
-from wovepaper.api import QueryTextField, absolute_api_url, site_url
+from wovepaper.lib.api.redirects import absolute_api_url, site_url
+from wovepaper.lib.api.schema import QueryTextField
 
 
 class ResearcherSerializer(serializers.ModelSerializer):
@@ -19,16 +20,26 @@ class ResearcherSerializer(serializers.ModelSerializer):
     class Meta:
         model = Researcher
         fields = [
-            "id", "name", "paper_count", "h_index", "citation_count", "works_count",
-            "figures_source", "figures_updated_at", "url", "api_url",
+            "id",
+            "name",
+            "paper_count",
+            "h_index",
+            "citation_count",
+            "works_count",
+            "figures_source",
+            "figures_updated_at",
+            "url",
+            "api_url",
         ]
         extra_kwargs = {
             "paper_count": {"help_text": "Papers on wovepaper attributed to this researcher."},
             "h_index": {"help_text": "h-index from `figures_source`; null if unknown."},
             "citation_count": {"help_text": "Citations over all works, from `figures_source`."},
             "works_count": {"help_text": "Works of every kind, from `figures_source`."},
-            "figures_source": {"help_text": "Where h-index, citations and works came from "
-                                            "(e.g. `s2`, `openalex`); empty if none yet."},
+            "figures_source": {
+                "help_text": "Where h-index, citations and works came from "
+                "(e.g. `s2`, `openalex`); empty if none yet."
+            },
             "figures_updated_at": {"help_text": "When those figures were fetched."},
         }
 
@@ -40,8 +51,9 @@ class ResearcherSerializer(serializers.ModelSerializer):
 
 
 class ExternalIdSerializer(serializers.Serializer):
-    source = serializers.ChoiceField(["s2", "openalex", "orcid"],
-                                     help_text="Semantic Scholar, OpenAlex or ORCID.")
+    source = serializers.ChoiceField(
+        ["s2", "openalex", "orcid"], help_text="Semantic Scholar, OpenAlex or ORCID."
+    )
     value = serializers.CharField()
 
 
@@ -82,17 +94,30 @@ class ResearcherDetailSerializer(ResearcherSerializer):
 
     class Meta(ResearcherSerializer.Meta):
         fields = [
-            *ResearcherSerializer.Meta.fields, "name_key", "external_ids", "position_counts",
-            "position_basis", "field_counts", "most_cited_paper", "cited_papers_count",
-            "citations_here", "coauthors", "stats_updated_at", "modified_at", "links",
+            *ResearcherSerializer.Meta.fields,
+            "name_key",
+            "external_ids",
+            "position_counts",
+            "position_basis",
+            "field_counts",
+            "most_cited_paper",
+            "cited_papers_count",
+            "citations_here",
+            "coauthors",
+            "stats_updated_at",
+            "modified_at",
+            "links",
         ]
         extra_kwargs = {
             **ResearcherSerializer.Meta.extra_kwargs,
             "name_key": {"help_text": "The normalized name that same-name records share."},
-            "position_counts": {"help_text": "Author position counts `{first, middle, last, "
-                                             "sole}` over `position_basis` papers."},
-            "position_basis": {"help_text": "Papers where every author is matched: the basis "
-                                            "of `position_counts`."},
+            "position_counts": {
+                "help_text": "Author position counts `{first, middle, last, "
+                "sole}` over `position_basis` papers."
+            },
+            "position_basis": {
+                "help_text": "Papers where every author is matched: the basis of `position_counts`."
+            },
             "field_counts": {"help_text": "Papers here per arXiv category."},
             "cited_papers_count": {"help_text": "Papers here that have a citation count."},
             "citations_here": {"help_text": "Citations summed over those papers."},
@@ -107,11 +132,15 @@ class ResearcherDetailSerializer(ResearcherSerializer):
                 continue
             slug = entry.get("slug") or ""
             path = f"/researchers/{entry['id']}-{slug}" if slug else f"/researchers/{entry['id']}"
-            out.append({
-                "id": entry["id"], "name": str(entry.get("name", "")),
-                "count": int(entry.get("count") or 0), "url": site_url(path),
-                "api_url": absolute_api_url(request, "api-researcher-detail", entry["id"]),
-            })
+            out.append(
+                {
+                    "id": entry["id"],
+                    "name": str(entry.get("name", "")),
+                    "count": int(entry.get("count") or 0),
+                    "url": site_url(path),
+                    "api_url": absolute_api_url(request, "api-researcher-detail", entry["id"]),
+                }
+            )
         return out
 
     @extend_schema_field(LinksSerializer)

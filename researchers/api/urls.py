@@ -2,22 +2,33 @@ from __future__ import annotations
 
 from django.urls import path
 
-import wovepaper.api  # noqa: F401  (registers the API path converters)
-
 from . import views
 
 urlpatterns = [
     path("researchers/", views.ResearcherListView.as_view(), name="api-researcher-list"),
-    path("researchers/<api_id:pk>/", views.ResearcherDetailView.as_view(),
-         name="api-researcher-detail"),
-    path("researchers/<api_id:pk>/papers/", views.ResearcherPapersView.as_view(),
-         name="api-researcher-papers"),
-    path("researchers/<api_id:pk>/same-name/", views.ResearcherSameNameView.as_view(),
-         name="api-researcher-same-name"),
+    path(
+        "researchers/<api_id:pk>/",
+        views.ResearcherDetailView.as_view(),
+        name="api-researcher-detail",
+    ),
+    path(
+        "researchers/<api_id:pk>/papers/",
+        views.ResearcherPapersView.as_view(),
+        name="api-researcher-papers",
+    ),
+    path(
+        "researchers/<api_id:pk>/same-name/",
+        views.ResearcherSameNameView.as_view(),
+        name="api-researcher-same-name",
+    ),
     # Researchers at an institution live here: researchers may depend on institutions, not the
     # reverse.
-    path("institutions/<api_institution:key>/researchers/",
-         views.InstitutionResearchersView.as_view(), name="api-institution-researchers"),
-    path("search/researchers/", views.ResearcherSearchView.as_view(),
-         name="api-search-researchers"),
+    path(
+        "institutions/<api_institution:key>/researchers/",
+        views.InstitutionResearchersView.as_view(),
+        name="api-institution-researchers",
+    ),
+    path(
+        "search/researchers/", views.ResearcherSearchView.as_view(), name="api-search-researchers"
+    ),
 ]

@@ -22,12 +22,10 @@ from papers.selectors import (
 from researchers.models import Researcher
 from researchers.names import name_key
 from researchers.selectors import researcher_survivor_id
-from wovepaper.api import (
-    ConditionalGetMixin,
-    KeysetPagination,
-    error_responses,
-    permanent_redirect,
-)
+from wovepaper.lib.api.conditional import ConditionalGetMixin
+from wovepaper.lib.api.pagination import KeysetPagination
+from wovepaper.lib.api.redirects import permanent_redirect
+from wovepaper.lib.api.schema import error_responses
 
 from .serializers import (
     ResearcherDetailSerializer,

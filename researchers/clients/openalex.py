@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from wovepaper.http import ServiceClient, parsed_answer
+from wovepaper.lib.http import ServiceClient, parsed_answer
 
 SERVICE = "OpenAlex"
 WORK_FIELDS = "id,doi,cited_by_count,authorships,primary_location,locations,is_authors_truncated"
@@ -64,14 +64,19 @@ class OAAuthorRecord:
 
 
 def bare_id(url: str | None) -> str | None:
-    """"https://openalex.org/A5…" → "A5…"; the same for ORCID, ROR and DOI URLs."""
+    """ "https://openalex.org/A5…" → "A5…"; the same for ORCID, ROR and DOI URLs."""
     if not url:
         return None
     value = str(url).strip().rstrip("/")
-    for prefix in ("https://openalex.org/", "https://orcid.org/", "https://ror.org/",
-                   "https://doi.org/", "http://orcid.org/"):
+    for prefix in (
+        "https://openalex.org/",
+        "https://orcid.org/",
+        "https://ror.org/",
+        "https://doi.org/",
+        "http://orcid.org/",
+    ):
         if value.lower().startswith(prefix):
-            return value[len(prefix):]
+            return value[len(prefix) :]
     return value
 
 
@@ -95,7 +100,7 @@ def work_arxiv_id(data: dict) -> str | None:
     """
     doi = (bare_id(data.get("doi")) or "").lower()
     if doi.startswith(ARXIV_DOI_PREFIX):
-        return doi[len(ARXIV_DOI_PREFIX):]
+        return doi[len(ARXIV_DOI_PREFIX) :]
     for location in [data.get("primary_location") or {}, *(data.get("locations") or [])]:
         for key in ("landing_page_url", "pdf_url"):
             match = _ARXIV_URL.search(location.get(key) or "")
@@ -118,14 +123,19 @@ def parse_work(data: dict) -> OAWork:
     authorships = []
     for ship in data.get("authorships") or []:
         author = ship.get("author") or {}
-        authorships.append(OAAuthorship(
-            author_id=bare_id(author.get("id")),
-            display_name=(author.get("display_name") or "").strip(),
-            raw_author_name=clean_raw_author_name(ship.get("raw_author_name")),
-            orcid=bare_id(author.get("orcid")),
-            institutions=tuple(_institution(i) for i in ship.get("institutions") or []
-                               if i.get("id") or i.get("ror")),
-        ))
+        authorships.append(
+            OAAuthorship(
+                author_id=bare_id(author.get("id")),
+                display_name=(author.get("display_name") or "").strip(),
+                raw_author_name=clean_raw_author_name(ship.get("raw_author_name")),
+                orcid=bare_id(author.get("orcid")),
+                institutions=tuple(
+                    _institution(i)
+                    for i in ship.get("institutions") or []
+                    if i.get("id") or i.get("ror")
+                ),
+            )
+        )
     count = data.get("cited_by_count")
     return OAWork(
         work_id=bare_id(data.get("id")) or "",
@@ -210,12 +220,16 @@ class OpenAlexClient(ServiceClient):
         """Works for arXiv ids, by arXiv DOI, 100 to a request; None for an unknown paper."""
         found: dict[str, OAWork | None] = {}
         for start in range(0, len(arxiv_ids), FILTER_MAX):
-            chunk = list(arxiv_ids[start:start + FILTER_MAX])
-            works = self._list("works", {
-                "filter": "doi:" + "|".join(arxiv_doi(a) for a in chunk),
-                "per_page": str(FILTER_MAX),
-                "select": WORK_FIELDS,
-            }, parse_works_page)
+            chunk = list(arxiv_ids[start : start + FILTER_MAX])
+            works = self._list(
+                "works",
+                {
+                    "filter": "doi:" + "|".join(arxiv_doi(a) for a in chunk),
+                    "per_page": str(FILTER_MAX),
+                    "select": WORK_FIELDS,
+                },
+                parse_works_page,
+            )
             found.update(works_by_arxiv_id(chunk, works))
         return found
 
@@ -223,12 +237,16 @@ class OpenAlexClient(ServiceClient):
         """Author records with their figures, 100 to a request; None for an unknown id."""
         found: dict[str, OAAuthorRecord | None] = {}
         for start in range(0, len(author_ids), FILTER_MAX):
-            chunk = list(author_ids[start:start + FILTER_MAX])
-            records = self._list("authors", {
-                "filter": "openalex:" + "|".join(chunk),
-                "per_page": str(FILTER_MAX),
-                "select": AUTHOR_FIELDS,
-            }, parse_authors_page)
+            chunk = list(author_ids[start : start + FILTER_MAX])
+            records = self._list(
+                "authors",
+                {
+                    "filter": "openalex:" + "|".join(chunk),
+                    "per_page": str(FILTER_MAX),
+                    "select": AUTHOR_FIELDS,
+                },
+                parse_authors_page,
+            )
             by_id = {r.author_id: r for r in records}
             found.update({a: by_id.get(a) for a in chunk})
         return found

@@ -12,7 +12,7 @@ from functools import partial
 
 from django.conf import settings
 
-from wovepaper.http import ServiceClient, ServiceError, parsed_answer
+from wovepaper.lib.http import ServiceClient, ServiceError, parsed_answer
 
 SERVICE = "Semantic Scholar"
 PAPER_FIELDS = "externalIds,citationCount,authors"
@@ -74,8 +74,10 @@ def parse_paper(data: dict | None) -> S2Paper | None:
 def parse_paper_batch(ids: Sequence[str], payload: list) -> dict[str, S2Paper | None]:
     """Map each requested id to its paper; the answer keeps the request's order, null if unknown."""
     if not isinstance(payload, list) or len(payload) != len(ids):
-        raise ValueError(f"paper batch answered {type(payload).__name__} of "
-                         f"{len(payload) if isinstance(payload, list) else '?'} for {len(ids)} ids")
+        raise ValueError(
+            f"paper batch answered {type(payload).__name__} of "
+            f"{len(payload) if isinstance(payload, list) else '?'} for {len(ids)} ids"
+        )
     return {requested: parse_paper(item) for requested, item in zip(ids, payload, strict=True)}
 
 
@@ -122,14 +124,15 @@ class SemanticScholarClient(ServiceClient):
         """Papers for arXiv ids (at most 500 per request); None for a paper S2 does not know."""
         found: dict[str, S2Paper | None] = {}
         for start in range(0, len(arxiv_ids), PAPER_BATCH_MAX):
-            found.update(self._paper_batch(list(arxiv_ids[start:start + PAPER_BATCH_MAX])))
+            found.update(self._paper_batch(list(arxiv_ids[start : start + PAPER_BATCH_MAX])))
         return found
 
     def _paper_batch(self, chunk: list[str]) -> dict[str, S2Paper | None]:
         keys = [arxiv_key(a) for a in chunk]
         try:
-            response = self.request("POST", "paper/batch", params={"fields": PAPER_FIELDS},
-                                    json={"ids": keys})
+            response = self.request(
+                "POST", "paper/batch", params={"fields": PAPER_FIELDS}, json={"ids": keys}
+            )
         except ServiceError as exc:
             # "Response would exceed maximum size" (10 MB, e.g. many large collaborations):
             # the same ids in two halves fit.
@@ -137,17 +140,25 @@ class SemanticScholarClient(ServiceClient):
                 half = len(chunk) // 2
                 return {**self._paper_batch(chunk[:half]), **self._paper_batch(chunk[half:])}
             raise
-        parsed = parsed_answer(self.service, response, partial(parse_paper_batch, keys),
-                               "paper batch answer")
+        parsed = parsed_answer(
+            self.service, response, partial(parse_paper_batch, keys), "paper batch answer"
+        )
         return {a: parsed[k] for a, k in zip(chunk, keys, strict=True)}
 
     def authors(self, author_ids: Sequence[str]) -> dict[str, S2AuthorRecord | None]:
         """Author records with their figures (at most 1,000 per request); None if unknown."""
         found: dict[str, S2AuthorRecord | None] = {}
         for start in range(0, len(author_ids), AUTHOR_BATCH_MAX):
-            chunk = list(author_ids[start:start + AUTHOR_BATCH_MAX])
-            response = self.request("POST", "author/batch", params={"fields": AUTHOR_FIELDS},
-                                    json={"ids": chunk})
-            found.update(parsed_answer(self.service, response, partial(parse_author_batch, chunk),
-                                       "author batch answer"))
+            chunk = list(author_ids[start : start + AUTHOR_BATCH_MAX])
+            response = self.request(
+                "POST", "author/batch", params={"fields": AUTHOR_FIELDS}, json={"ids": chunk}
+            )
+            found.update(
+                parsed_answer(
+                    self.service,
+                    response,
+                    partial(parse_author_batch, chunk),
+                    "author batch answer",
+                )
+            )
         return found

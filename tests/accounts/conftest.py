@@ -34,15 +34,23 @@ def _fresh_cache():
 
 @pytest.fixture
 def user_factory(db):
-    def make(*, email: str | None = None, onboarding: str = Profile.Onboarding.COMPLETED,
-             digest: str = Profile.Digest.WEEKLY, fields: list[str] | None = None, **extra):
+    def make(
+        *,
+        email: str | None = None,
+        onboarding: str = Profile.Onboarding.COMPLETED,
+        digest: str = Profile.Digest.WEEKLY,
+        fields: list[str] | None = None,
+        **extra,
+    ):
         n = next(_n)
         email = email or f"reader{n}@example.org"
-        user = get_user_model().objects.create_user(username=f"reader{n}", email=email,
-                                                    password=PASSWORD, **extra)
+        user = get_user_model().objects.create_user(
+            username=f"reader{n}", email=email, password=PASSWORD, **extra
+        )
         EmailAddress.objects.create(user=user, email=email, primary=True, verified=True)
-        Profile.objects.create(user=user, onboarding=onboarding, digest_frequency=digest,
-                               fields=fields or [])
+        Profile.objects.create(
+            user=user, onboarding=onboarding, digest_frequency=digest, fields=fields or []
+        )
         return user
 
     return make

@@ -23,8 +23,9 @@ def test_settings_change_digest_and_fields(client, user_factory, paper_factory):
     client.force_login(user)
     page = client.get("/accounts/").content.decode()
     assert 'href="/accounts/email/"' in page and 'href="/accounts/password/change/"' in page
-    response = client.post("/accounts/", {"digest_frequency": "daily",
-                                          "fields": ["cs.CL", "cs.LG"]})
+    response = client.post(
+        "/accounts/", {"digest_frequency": "daily", "fields": ["cs.CL", "cs.LG"]}
+    )
     assert response["Location"] == "/accounts/"
     profile = Profile.objects.get(user=user)
     assert profile.digest_frequency == "daily" and profile.fields == ["cs.CL", "cs.LG"]
@@ -57,9 +58,13 @@ def test_export_is_a_json_download_of_the_users_data(client, user_factory, resea
     assert data["user"]["email"] == user.email
     assert data["email_addresses"] == [{"email": user.email, "verified": True, "primary": True}]
     assert data["profile"]["fields_of_interest"] == ["cs.LG"]
-    assert data["connected_accounts"] == [{"provider": "orcid", "uid": "0000-0002-1825-0097",
-                                           "date_joined": data["connected_accounts"][0]
-                                           ["date_joined"]}]
+    assert data["connected_accounts"] == [
+        {
+            "provider": "orcid",
+            "uid": "0000-0002-1825-0097",
+            "date_joined": data["connected_accounts"][0]["date_joined"],
+        }
+    ]
     assert [f["name"] for f in data["follows"]] == ["Ada Lovelace"]  # not the other user's
     assert data["claims"][0]["message"] == "It's me"
     assert data["sent_digests"][0]["papers"] == 3
@@ -77,8 +82,9 @@ def test_delete_needs_the_confirmation_phrase(client, user_factory):
     assert get_user_model().objects.filter(pk=user.pk).exists()
 
 
-def test_delete_removes_the_account_and_its_follows_and_claims(client, user_factory,
-                                                               researcher_factory):
+def test_delete_removes_the_account_and_its_follows_and_claims(
+    client, user_factory, researcher_factory
+):
     user, other = user_factory(), user_factory()
     ada = researcher_factory("Ada Lovelace")
     researcher_follow(user=user, researcher=ada)
@@ -108,13 +114,15 @@ def test_api_token_can_be_created_and_replaced(client, user_factory):
     assert Token.objects.get(user=user).key != first
 
 
-def test_claims_are_reviewed_by_staff_in_the_admin(client, user_factory, researcher_factory,
-                                                   django_user_model):
+def test_claims_are_reviewed_by_staff_in_the_admin(
+    client, user_factory, researcher_factory, django_user_model
+):
     claim = researcher_claim(user=user_factory(), researcher=researcher_factory())
     staff = django_user_model.objects.create_superuser("boss", "boss@example.org", "pw")
     client.force_login(staff)
-    response = client.post("/admin/accounts/claim/", {
-        "action": "confirm_claims", "_selected_action": [claim.pk]})
+    response = client.post(
+        "/admin/accounts/claim/", {"action": "confirm_claims", "_selected_action": [claim.pk]}
+    )
     assert response.status_code == 302
     claim.refresh_from_db()
     assert claim.status == Claim.Status.CONFIRMED and claim.reviewed_by == staff
@@ -123,8 +131,9 @@ def test_claims_are_reviewed_by_staff_in_the_admin(client, user_factory, researc
 def test_non_staff_cannot_reach_the_claims_admin(client, user_factory, researcher_factory):
     claim = researcher_claim(user=user_factory(), researcher=researcher_factory())
     client.force_login(user_factory())
-    response = client.post("/admin/accounts/claim/", {
-        "action": "confirm_claims", "_selected_action": [claim.pk]})
+    response = client.post(
+        "/admin/accounts/claim/", {"action": "confirm_claims", "_selected_action": [claim.pk]}
+    )
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
     claim.refresh_from_db()
     assert claim.status == Claim.Status.PENDING

@@ -69,13 +69,13 @@ def test_session_auth_needs_csrf(user_factory, researcher_factory):
     client = APIClient(enforce_csrf_checks=True)
     client.force_login(user)
     assert client.get("/api/v1/me/follows/").status_code == 200
-    assert client.post("/api/v1/me/follows/", {"researcher": ada.pk},
-                       format="json").status_code == 403
+    assert (
+        client.post("/api/v1/me/follows/", {"researcher": ada.pk}, format="json").status_code == 403
+    )
     assert not Follow.objects.exists()
 
 
-def test_list_is_paged_with_bounded_queries(api, researcher_factory,
-                                            django_assert_max_num_queries):
+def test_list_is_paged_with_bounded_queries(api, researcher_factory, django_assert_max_num_queries):
     for i in range(60):
         researcher_follow(user=api.user, researcher=researcher_factory(f"R {i}"))
     with django_assert_max_num_queries(4):  # token+user, count, page (researchers joined)

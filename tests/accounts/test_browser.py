@@ -27,9 +27,16 @@ def browser_page(monkeypatch):
 
     with sync_playwright() as p:
         browser = p.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
         )
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.set_default_timeout(15_000)
@@ -42,12 +49,14 @@ def browser_page(monkeypatch):
             connections.close_all()
 
 
-def test_sign_up_onboard_follow_and_read_the_feed(live_server, browser_page, researcher_factory,
-                                                  authored_paper, settings):
+def test_sign_up_onboard_follow_and_read_the_feed(
+    live_server, browser_page, researcher_factory, authored_paper, settings
+):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     hopper = researcher_factory("Grace Hopper", paper_count=1)
-    authored_paper(hopper, title="Compiling the future of programming languages",
-                   categories=["cs.PL"])
+    authored_paper(
+        hopper, title="Compiling the future of programming languages", categories=["cs.PL"]
+    )
     page = browser_page
     url = live_server.url
 

@@ -34,8 +34,9 @@ def reader(user_factory, researcher_factory, authored_paper):
     user = user_factory(digest=Profile.Digest.DAILY)
     ada = researcher_factory("Ada Lovelace")
     researcher_follow(user=user, researcher=ada)
-    authored_paper(ada, title="Notes on <the> analytical engine",
-                   published=NOW - timedelta(hours=10))
+    authored_paper(
+        ada, title="Notes on <the> analytical engine", published=NOW - timedelta(hours=10)
+    )
     authored_paper(ada, title="An old sketch", published=NOW - timedelta(days=30))
     user.ada = ada
     return user
@@ -152,7 +153,8 @@ def test_beat_task_sends_due_digests(reader, settings):
     # The task uses the current time; the reader's new paper is from "yesterday" at NOW, so move
     # it to an hour ago.
     Paper.objects.filter(title__startswith="Notes").update(
-        published=timezone.now() - timedelta(hours=1))
+        published=timezone.now() - timedelta(hours=1)
+    )
     summary = send_digests.delay().get()
     assert summary["sent"] == 1 and len(mail.outbox) == 1
 

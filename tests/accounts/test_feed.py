@@ -12,15 +12,15 @@ from papers.models import Authorship
 pytestmark = pytest.mark.django_db
 
 
-def test_feed_is_newest_first_and_paged(client, user_factory, researcher_factory,
-                                        authored_paper):
+def test_feed_is_newest_first_and_paged(client, user_factory, researcher_factory, authored_paper):
     user = user_factory()
     a, b = researcher_factory("Ada Lovelace"), researcher_factory("Alan Turing")
     start = datetime(2025, 1, 1, tzinfo=UTC)
     papers = []
     for i in range(25):
-        paper = authored_paper(a if i % 2 else b, title=f"Paper number {i:02d}",
-                               published=start + timedelta(days=i))
+        paper = authored_paper(
+            a if i % 2 else b, title=f"Paper number {i:02d}", published=start + timedelta(days=i)
+        )
         papers.append(paper)
     # A paper with both followed researchers on it appears once.
     Authorship.objects.filter(paper=papers[24], position=2).update(researcher=a)
@@ -51,8 +51,9 @@ def test_feed_reads_through_merges(client, user_factory, researcher_factory, aut
     assert "Written after the merge" in client.get("/following").content.decode()
 
 
-def test_feed_query_count_does_not_grow(client, user_factory, researcher_factory,
-                                        authored_paper, django_assert_max_num_queries):
+def test_feed_query_count_does_not_grow(
+    client, user_factory, researcher_factory, authored_paper, django_assert_max_num_queries
+):
     user = user_factory()
     for i in range(30):
         researcher = researcher_factory(f"Researcher {i}")
@@ -83,8 +84,9 @@ def test_feed_in_markdown(client, user_factory, researcher_factory, authored_pap
     assert "Notes on the analytical engine" in response.content.decode()
 
 
-def test_feed_paging_stops_at_the_cap(client, user_factory, researcher_factory, authored_paper,
-                                      monkeypatch):
+def test_feed_paging_stops_at_the_cap(
+    client, user_factory, researcher_factory, authored_paper, monkeypatch
+):
     from accounts import views
 
     monkeypatch.setattr(views, "FEED_MAX_PAGES", 1)

@@ -46,40 +46,44 @@ def test_htmx_follow_returns_the_button_fragment(client, user_factory, researche
     user, researcher = user_factory(), researcher_factory("Grace Hopper")
     Follow.objects.create(user=user_factory(), researcher=researcher)
     client.force_login(user)
-    response = client.post(f"/following/researchers/{researcher.pk}/follow",
-                           HTTP_HX_REQUEST="true")
+    response = client.post(f"/following/researchers/{researcher.pk}/follow", HTTP_HX_REQUEST="true")
     html = response.content.decode()
     assert response.status_code == 200
     assert html.startswith('<div class="follow"') and "<html" not in html
     assert 'aria-pressed="true"' in html and "2 followers" in html
     assert f"/following/researchers/{researcher.pk}/unfollow" in html
 
-    response = client.post(f"/following/researchers/{researcher.pk}/unfollow",
-                           HTTP_HX_REQUEST="true")
+    response = client.post(
+        f"/following/researchers/{researcher.pk}/unfollow", HTTP_HX_REQUEST="true"
+    )
     html = response.content.decode()
     assert 'aria-pressed="false"' in html and "1 follower<" in html
     assert not Follow.objects.filter(user=user).exists()
 
 
-def test_htmx_follow_of_a_merged_record_shows_the_survivor(client, user_factory,
-                                                           researcher_factory):
+def test_htmx_follow_of_a_merged_record_shows_the_survivor(
+    client, user_factory, researcher_factory
+):
     survivor = researcher_factory("Dan Zhao")
     merged = researcher_factory("Dan Zhao", merged_into=survivor)
     client.force_login(user_factory())
-    html = client.post(f"/following/researchers/{merged.pk}/follow",
-                       HTTP_HX_REQUEST="true").content.decode()
+    html = client.post(
+        f"/following/researchers/{merged.pk}/follow", HTTP_HX_REQUEST="true"
+    ).content.decode()
     assert f'id="follow-{survivor.pk}"' in html and 'aria-pressed="true"' in html
 
 
 def test_plain_post_redirects_back(client, user_factory, researcher_factory):
     user, researcher = user_factory(), researcher_factory()
     client.force_login(user)
-    response = client.post(f"/following/researchers/{researcher.pk}/follow",
-                           {"next": "/following?page=2"})
+    response = client.post(
+        f"/following/researchers/{researcher.pk}/follow", {"next": "/following?page=2"}
+    )
     assert response.status_code == 302 and response["Location"] == "/following?page=2"
     assert Follow.objects.filter(user=user, researcher=researcher).exists()
-    response = client.post(f"/following/researchers/{researcher.pk}/unfollow",
-                           {"next": "https://evil.example/"})
+    response = client.post(
+        f"/following/researchers/{researcher.pk}/unfollow", {"next": "https://evil.example/"}
+    )
     assert response["Location"] == researcher.get_absolute_url()  # off-site next is ignored
     assert not Follow.objects.filter(user=user).exists()
 
@@ -96,8 +100,7 @@ def test_signed_out_visitors_are_asked_to_sign_in(client, researcher_factory):
     response = client.post(f"/following/researchers/{researcher.pk}/follow")
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/login/?next=")
-    response = client.post(f"/following/researchers/{researcher.pk}/follow",
-                           HTTP_HX_REQUEST="true")
+    response = client.post(f"/following/researchers/{researcher.pk}/follow", HTTP_HX_REQUEST="true")
     assert response["HX-Redirect"].startswith("/accounts/login/?next=")
     assert not Follow.objects.exists()
 
@@ -128,8 +131,9 @@ def _render_tag(researcher, user):
     request = RequestFactory().get("/researchers/x")
     request.user = user
     template = Template("{% load follow_tags %}{% follow_button researcher %}")
-    return template.render(Context({"researcher": researcher, "request": request,
-                                    "csrf_token": "tok"}))
+    return template.render(
+        Context({"researcher": researcher, "request": request, "csrf_token": "tok"})
+    )
 
 
 def test_tag_renders_count_and_state(user_factory, researcher_factory, django_assert_num_queries):
@@ -172,8 +176,9 @@ def test_claim_tag_prompts_signs_in_and_shows_status(user_factory, researcher_fa
     def render(who):
         request = RequestFactory().get("/researchers/x")
         request.user = who
-        return template.render(Context({"researcher": researcher, "request": request,
-                                        "csrf_token": "tok"}))
+        return template.render(
+            Context({"researcher": researcher, "request": request, "csrf_token": "tok"})
+        )
 
     assert "Sign in</a> to say this is you" in render(AnonymousUser())
     assert f"/following/researchers/{researcher.pk}/claim" in render(user)

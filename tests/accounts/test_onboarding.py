@@ -24,11 +24,20 @@ def test_pages_send_unfinished_users_to_onboarding(pending_client, path):
     assert response["Location"] == "/onboarding/"
 
 
-@pytest.mark.parametrize("path", [
-    "/accounts/logout/", "/onboarding/fields", "/onboarding/researchers", "/onboarding/claim",
-    "/static/css/site.css", "/admin/", "/api/v1/me/follows/",
-    "/accounts/confirm-email/not-a-key/", "/digest/unsubscribe/bad-token",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/accounts/logout/",
+        "/onboarding/fields",
+        "/onboarding/researchers",
+        "/onboarding/claim",
+        "/static/css/site.css",
+        "/admin/",
+        "/api/v1/me/follows/",
+        "/accounts/confirm-email/not-a-key/",
+        "/digest/unsubscribe/bad-token",
+    ],
+)
 def test_exempt_paths_are_not_redirected(pending_client, path):
     response = pending_client.get(path)
     assert response.get("Location") != "/onboarding/"
@@ -54,8 +63,9 @@ def test_signed_out_and_onboarded_users_are_not_redirected(client, user_factory)
 
 
 def test_users_without_a_profile_are_not_sent_to_onboarding(client, django_user_model):
-    admin = django_user_model.objects.create_user(username="staff", email="s@example.org",
-                                                  password="x", is_staff=True)
+    admin = django_user_model.objects.create_user(
+        username="staff", email="s@example.org", password="x", is_staff=True
+    )
     client.force_login(admin)
     assert client.get("/following").status_code == 200
     assert client.get("/accounts/").status_code == 200  # makes the profile on first use
@@ -91,16 +101,21 @@ def test_unknown_fields_are_refused(pending_client, paper_factory):
 
 def test_field_search_keeps_ticked_boxes(pending_client, paper_factory):
     paper_factory(categories=["math.AG", "hep-th"])
-    response = pending_client.get("/onboarding/fields", {"q": "hep", "fields": ["math.AG"]},
-                                  HTTP_HX_REQUEST="true", HTTP_HX_TARGET="category-picker")
+    response = pending_client.get(
+        "/onboarding/fields",
+        {"q": "hep", "fields": ["math.AG"]},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="category-picker",
+    )
     html = response.content.decode()
     assert html.lstrip().startswith('<div id="category-picker">')
     assert 'value="math.AG" checked' in html
     assert 'value="hep-th"' in html
 
 
-def test_suggestions_follow_fields_and_skip_followed(pending_client, researcher_factory,
-                                                     authored_paper):
+def test_suggestions_follow_fields_and_skip_followed(
+    pending_client, researcher_factory, authored_paper
+):
     ml = researcher_factory("Grace Hopper")
     other = researcher_factory("Emmy Noether")
     authored_paper(ml, categories=["cs.LG"])

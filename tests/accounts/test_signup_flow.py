@@ -19,8 +19,10 @@ def test_signup_onboarding_follow_feed(client, researcher_factory, authored_pape
     paper = authored_paper(turing, title="On computable numbers, revisited", categories=["cs.LO"])
     paper_factory(title="A paper by nobody we follow", categories=["cs.LO"])
 
-    response = client.post("/accounts/signup/", {"email": "new@example.org",
-                                                 "password1": PASSWORD, "password2": PASSWORD})
+    response = client.post(
+        "/accounts/signup/",
+        {"email": "new@example.org", "password1": PASSWORD, "password2": PASSWORD},
+    )
     assert response.status_code == 302
     assert response["Location"] == "/onboarding/"
     user = get_user_model().objects.get(email="new@example.org")
@@ -44,16 +46,18 @@ def test_signup_onboarding_follow_feed(client, researcher_factory, authored_pape
     assert "Alan Turing" in page.content.decode()
     assert f"/following/researchers/{turing.pk}/follow".encode() in page.content
 
-    response = client.post(f"/following/researchers/{turing.pk}/follow",
-                           {"next": "/onboarding/researchers"})
+    response = client.post(
+        f"/following/researchers/{turing.pk}/follow", {"next": "/onboarding/researchers"}
+    )
     assert response["Location"] == "/onboarding/researchers"
     assert Follow.objects.filter(user=user, researcher=turing).exists()
 
     assert client.post("/onboarding/researchers")["Location"] == "/onboarding/claim"
     claim_page = client.get("/onboarding/claim").content.decode()
     assert 'name="digest_frequency" value="weekly" checked' in claim_page
-    assert client.post("/onboarding/finish", {"digest_frequency": "daily"})["Location"] == \
-        "/following"
+    assert (
+        client.post("/onboarding/finish", {"digest_frequency": "daily"})["Location"] == "/following"
+    )
     user.profile.refresh_from_db()
     assert user.profile.digest_frequency == "daily"
     assert user.profile.onboarding == Profile.Onboarding.COMPLETED
@@ -79,8 +83,10 @@ def test_signin_goes_to_feed_when_onboarded(client, user_factory):
 def test_failed_signins_are_rate_limited(client, user_factory):
     user = user_factory()
     blocked = "Too many failed login attempts"
-    pages = [client.post("/accounts/login/", {"login": user.email, "password": "wrong"})
-             .content.decode() for _ in range(6)]
+    pages = [
+        client.post("/accounts/login/", {"login": user.email, "password": "wrong"}).content.decode()
+        for _ in range(6)
+    ]
     # 5 failures per 5 minutes per account (ACCOUNT_RATE_LIMITS["login_failed"]); the sixth
     # attempt is refused before the password is even checked.
     assert [blocked in page for page in pages] == [False] * 5 + [True]
@@ -92,15 +98,21 @@ def test_failed_signins_are_rate_limited(client, user_factory):
 def test_signin_attempts_per_address_are_rate_limited(client, user_factory, settings):
     settings.ACCOUNT_RATE_LIMITS = {**settings.ACCOUNT_RATE_LIMITS, "login": "3/m/ip"}
     user = user_factory()
-    codes = [client.post("/accounts/login/", {"login": user.email, "password": "wrong"})
-             .status_code for _ in range(4)]
+    codes = [
+        client.post("/accounts/login/", {"login": user.email, "password": "wrong"}).status_code
+        for _ in range(4)
+    ]
     assert codes == [200, 200, 200, 429]
 
 
 def test_signups_are_rate_limited(client, settings):
     settings.ACCOUNT_RATE_LIMITS = {**settings.ACCOUNT_RATE_LIMITS, "signup": "3/m/ip"}
-    codes = [client.post("/accounts/signup/", {"email": f"s{i}@example.org", "password1": "x",
-                                               "password2": "y"}).status_code for i in range(5)]
+    codes = [
+        client.post(
+            "/accounts/signup/", {"email": f"s{i}@example.org", "password1": "x", "password2": "y"}
+        ).status_code
+        for i in range(5)
+    ]
     assert codes[:3] == [200, 200, 200]
     assert codes[3:] == [429, 429]
 

@@ -58,8 +58,9 @@ def attach(db):
             authorship.researcher = researcher
             authorship.save(update_fields=["researcher"])
         if institution is not None:
-            AuthorshipInstitution.objects.create(authorship=authorship, institution=institution,
-                                                 paper=paper)
+            AuthorshipInstitution.objects.create(
+                authorship=authorship, institution=institution, paper=paper
+            )
         return authorship
 
     return link
@@ -71,17 +72,25 @@ def world(paper_factory, researcher_factory, institution_factory, attach):
     ada = researcher_factory("Ada Lovelace", paper_count=5, h_index=12, figures_source="s2")
     ResearcherExternalId.objects.create(researcher=ada, source="s2", value="1741101")
     alan = researcher_factory("Alan Turing", paper_count=2)
-    cambridge = institution_factory("University of Cambridge", country_code="GB",
-                                    paper_count=2, researcher_count=1, ror_id="013meh722")
+    cambridge = institution_factory(
+        "University of Cambridge",
+        country_code="GB",
+        paper_count=2,
+        researcher_count=1,
+        ror_id="013meh722",
+    )
     papers = []
-    for day, cats in enumerate([["cs.LG"], ["cs.LG", "stat.ML"], ["hep-th"], ["stat.ML"]],
-                               start=1):
+    for day, cats in enumerate([["cs.LG"], ["cs.LG", "stat.ML"], ["hep-th"], ["stat.ML"]], start=1):
         paper = paper_factory(categories=cats, published=datetime(2024, 3, day, tzinfo=UTC))
         attach(paper, 1, ada, cambridge if day <= 2 else None)
         papers.append(paper)
-    old = paper_factory(arxiv_id="astro-ph/9901001", categories=["astro-ph"],
-                        published=datetime(1999, 1, 4, tzinfo=UTC),
-                        title="An old-style paper", slug="an-old-style-paper")
+    old = paper_factory(
+        arxiv_id="astro-ph/9901001",
+        categories=["astro-ph"],
+        published=datetime(1999, 1, 4, tzinfo=UTC),
+        title="An old-style paper",
+        slug="an-old-style-paper",
+    )
     attach(old, 1, ada)
     attach(old, 2, alan)
     papers.append(old)

@@ -16,14 +16,21 @@ def test_institution_detail_by_id_and_by_ror_id(api, world):
     assert body["ror_url"] == "https://ror.org/013meh722"
     assert body["links"]["papers"].endswith(f"/api/v1/institutions/{cambridge.pk}/papers/")
     assert by_id["Last-Modified"]
-    assert api.get(f"/api/v1/institutions/{cambridge.pk}/",
-                   HTTP_IF_NONE_MATCH=by_id["ETag"]).status_code == 304
+    assert (
+        api.get(
+            f"/api/v1/institutions/{cambridge.pk}/", HTTP_IF_NONE_MATCH=by_id["ETag"]
+        ).status_code
+        == 304
+    )
 
 
 def test_unknown_institution_is_404(api, db):
-    for path in ("/api/v1/institutions/424242/", "/api/v1/institutions/0abcdef12/",
-                 "/api/v1/institutions/424242/papers/",
-                 "/api/v1/institutions/424242/researchers/"):
+    for path in (
+        "/api/v1/institutions/424242/",
+        "/api/v1/institutions/0abcdef12/",
+        "/api/v1/institutions/424242/papers/",
+        "/api/v1/institutions/424242/researchers/",
+    ):
         response = api.get(path)
         assert response.status_code == 404, path
         assert response.json()["error"]["code"] == "not_found"
@@ -33,7 +40,9 @@ def test_institution_papers_and_researchers(api, world, researcher_factory, atta
     cambridge = world["cambridge"]
     body = api.get("/api/v1/institutions/013meh722/papers/").json()
     assert [p["arxiv_id"] for p in body["results"]] == [
-        world["papers"][1].arxiv_id, world["papers"][0].arxiv_id]
+        world["papers"][1].arxiv_id,
+        world["papers"][0].arxiv_id,
+    ]
     attach(world["papers"][0], 2, None, cambridge)  # Alan, already matched, now at Cambridge
     merged = researcher_factory("Old Record", merged_into=world["ada"])
     body = api.get(f"/api/v1/institutions/{cambridge.pk}/researchers/").json()
@@ -42,8 +51,9 @@ def test_institution_papers_and_researchers(api, world, researcher_factory, atta
 
 
 def test_institution_list_and_country_filter(api, institution_factory):
-    mit = institution_factory("Massachusetts Institute of Technology", country_code="US",
-                              paper_count=10)
+    mit = institution_factory(
+        "Massachusetts Institute of Technology", country_code="US", paper_count=10
+    )
     eth = institution_factory("ETH Zurich", country_code="CH", paper_count=20)
     body = api.get("/api/v1/institutions/").json()
     assert [i["id"] for i in body["results"]] == [eth.pk, mit.pk]
@@ -56,13 +66,16 @@ def test_institution_search_by_name_part_or_ror_id(api, world, institution_facto
     institution_factory("Cambridge Crystallographic Data Centre", paper_count=1)
     body = api.get("/api/v1/search/institutions/", {"q": "cambridge"}).json()
     assert [i["name"] for i in body["results"]] == [
-        "University of Cambridge", "Cambridge Crystallographic Data Centre"]
+        "University of Cambridge",
+        "Cambridge Crystallographic Data Centre",
+    ]
     body = api.get("/api/v1/search/institutions/", {"q": "013meh722"}).json()
     assert [i["name"] for i in body["results"]] == ["University of Cambridge"]
 
 
-def test_institution_and_search_queries_are_bounded(api, world, paper_factory, attach,
-                                                    django_assert_max_num_queries):
+def test_institution_and_search_queries_are_bounded(
+    api, world, paper_factory, attach, django_assert_max_num_queries
+):
     for _ in range(20):
         attach(paper_factory(), 1, world["ada"], world["cambridge"])
     with django_assert_max_num_queries(4):

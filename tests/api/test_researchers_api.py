@@ -26,8 +26,9 @@ def test_researcher_list_pages_through_ties(api, researcher_factory):
 
 def test_researcher_detail_shape(api, world):
     ada = world["ada"]
-    ada.coauthors = [{"id": world["alan"].pk, "name": "Alan Turing", "slug": "alan-turing",
-                      "count": 2}]
+    ada.coauthors = [
+        {"id": world["alan"].pk, "name": "Alan Turing", "slug": "alan-turing", "count": 2}
+    ]
     ada.most_cited_paper = world["papers"][0]
     ada.save()
     response = api.get(f"/api/v1/researchers/{ada.pk}/")
@@ -40,8 +41,10 @@ def test_researcher_detail_shape(api, world):
     assert body["links"]["papers"].endswith(f"/api/v1/researchers/{ada.pk}/papers/")
     assert body["links"]["feed_rss"].endswith(f"/researchers/{ada.pk}/feed.rss")
     assert response["ETag"] and response["Last-Modified"]
-    assert api.get(f"/api/v1/researchers/{ada.pk}/",
-                   HTTP_IF_NONE_MATCH=response["ETag"]).status_code == 304
+    assert (
+        api.get(f"/api/v1/researchers/{ada.pk}/", HTTP_IF_NONE_MATCH=response["ETag"]).status_code
+        == 304
+    )
 
 
 def test_merged_researcher_redirects_to_the_final_survivor(api, world, researcher_factory):
@@ -51,9 +54,11 @@ def test_merged_researcher_redirects_to_the_final_survivor(api, world, researche
         response = api.get(f"/api/v1/researchers/{first.pk}/{suffix}?page_size=5")
         assert response.status_code == 301
         assert response["Location"] == (
-            f"/api/v1/researchers/{world['ada'].pk}/{suffix}?page_size=5")
+            f"/api/v1/researchers/{world['ada'].pk}/{suffix}?page_size=5"
+        )
     assert api.get(f"/api/v1/researchers/{first.pk}/", follow=True).json()["id"] == (
-        world["ada"].pk)
+        world["ada"].pk
+    )
 
 
 def test_merge_cycle_is_404_not_a_loop(api, researcher_factory):
@@ -78,7 +83,9 @@ def test_unknown_researcher_is_404_everywhere(api, db):
 def test_researcher_papers_newest_first(api, world):
     body = api.get(f"/api/v1/researchers/{world['alan'].pk}/papers/").json()
     assert [p["arxiv_id"] for p in body["results"]] == [
-        world["papers"][0].arxiv_id, world["old"].arxiv_id]
+        world["papers"][0].arxiv_id,
+        world["old"].arxiv_id,
+    ]
 
 
 def test_same_name_lists_other_records_with_the_name_key(api, world, researcher_factory):
@@ -103,8 +110,9 @@ def test_researcher_search_by_name_prefix_ignores_case_and_accents(api, research
     assert api.get("/api/v1/search/researchers/", {"q": "!!!"}).json()["results"] == []
 
 
-def test_researcher_queries_are_bounded(api, world, paper_factory, attach,
-                                        django_assert_max_num_queries):
+def test_researcher_queries_are_bounded(
+    api, world, paper_factory, attach, django_assert_max_num_queries
+):
     for _ in range(25):
         attach(paper_factory(), 1, world["ada"])
     with django_assert_max_num_queries(4):

@@ -21,18 +21,26 @@ pytestmark = pytest.mark.django_db
 def test_schema_is_openapi_3_with_every_operation_described(client):
     response = client.get("/openapi.json")
     assert response.status_code == 200
-    assert response["Content-Type"].startswith("application/vnd.oai.openapi+json") or \
-        response["Content-Type"].startswith("application/json")
+    assert response["Content-Type"].startswith("application/vnd.oai.openapi+json") or response[
+        "Content-Type"
+    ].startswith("application/json")
     schema = json.loads(response.content)
     assert schema["openapi"].startswith("3.")
-    operations = [(path, method, op) for path, item in schema["paths"].items()
-                  for method, op in item.items()]
+    operations = [
+        (path, method, op) for path, item in schema["paths"].items() for method, op in item.items()
+    ]
     assert {path for path, _, _ in operations} >= {
-        "/api/v1/papers/", "/api/v1/papers/{arxiv_id}/", "/api/v1/researchers/",
-        "/api/v1/researchers/{id}/", "/api/v1/researchers/{id}/papers/",
-        "/api/v1/researchers/{id}/same-name/", "/api/v1/institutions/{key}/",
-        "/api/v1/institutions/{key}/papers/", "/api/v1/institutions/{key}/researchers/",
-        "/api/v1/search/papers/", "/api/v1/search/researchers/",
+        "/api/v1/papers/",
+        "/api/v1/papers/{arxiv_id}/",
+        "/api/v1/researchers/",
+        "/api/v1/researchers/{id}/",
+        "/api/v1/researchers/{id}/papers/",
+        "/api/v1/researchers/{id}/same-name/",
+        "/api/v1/institutions/{key}/",
+        "/api/v1/institutions/{key}/papers/",
+        "/api/v1/institutions/{key}/researchers/",
+        "/api/v1/search/papers/",
+        "/api/v1/search/researchers/",
         "/api/v1/search/institutions/",
     }
     for path, method, op in operations:
@@ -51,8 +59,9 @@ def loaded_site(db, fixtures_dir, researcher_factory, institution_factory):
     assert Paper.objects.count() >= 150
     survivor = researcher_factory("C. Balázs", paper_count=1)
     researcher_factory("Csaba Balazs", merged_into=survivor)
-    institution = institution_factory("Michigan State University", country_code="US",
-                                      ror_id="05hs6h993", paper_count=1)
+    institution = institution_factory(
+        "Michigan State University", country_code="US", ror_id="05hs6h993", paper_count=1
+    )
     for authorship in Authorship.objects.filter(paper__arxiv_id="0704.0001", position=1):
         authorship.researcher = survivor
         authorship.save()
@@ -82,8 +91,9 @@ def test_api_conforms_to_its_schema(api_schema):
     for operation in operations:
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=25, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=25, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+        )
         def check(case):
             case.call_and_validate()
 
@@ -103,6 +113,5 @@ def test_schema_paper_example_is_what_the_api_answers(api, fixtures_dir):
     example = paper_example(detail=True)
     body.pop("modified_at"), example.pop("modified_at")
     assert body == example
-    listed = api.get("/api/v1/search/papers/", {"q": "diphoton Tevatron"}, **host).json()[
-        "results"]
+    listed = api.get("/api/v1/search/papers/", {"q": "diphoton Tevatron"}, **host).json()["results"]
     assert listed[0] == paper_example()

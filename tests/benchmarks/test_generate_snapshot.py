@@ -21,8 +21,9 @@ def _lines(path):
 
 
 def test_lines_have_the_real_snapshot_shape(tmp_path, fixtures_dir):
-    real = json.loads((fixtures_dir / "arxiv-snapshot" / "first200.jsonl").read_text()
-                      .splitlines()[0])
+    real = json.loads(
+        (fixtures_dir / "arxiv-snapshot" / "first200.jsonl").read_text().splitlines()[0]
+    )
     path = tmp_path / "s.jsonl.gz"
     stats = write_snapshot(path, COUNT, seed=7, progress=False)
     lines = _lines(path)
@@ -43,7 +44,8 @@ def test_lines_have_the_real_snapshot_shape(tmp_path, fixtures_dir):
         assert record.title and record.abstract
         # The byline lists the same people as authors_parsed, in the same order.
         assert record.authors_raw.replace(" and ", ", ").split(", ") == [
-            a.display for a in record.authors]
+            a.display for a in record.authors
+        ]
     assert len(ids) == COUNT
     assert any("\\" in json.loads(line)["authors"] for line in lines)
 

@@ -8,12 +8,14 @@ from institutions.clients.ror import RorClient, parse_organization
 from institutions.models import Institution
 from institutions.services import institutions_complete_from_ror
 from tests.researchers.conftest import load
-from wovepaper.http import ServiceError
+from wovepaper.lib.http import ServiceError
 
 
 def ror_records() -> dict[str, dict]:
-    records = [load("ror/record_v2_02atag894_from_es_retrieve.json"),
-               *load("ror/records_v2_from_es_search.json")]
+    records = [
+        load("ror/record_v2_02atag894_from_es_retrieve.json"),
+        *load("ror/records_v2_from_es_search.json"),
+    ]
     return {r["id"].rsplit("/", 1)[1]: r for r in records}
 
 
@@ -26,7 +28,8 @@ def test_parse_v2_record_names_acronyms_relations():
     office = parse_organization(ror_records()["02atag894"])
     assert office.name == "Office of Nuclear Physics" and office.acronyms == ("NP",)
     assert [(r.type, r.ror_id, r.label) for r in office.relationships] == [
-        ("parent", "00mmn6b08", "Office of Science")]
+        ("parent", "00mmn6b08", "Office of Science")
+    ]
     with pytest.raises(ValueError):
         parse_organization({"id": "x"})
 
@@ -35,8 +38,7 @@ def test_parse_v2_record_names_acronyms_relations():
 def test_institutions_are_completed_once(sources, clean_cache):
     sources.ror_records.update(ror_records())
     uq = Institution.objects.create(name="The University of Queensland", ror_id="00rqy9422")
-    office = Institution.objects.create(name="Office of Nuclear Physics (DOE)",
-                                        ror_id="02atag894")
+    office = Institution.objects.create(name="Office of Nuclear Physics (DOE)", ror_id="02atag894")
     gone = Institution.objects.create(name="Somewhere", ror_id="0aaaaaa00")
     assert institutions_complete_from_ror() == 2
     uq.refresh_from_db()
@@ -45,8 +47,9 @@ def test_institutions_are_completed_once(sources, clean_cache):
     assert uq.city == "Brisbane" and uq.ror_status == "active"
     assert len(uq.children) == 6 and uq.parents == []
     office.refresh_from_db()
-    assert office.parents == [{"type": "parent", "ror_id": "00mmn6b08",
-                               "label": "Office of Science"}]
+    assert office.parents == [
+        {"type": "parent", "ror_id": "00mmn6b08", "label": "Office of Science"}
+    ]
     assert office.established == 1996 and office.website == "https://science.osti.gov/np"
     gone.refresh_from_db()
     assert gone.ror_status == "unknown" and gone.ror_checked_at is not None

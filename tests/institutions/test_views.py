@@ -10,8 +10,13 @@ INSTITUTION_PAGE_QUERIES = 5
 @pytest.fixture
 def stanford(institution_factory):
     return institution_factory(
-        "Stanford University", ror_id="00f54p054", openalex_id="I97018004", country_code="US",
-        type="education", other_names=["Leland Stanford Junior University"], paper_count=2,
+        "Stanford University",
+        ror_id="00f54p054",
+        openalex_id="I97018004",
+        country_code="US",
+        type="education",
+        other_names=["Leland Stanford Junior University"],
+        paper_count=2,
         researcher_count=1,
     )
 
@@ -44,16 +49,19 @@ def test_institution_page_shows_researchers_and_papers(
     assert '"@type": "Organization", "@id": "http://127.0.0.1:8000/institutions/' in html
 
 
-@pytest.mark.parametrize("path", [
-    "/institutions/{pk}",
-    "/institutions/{pk}-old-name",
-    "/institutions/00f54p054",
-    "/institutions/ror/00f54p054",
-    "/institutions/https://ror.org/00f54p054",
-    "/institutions/I97018004",
-    "/institutions/Stanford%20University",
-    "/institutions/stanford%20university",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/institutions/{pk}",
+        "/institutions/{pk}-old-name",
+        "/institutions/00f54p054",
+        "/institutions/ror/00f54p054",
+        "/institutions/https://ror.org/00f54p054",
+        "/institutions/I97018004",
+        "/institutions/Stanford%20University",
+        "/institutions/stanford%20university",
+    ],
+)
 def test_every_way_to_name_an_institution_redirects_to_its_page(client, stanford, path):
     response = client.get(path.format(pk=stanford.pk))
     assert response.status_code == 301
@@ -76,8 +84,14 @@ def test_markdown_variant(client, stanford):
 
 @pytest.mark.parametrize("n", [2, 50])
 def test_institution_page_query_bound(
-    client, stanford, paper_factory, researcher_factory, link_author, affiliate,
-    django_assert_max_num_queries, n,
+    client,
+    stanford,
+    paper_factory,
+    researcher_factory,
+    link_author,
+    affiliate,
+    django_assert_max_num_queries,
+    n,
 ):
     for i in range(n):
         paper = paper_factory(authors=["A Person", "B Person"])

@@ -17,8 +17,10 @@ ARXIV_PAGE_3 = "legacy_listrecords_arXiv_last_page_empty_token.xml"
 RAW_PAGE = "listrecords_arXivRaw_2014-01-16_token_496549-46001.xml"
 CURRENT_1 = "current_listrecords_arXivRaw_page1.xml"
 CURRENT_2 = "current_listrecords_arXivRaw_page2_last.xml"
-CURRENT_TOKEN = ("verb%3DListRecords%26metadataPrefix%3DarXivRaw%26set%3Dphysics%253Aquant-ph"
-                 "%26from%3D2008-01-25%26skip%3D3")
+CURRENT_TOKEN = (
+    "verb%3DListRecords%26metadataPrefix%3DarXivRaw%26set%3Dphysics%253Aquant-ph"
+    "%26from%3D2008-01-25%26skip%3D3"
+)
 
 
 def oai_bytes(name: str) -> bytes:
@@ -64,8 +66,16 @@ def oai_url(settings, httpserver) -> str:
     cache.clear()
 
 
-def serve(httpserver, query: dict, body: bytes | str, *, status: int = 200, ordered=False,
-          oneshot=False, headers: dict | None = None):
+def serve(
+    httpserver,
+    query: dict,
+    body: bytes | str,
+    *,
+    status: int = 200,
+    ordered=False,
+    oneshot=False,
+    headers: dict | None = None,
+):
     """Answer GET /oai with exactly these query parameters (decoded, as the server sees them)."""
     if ordered:
         expect = httpserver.expect_ordered_request
@@ -81,10 +91,18 @@ def serve(httpserver, query: dict, body: bytes | str, *, status: int = 200, orde
 def serve_arxiv_chain(httpserver, *, window: dict, ordered: bool = False) -> None:
     """Three legacy `arXiv` pages chained by their real tokens; the last token is empty."""
     serve(httpserver, {"verb": "ListRecords", **window}, oai_bytes(ARXIV_PAGE_1), ordered=ordered)
-    serve(httpserver, {"verb": "ListRecords", "resumptionToken": "436115|5001"},
-          oai_bytes(ARXIV_PAGE_2), ordered=ordered)
-    serve(httpserver, {"verb": "ListRecords", "resumptionToken": "436115|406001"},
-          oai_bytes(ARXIV_PAGE_3), ordered=ordered)
+    serve(
+        httpserver,
+        {"verb": "ListRecords", "resumptionToken": "436115|5001"},
+        oai_bytes(ARXIV_PAGE_2),
+        ordered=ordered,
+    )
+    serve(
+        httpserver,
+        {"verb": "ListRecords", "resumptionToken": "436115|406001"},
+        oai_bytes(ARXIV_PAGE_3),
+        ordered=ordered,
+    )
 
 
 def requested(httpserver) -> list[dict]:

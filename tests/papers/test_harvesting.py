@@ -43,20 +43,44 @@ QUANT_PH = {"metadataPrefix": "arXivRaw", "set": "physics:quant-ph"}
 
 def database_state():
     """Everything the harvest writes, without surrogate keys or timestamps."""
-    papers = sorted(Paper.objects.values_list(
-        "arxiv_id", "version", "title", "abstract", "authors", "categories", "primary_category",
-        "published", "updated", "doi", "journal_ref", "comments", "report_no", "license",
-        "submitter", "slug", "is_withdrawn", "is_deleted", "source_hash"))
-    authorships = sorted(Authorship.objects.values_list(
-        "paper__arxiv_id", "position", "name", "keyname", "forenames", "suffix", "affiliation"))
-    categories = sorted(PaperCategory.objects.values_list(
-        "paper__arxiv_id", "code", "is_primary", "published"))
+    papers = sorted(
+        Paper.objects.values_list(
+            "arxiv_id",
+            "version",
+            "title",
+            "abstract",
+            "authors",
+            "categories",
+            "primary_category",
+            "published",
+            "updated",
+            "doi",
+            "journal_ref",
+            "comments",
+            "report_no",
+            "license",
+            "submitter",
+            "slug",
+            "is_withdrawn",
+            "is_deleted",
+            "source_hash",
+        )
+    )
+    authorships = sorted(
+        Authorship.objects.values_list(
+            "paper__arxiv_id", "position", "name", "keyname", "forenames", "suffix", "affiliation"
+        )
+    )
+    categories = sorted(
+        PaperCategory.objects.values_list("paper__arxiv_id", "code", "is_primary", "published")
+    )
     return papers, authorships, categories
 
 
 def run_arxiv_chain(**kwargs) -> HarvestRun:
-    return harvest_window(set_spec="physics", metadata_prefix="arXiv",
-                          from_date=date(2007, 5, 23), **kwargs)
+    return harvest_window(
+        set_spec="physics", metadata_prefix="arXiv", from_date=date(2007, 5, 23), **kwargs
+    )
 
 
 def test_multi_page_harvest_follows_real_tokens_to_the_empty_last_one(oai_url, httpserver, db):
@@ -64,11 +88,19 @@ def test_multi_page_harvest_follows_real_tokens_to_the_empty_last_one(oai_url, h
     run = run_arxiv_chain()
     assert run.status == HarvestRun.Status.SUCCEEDED
     assert (run.pages, run.created, run.updated, run.unchanged, run.rejected) == (
-        3, CHAIN_IDS, 0, 0, 0)
+        3,
+        CHAIN_IDS,
+        0,
+        0,
+        0,
+    )
     assert run.resumption_token == ""
     assert run.response_date == datetime(2013, 5, 24, 20, 43, 21, tzinfo=UTC)
     assert [q.get("resumptionToken") for q in requested(httpserver)] == [
-        None, "436115|5001", "436115|406001"]
+        None,
+        "436115|5001",
+        "436115|406001",
+    ]
     assert requested(httpserver)[0] == {"verb": "ListRecords", **ARXIV_WINDOW}
     assert Paper.objects.count() == CHAIN_IDS
     # Legacy pages come sorted by id, not datestamp: no datestamp checkpoint to restart from.
@@ -91,15 +123,23 @@ def test_multi_page_harvest_follows_real_tokens_to_the_empty_last_one(oai_url, h
     ]
     kochen = Paper.objects.get(arxiv_id="1412.8544")  # from the third page
     assert list(kochen.authorships.values_list("name", "affiliation")) == [
-        ("Sander Uijlen", "Radboud Universiteit"), ("Bas Westerbaan", "Radboud Universiteit")]
+        ("Sander Uijlen", "Radboud Universiteit"),
+        ("Bas Westerbaan", "Radboud Universiteit"),
+    ]
 
 
 # Every TeX remnant in the names of the two real `arXiv` pages, decoded by hand. TeX written
 # without a space ("S\\lawianowski") must not lose the name to an "unknown macro".
 TEX_NAMES = {
-    "Y\\ilmaz": "Yılmaz", "S\\lawianowski": "Sławianowski", "Pila\\vr": "Pilař",
-    "Lefran\\ccois": "Lefrançois", "Go\\lubowska": "Gołubowska", "Garc\\ia": "Garcıa",
-    "Garc\\ia-Ripoll": "Garcıa-Ripoll", "Ar\\ik": "Arık", "Ak\\incı": "Akıncı",
+    "Y\\ilmaz": "Yılmaz",
+    "S\\lawianowski": "Sławianowski",
+    "Pila\\vr": "Pilař",
+    "Lefran\\ccois": "Lefrançois",
+    "Go\\lubowska": "Gołubowska",
+    "Garc\\ia": "Garcıa",
+    "Garc\\ia-Ripoll": "Garcıa-Ripoll",
+    "Ar\\ik": "Arık",
+    "Ak\\incı": "Akıncı",
 }
 
 
@@ -112,8 +152,9 @@ def _untex(text: str | None) -> str:
 def test_every_harvested_paper_matches_its_xml(oai_url, httpserver, db, name):
     serve(httpserver, {"verb": "ListRecords", **ARXIV_WINDOW}, oai_bytes(name))
     next_token = "436115|5001" if name == ARXIV_PAGE_1 else "436115|406001"
-    serve(httpserver, {"verb": "ListRecords", "resumptionToken": next_token},
-          oai_bytes(ARXIV_PAGE_3))
+    serve(
+        httpserver, {"verb": "ListRecords", "resumptionToken": next_token}, oai_bytes(ARXIV_PAGE_3)
+    )
     run_arxiv_chain()
     papers = {p.arxiv_id: p for p in Paper.objects.all()}
     assert len(papers) == 1002
@@ -141,18 +182,31 @@ def test_every_harvested_paper_matches_its_xml(oai_url, httpserver, db, name):
         assert paper.updated.isoformat() == rec.findtext(".//o:datestamp", namespaces=ns)
         assert paper.published.date().isoformat() == text("created")
         assert " ".join(paper.abstract.split()) == text("abstract")
-        expected = [" ".join(" ".join(filter(None, [
-            _untex(a.findtext("a:forenames", namespaces=ns)),
-            _untex(a.findtext("a:keyname", namespaces=ns)),
-            _untex(a.findtext("a:suffix", namespaces=ns))])).split())
-            for a in meta.findall("a:authors/a:author", ns)]
+        expected = [
+            " ".join(
+                " ".join(
+                    filter(
+                        None,
+                        [
+                            _untex(a.findtext("a:forenames", namespaces=ns)),
+                            _untex(a.findtext("a:keyname", namespaces=ns)),
+                            _untex(a.findtext("a:suffix", namespaces=ns)),
+                        ],
+                    )
+                ).split()
+            )
+            for a in meta.findall("a:authors/a:author", ns)
+        ]
         assert authors[paper.arxiv_id] == expected
 
 
 def test_arxiv_raw_page_gives_versions_v1_dates_and_affiliations(oai_url, httpserver, db):
     serve(httpserver, {"verb": "ListRecords", **QUANT_PH}, oai_bytes(RAW_PAGE))
-    serve(httpserver, {"verb": "ListRecords", "resumptionToken": "496549|47001"},
-          oai_bytes("current_error_noRecordsMatch.xml"))
+    serve(
+        httpserver,
+        {"verb": "ListRecords", "resumptionToken": "496549|47001"},
+        oai_bytes("current_error_noRecordsMatch.xml"),
+    )
     run = harvest_window(set_spec="physics:quant-ph", metadata_prefix="arXivRaw")
     assert run.status == HarvestRun.Status.SUCCEEDED and run.created == 1000
     paper = Paper.objects.get(arxiv_id="0801.3674")
@@ -163,10 +217,16 @@ def test_arxiv_raw_page_gives_versions_v1_dates_and_affiliations(oai_url, httpse
     assert paper.doi == "10.1103/PhysRevD.78.083502"
     assert paper.categories == "hep-th astro-ph gr-qc hep-ph"
     assert list(paper.authorships.values_list("name", "affiliation")) == [
-        ("Robert H. Brandenberger", "McGill"), ("Keshav Dasgupta", "McGill"),
-        ("Anne-Christine Davis", "DAMTP, Cambridge")]
+        ("Robert H. Brandenberger", "McGill"),
+        ("Keshav Dasgupta", "McGill"),
+        ("Anne-Christine Davis", "DAMTP, Cambridge"),
+    ]
     assert set(PaperCategory.objects.filter(paper=paper).values_list("code", "is_primary")) == {
-        ("hep-th", True), ("astro-ph", False), ("gr-qc", False), ("hep-ph", False)}
+        ("hep-th", True),
+        ("astro-ph", False),
+        ("gr-qc", False),
+        ("hep-ph", False),
+    }
     tex = Paper.objects.get(authors__contains="Jean-Claude")
     assert "Jean-Claude Léon" in tex.authors
     assert tex.authorships.get(position=3).name == "Jean-Claude Léon"
@@ -175,15 +235,19 @@ def test_arxiv_raw_page_gives_versions_v1_dates_and_affiliations(oai_url, httpse
     for meta in etree.fromstring(oai_bytes(RAW_PAGE)).iterfind(".//r:arXivRaw", ns):
         versions = meta.findall("r:version", ns)
         published, version = Paper.objects.values_list("published", "version").get(
-            arxiv_id=meta.findtext("r:id", namespaces=ns))
+            arxiv_id=meta.findtext("r:id", namespaces=ns)
+        )
         assert version == max(int(v.get("version")[1:]) for v in versions)
         first = next(v for v in versions if v.get("version") == "v1")
-        assert published.strftime("%a, %-d %b %Y %H:%M:%S GMT") == first.findtext(
-            "r:date", namespaces=ns).strip()
+        assert (
+            published.strftime("%a, %-d %b %Y %H:%M:%S GMT")
+            == first.findtext("r:date", namespaces=ns).strip()
+        )
 
 
 def test_rerun_is_idempotent_and_incremental_starts_from_last_response_date(
-        oai_url, httpserver, db):
+    oai_url, httpserver, db
+):
     serve_arxiv_chain(httpserver, window=ARXIV_WINDOW)
     run_arxiv_chain()
     before = database_state()
@@ -193,16 +257,31 @@ def test_rerun_is_idempotent_and_incremental_starts_from_last_response_date(
     assert harvest_next_from(set_spec="physics", metadata_prefix="arXiv") == date(2013, 5, 24)
     httpserver.clear()
     # A bounded backfill window does not move the incremental cursor.
-    serve(httpserver, {"verb": "ListRecords", "metadataPrefix": "arXiv", "set": "physics",
-                       "from": "2013-05-01", "until": "2013-05-02"},
-          oai_bytes("current_error_noRecordsMatch.xml"))
-    backfill = harvest_window(set_spec="physics", metadata_prefix="arXiv",
-                              from_date=date(2013, 5, 1), until_date=date(2013, 5, 2))
+    serve(
+        httpserver,
+        {
+            "verb": "ListRecords",
+            "metadataPrefix": "arXiv",
+            "set": "physics",
+            "from": "2013-05-01",
+            "until": "2013-05-02",
+        },
+        oai_bytes("current_error_noRecordsMatch.xml"),
+    )
+    backfill = harvest_window(
+        set_spec="physics",
+        metadata_prefix="arXiv",
+        from_date=date(2013, 5, 1),
+        until_date=date(2013, 5, 2),
+    )
     assert backfill.status == HarvestRun.Status.SUCCEEDED
     assert harvest_next_from(set_spec="physics", metadata_prefix="arXiv") == date(2013, 5, 24)
     httpserver.clear()
-    serve(httpserver, {"verb": "ListRecords", "metadataPrefix": "arXiv", "set": "physics",
-                       "from": "2013-05-24"}, oai_bytes("current_error_noRecordsMatch.xml"))
+    serve(
+        httpserver,
+        {"verb": "ListRecords", "metadataPrefix": "arXiv", "set": "physics", "from": "2013-05-24"},
+        oai_bytes("current_error_noRecordsMatch.xml"),
+    )
     incremental = harvest_window(set_spec="physics", metadata_prefix="arXiv", incremental=True)
     assert incremental.status == HarvestRun.Status.SUCCEEDED
     assert incremental.from_date == date(2013, 5, 24)
@@ -227,8 +306,7 @@ class KillAfter(httpx.HTTPTransport):
         return super().handle_request(request)
 
 
-def test_killed_run_resumes_to_the_same_database_as_an_uninterrupted_one(
-        oai_url, httpserver, db):
+def test_killed_run_resumes_to_the_same_database_as_an_uninterrupted_one(oai_url, httpserver, db):
     serve_arxiv_chain(httpserver, window=ARXIV_WINDOW)
     run_arxiv_chain()
     uninterrupted = database_state()
@@ -250,7 +328,10 @@ def test_killed_run_resumes_to_the_same_database_as_an_uninterrupted_one(
     assert (resumed.pages, resumed.created, resumed.unchanged) == (3, CHAIN_IDS, 0)
     # The resume asked for page 3 only.
     assert [q.get("resumptionToken") for q in requested(httpserver)] == [
-        None, "436115|5001", "436115|406001"]
+        None,
+        "436115|5001",
+        "436115|406001",
+    ]
     assert database_state() == uninterrupted
     assert Paper.objects.values("arxiv_id").distinct().count() == CHAIN_IDS
 
@@ -266,15 +347,24 @@ def test_incremental_run_continues_an_unfinished_run(oai_url, httpserver, db):
 
 def test_bad_resumption_token_restarts_the_window_from_its_checkpoint(oai_url, httpserver, db):
     token = {"verb": "ListRecords", "resumptionToken": CURRENT_TOKEN}
-    serve(httpserver, {"verb": "ListRecords", **QUANT_PH, "from": "2008-01-01"},
-          oai_bytes(CURRENT_1), ordered=True)
+    serve(
+        httpserver,
+        {"verb": "ListRecords", **QUANT_PH, "from": "2008-01-01"},
+        oai_bytes(CURRENT_1),
+        ordered=True,
+    )
     serve(httpserver, token, oai_bytes("current_error_badResumptionToken.xml"), ordered=True)
     # Pages came in datestamp order, so the restart starts at the newest datestamp saved.
-    serve(httpserver, {"verb": "ListRecords", **QUANT_PH, "from": "2008-01-25"},
-          oai_bytes(CURRENT_1), ordered=True)
+    serve(
+        httpserver,
+        {"verb": "ListRecords", **QUANT_PH, "from": "2008-01-25"},
+        oai_bytes(CURRENT_1),
+        ordered=True,
+    )
     serve(httpserver, token, oai_bytes(CURRENT_2), ordered=True)
-    run = harvest_window(set_spec="physics:quant-ph", metadata_prefix="arXivRaw",
-                         from_date=date(2008, 1, 1))
+    run = harvest_window(
+        set_spec="physics:quant-ph", metadata_prefix="arXivRaw", from_date=date(2008, 1, 1)
+    )
     httpserver.check_assertions()
     assert run.status == HarvestRun.Status.SUCCEEDED
     assert run.restarts == 1 and "badResumptionToken" in run.errors[0]["message"]
@@ -284,8 +374,11 @@ def test_bad_resumption_token_restarts_the_window_from_its_checkpoint(oai_url, h
 
 
 def test_no_records_match_is_an_empty_successful_run(oai_url, httpserver, db):
-    serve(httpserver, {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": "cs",
-                       "from": "2026-05-02"}, oai_bytes("current_error_noRecordsMatch.xml"))
+    serve(
+        httpserver,
+        {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": "cs", "from": "2026-05-02"},
+        oai_bytes("current_error_noRecordsMatch.xml"),
+    )
     run = harvest_window(set_spec="cs", from_date=date(2026, 5, 2))
     assert run.status == HarvestRun.Status.SUCCEEDED
     assert (run.pages, run.created, run.rejected) == (1, 0, 0)
@@ -293,8 +386,11 @@ def test_no_records_match_is_an_empty_successful_run(oai_url, httpserver, db):
 
 
 def test_other_oai_errors_fail_the_run_clearly(oai_url, httpserver, db):
-    serve(httpserver, {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": "cs"},
-          oai_bytes("current_error_badArgument.xml"))
+    serve(
+        httpserver,
+        {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": "cs"},
+        oai_bytes("current_error_badArgument.xml"),
+    )
     with pytest.raises(oai.OAIError):
         harvest_window(set_spec="cs")
     run = HarvestRun.objects.get()
@@ -305,8 +401,11 @@ def test_other_oai_errors_fail_the_run_clearly(oai_url, httpserver, db):
 def test_truncated_page_fails_clearly_and_keeps_earlier_pages(oai_url, httpserver, db):
     body = oai_bytes(ARXIV_PAGE_2)
     serve(httpserver, {"verb": "ListRecords", **ARXIV_WINDOW}, oai_bytes(ARXIV_PAGE_1))
-    serve(httpserver, {"verb": "ListRecords", "resumptionToken": "436115|5001"},
-          body[: len(body) * 2 // 3])
+    serve(
+        httpserver,
+        {"verb": "ListRecords", "resumptionToken": "436115|5001"},
+        body[: len(body) * 2 // 3],
+    )
     with pytest.raises(Exception, match="not well-formed"):
         run_arxiv_chain()
     run = HarvestRun.objects.get()
@@ -321,22 +420,29 @@ def test_truncated_page_fails_clearly_and_keeps_earlier_pages(oai_url, httpserve
     assert resumed.status == HarvestRun.Status.SUCCEEDED
     assert Paper.objects.count() == CHAIN_IDS
     assert [q.get("resumptionToken") for q in requested(httpserver)] == [
-        "436115|5001", "436115|406001"]
+        "436115|5001",
+        "436115|406001",
+    ]
 
 
 def test_broken_records_are_set_aside_and_deleted_ones_marked(oai_url, httpserver, db):
-    serve(httpserver, {"verb": "ListRecords", **QUANT_PH, "from": "2008-01-01"},
-          oai_bytes(CURRENT_1))
-    serve(httpserver, {"verb": "ListRecords", "resumptionToken": CURRENT_TOKEN},
-          oai_bytes(CURRENT_2))
+    serve(
+        httpserver, {"verb": "ListRecords", **QUANT_PH, "from": "2008-01-01"}, oai_bytes(CURRENT_1)
+    )
+    serve(
+        httpserver, {"verb": "ListRecords", "resumptionToken": CURRENT_TOKEN}, oai_bytes(CURRENT_2)
+    )
     harvest_window(set_spec="physics:quant-ph", from_date=date(2008, 1, 1))
     assert Paper.objects.filter(is_deleted=True).count() == 0
     httpserver.clear()
-    serve(httpserver, {"verb": "ListRecords", **QUANT_PH, "from": "2008-01-25",
-                       "until": "2008-01-25"},
-          oai_bytes("current_listrecords_arXivRaw_deleted_and_broken.xml"))
-    run = harvest_window(set_spec="physics:quant-ph", from_date=date(2008, 1, 25),
-                         until_date=date(2008, 1, 25))
+    serve(
+        httpserver,
+        {"verb": "ListRecords", **QUANT_PH, "from": "2008-01-25", "until": "2008-01-25"},
+        oai_bytes("current_listrecords_arXivRaw_deleted_and_broken.xml"),
+    )
+    run = harvest_window(
+        set_spec="physics:quant-ph", from_date=date(2008, 1, 25), until_date=date(2008, 1, 25)
+    )
     assert run.status == HarvestRun.Status.SUCCEEDED
     assert (run.unchanged, run.rejected, run.deleted) == (1, 2, 1)
     deleted = Paper.objects.get(arxiv_id="0801.3684")
@@ -349,19 +455,24 @@ def test_broken_records_are_set_aside_and_deleted_ones_marked(oai_url, httpserve
     assert "<id>0801.3680</id>" in rejected["oai:arXiv.org:0801.3680"].raw
     # The earlier good version of a rejected record is left as it was.
     assert Paper.objects.get(arxiv_id="0801.3675").published == datetime(
-        2008, 1, 24, 15, 39, 48, tzinfo=UTC)
+        2008, 1, 24, 15, 39, 48, tzinfo=UTC
+    )
     # A rerun updates the rejections instead of adding rows.
-    harvest_window(set_spec="physics:quant-ph", from_date=date(2008, 1, 25),
-                   until_date=date(2008, 1, 25))
+    harvest_window(
+        set_spec="physics:quant-ph", from_date=date(2008, 1, 25), until_date=date(2008, 1, 25)
+    )
     assert RejectedRecord.objects.count() == 2
 
 
 def test_arxiv_format_on_current_server_keeps_known_v1_date_and_version(
-        oai_url, httpserver, db, paper_factory):
-    known = paper_factory(arxiv_id="1412.8544", version=3,
-                          published=datetime(2014, 12, 29, 18, 1, 2, tzinfo=UTC))
+    oai_url, httpserver, db, paper_factory
+):
+    known = paper_factory(
+        arxiv_id="1412.8544", version=3, published=datetime(2014, 12, 29, 18, 1, 2, tzinfo=UTC)
+    )
     body = oai_bytes("listrecords_arXiv_from2015-01-01_until2015-01-03.xml").replace(
-        b"<responseDate>2018-06-21T14:31:04Z", b"<responseDate>2026-05-02T09:15:07Z")
+        b"<responseDate>2018-06-21T14:31:04Z", b"<responseDate>2026-05-02T09:15:07Z"
+    )
     serve(httpserver, {"verb": "ListRecords", "metadataPrefix": "arXiv"}, body)
     harvest_window(metadata_prefix="arXiv")
     known.refresh_from_db()
@@ -372,8 +483,7 @@ def test_arxiv_format_on_current_server_keeps_known_v1_date_and_version(
     assert new.published is None  # the current server's `created` is not v1's date
 
 
-def test_page_ingest_runs_a_bounded_number_of_queries(oai_url, db,
-                                                      django_assert_max_num_queries):
+def test_page_ingest_runs_a_bounded_number_of_queries(oai_url, db, django_assert_max_num_queries):
     """The query count depends on the page (bulk inserts are batched by the vendor's parameter
     limit: about 60 statements for 1,000 papers on SQLite, fewer on PostgreSQL), never on how
     many papers the database already holds."""
@@ -402,8 +512,17 @@ def test_a_locked_set_is_not_harvested_twice(oai_url, httpserver, db):
 
 def test_harvest_command_runs_a_window_and_prints_a_summary(oai_url, httpserver, db, capsys):
     serve_arxiv_chain(httpserver, window=ARXIV_WINDOW)
-    call_command("harvest_arxiv", "--set", "physics", "--from", "2007-05-23",
-                 "--metadata-prefix", "arXiv", "--endpoint", oai_url)
+    call_command(
+        "harvest_arxiv",
+        "--set",
+        "physics",
+        "--from",
+        "2007-05-23",
+        "--metadata-prefix",
+        "arXiv",
+        "--endpoint",
+        oai_url,
+    )
     out = capsys.readouterr().out
     run = HarvestRun.objects.get()
     assert f"harvest run {run.pk} succeeded: set physics, arXiv, 2007-05-23..today; 3 pages" in out
@@ -413,8 +532,11 @@ def test_harvest_command_runs_a_window_and_prints_a_summary(oai_url, httpserver,
 
 
 def test_harvest_command_reports_failures_with_the_run_to_resume(oai_url, httpserver, db):
-    serve(httpserver, {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": "cs",
-                       "from": "2026-01-01"}, oai_bytes("current_error_badArgument.xml"))
+    serve(
+        httpserver,
+        {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": "cs", "from": "2026-01-01"},
+        oai_bytes("current_error_badArgument.xml"),
+    )
     with pytest.raises(CommandError) as info:
         call_command("harvest_arxiv", "--set", "cs", "--from", "2026-01-01", "--no-progress")
     run = HarvestRun.objects.get()

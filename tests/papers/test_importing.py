@@ -36,7 +36,10 @@ def test_parse_real_line_field_by_field(snapshot_lines):
     assert record.journal_ref == "Phys.Rev.D76:013009,2007"
     assert record.report_no == "ANL-HEP-PR-07-12"
     assert [a.display for a in record.authors] == [
-        "C. Balázs", "E. L. Berger", "P. M. Nadolsky", "C. -P. Yuan",
+        "C. Balázs",
+        "E. L. Berger",
+        "P. M. Nadolsky",
+        "C. -P. Yuan",
     ]
     assert record.authors_raw == "C. Balázs, E. L. Berger, P. M. Nadolsky, C.-P. Yuan"
 
@@ -44,8 +47,12 @@ def test_parse_real_line_field_by_field(snapshot_lines):
 def test_import_creates_papers_authorships_and_categories(tmp_path, snapshot_lines, db):
     path = _write_lines(tmp_path / "s.jsonl", snapshot_lines)
     counts, changed = snapshot_import(path, batch_size=64)
-    assert counts.as_dict() == {"created": CORPUS_LINES, "updated": 0, "unchanged": 0,
-                                "rejected": 0}
+    assert counts.as_dict() == {
+        "created": CORPUS_LINES,
+        "updated": 0,
+        "unchanged": 0,
+        "rejected": 0,
+    }
     assert len(changed) == CORPUS_LINES
     paper = Paper.objects.get(arxiv_id="0704.0002")
     assert paper.title == "Sparsity-certifying Graph Decompositions"
@@ -53,10 +60,12 @@ def test_import_creates_papers_authorships_and_categories(tmp_path, snapshot_lin
     assert paper.primary_category == "math.CO"
     assert paper.slug == "sparsity-certifying-graph-decompositions"
     assert list(paper.authorships.values_list("position", "name")) == [
-        (1, "Ileana Streinu"), (2, "Louis Theran"),
+        (1, "Ileana Streinu"),
+        (2, "Louis Theran"),
     ]
     assert set(PaperCategory.objects.filter(paper=paper).values_list("code", "is_primary")) == {
-        ("math.CO", True), ("cs.CG", False),
+        ("math.CO", True),
+        ("cs.CG", False),
     }
     expected_authorships = sum(len(json.loads(line)["authors_parsed"]) for line in snapshot_lines)
     assert Authorship.objects.count() == expected_authorships
@@ -67,8 +76,12 @@ def test_rerun_is_idempotent(tmp_path, snapshot_lines, db):
     snapshot_import(path)
     before = (Paper.objects.count(), Authorship.objects.count(), PaperCategory.objects.count())
     counts, changed = snapshot_import(path)
-    assert counts.as_dict() == {"created": 0, "updated": 0, "unchanged": CORPUS_LINES,
-                                "rejected": 0}
+    assert counts.as_dict() == {
+        "created": 0,
+        "updated": 0,
+        "unchanged": CORPUS_LINES,
+        "rejected": 0,
+    }
     assert changed == []
     after = (Paper.objects.count(), Authorship.objects.count(), PaperCategory.objects.count())
     assert after == before
@@ -88,8 +101,15 @@ def test_malformed_lines_are_set_aside_and_the_rest_goes_on(tmp_path, snapshot_l
     no_title["title"] = "  "
     bad_id = json.loads(snapshot_lines[4])
     bad_id["id"] = "not-an-id"
-    lines = [good[0], "{not json", good[1], json.dumps(no_title), json.dumps(bad_id), "[1, 2]",
-             good[2]]
+    lines = [
+        good[0],
+        "{not json",
+        good[1],
+        json.dumps(no_title),
+        json.dumps(bad_id),
+        "[1, 2]",
+        good[2],
+    ]
     path = _write_lines(tmp_path / "bad.jsonl", lines)
     counts, _ = snapshot_import(path)
     assert counts.created == 3
@@ -114,9 +134,7 @@ def test_new_version_updates_fields_and_keeps_unchanged_matches(
     snapshot_import(path)
     researcher = Researcher.objects.create(display_name="Ileana Streinu")
     other = Researcher.objects.create(display_name="Louis Theran")
-    Authorship.objects.filter(paper__arxiv_id="0704.0002", position=1).update(
-        researcher=researcher
-    )
+    Authorship.objects.filter(paper__arxiv_id="0704.0002", position=1).update(researcher=researcher)
     Authorship.objects.filter(paper__arxiv_id="0704.0002", position=2).update(researcher=other)
 
     revised = dict(original)
@@ -126,8 +144,11 @@ def test_new_version_updates_fields_and_keeps_unchanged_matches(
         {"version": "v3", "created": "Mon, 5 Jan 2009 10:00:00 GMT"}
     ]
     revised["authors"] = "Ileana Streinu and Someone Else and Louis Theran"
-    revised["authors_parsed"] = [["Streinu", "Ileana", ""], ["Else", "Someone", ""],
-                                 ["Theran", "Louis", ""]]
+    revised["authors_parsed"] = [
+        ["Streinu", "Ileana", ""],
+        ["Else", "Someone", ""],
+        ["Theran", "Louis", ""],
+    ]
     counts, _ = snapshot_import(_write_lines(tmp_path / "v3.jsonl", [json.dumps(revised)]))
     assert counts.updated == 1
     paper = Paper.objects.get(arxiv_id="0704.0002")
@@ -135,8 +156,11 @@ def test_new_version_updates_fields_and_keeps_unchanged_matches(
     assert paper.title == "Sparsity-certifying graph decompositions, revised"
     assert list(paper.category_links.values_list("code", flat=True)) == ["math.CO"]
     rows = list(paper.authorships.order_by("position").values_list("name", "researcher_id"))
-    assert rows == [("Ileana Streinu", researcher.pk), ("Someone Else", None),
-                    ("Louis Theran", None)]
+    assert rows == [
+        ("Ileana Streinu", researcher.pk),
+        ("Someone Else", None),
+        ("Louis Theran", None),
+    ]
 
 
 def test_bundled_sample_imports(sample_path, db):

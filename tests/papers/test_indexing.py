@@ -24,8 +24,12 @@ def _record(arxiv_id: str, title: str, abstract: str = "") -> PaperRecord:
 
 @pytest.mark.postgres
 def test_bulk_writes_are_searchable_once_indexed_and_changes_reindex(db):
-    papers_upsert([_record("2401.00001", "Tropical geometry of matroids"),
-                   _record("2401.00002", "Sheaves on curves", "Tropical methods appear.")])
+    papers_upsert(
+        [
+            _record("2401.00001", "Tropical geometry of matroids"),
+            _record("2401.00002", "Sheaves on curves", "Tropical methods appear."),
+        ]
+    )
     assert paper_search("tropical").total == 0  # written, not yet indexed
     assert search_index_pending() == 2
     assert [p.arxiv_id for p in paper_search("tropical").papers] == ["2401.00001", "2401.00002"]

@@ -26,11 +26,16 @@ def records(fixtures_dir):
 
 def _stored(paper: Paper) -> dict:
     return {
-        "categories": list(paper.category_links.order_by("-is_primary", "code").values_list(
-            "code", "is_primary", "published")),
-        "authorships": list(paper.authorships.order_by("position").values_list(
-            "position", "name", "keyname", "forenames", "suffix", "affiliation",
-            "researcher_id")),
+        "categories": list(
+            paper.category_links.order_by("-is_primary", "code").values_list(
+                "code", "is_primary", "published"
+            )
+        ),
+        "authorships": list(
+            paper.authorships.order_by("position").values_list(
+                "position", "name", "keyname", "forenames", "suffix", "affiliation", "researcher_id"
+            )
+        ),
     }
 
 
@@ -44,14 +49,22 @@ def test_new_papers_are_stored_exactly_as_the_record_says(records, db):
         expected = _paper_values(record, record.digest())
         assert {name: getattr(paper, name) for name in expected} == expected
         assert paper.created_at is not None and paper.modified_at is not None
-        assert list(paper.category_links.order_by("-is_primary", "id").values_list(
-            "code", "is_primary", "published")) == [
+        assert list(
+            paper.category_links.order_by("-is_primary", "id").values_list(
+                "code", "is_primary", "published"
+            )
+        ) == [
             (code, index == 0, record.published)
-            for index, code in enumerate(dict.fromkeys(record.categories))]
-        assert list(paper.authorships.order_by("position").values_list(
-            "position", "name", "keyname", "forenames", "researcher_id")) == [
+            for index, code in enumerate(dict.fromkeys(record.categories))
+        ]
+        assert list(
+            paper.authorships.order_by("position").values_list(
+                "position", "name", "keyname", "forenames", "researcher_id"
+            )
+        ) == [
             (position, a.display, a.keyname, a.forenames, None)
-            for position, a in enumerate(record.authors, start=1)]
+            for position, a in enumerate(record.authors, start=1)
+        ]
 
 
 def test_batch_of_new_changed_and_unchanged_papers(records, db):
@@ -63,16 +76,25 @@ def test_batch_of_new_changed_and_unchanged_papers(records, db):
     papers_upsert([first, second])
     researcher = Researcher.objects.create(display_name="Ileana Streinu")
     Authorship.objects.filter(paper__arxiv_id=second.arxiv_id, position=1).update(
-        researcher=researcher)
+        researcher=researcher
+    )
     second_pk = Paper.objects.get(arxiv_id=second.arxiv_id).pk
 
-    changed = parse_snapshot_line(json.dumps({
-        "id": second.arxiv_id, "title": "Sparsity-certifying graph decompositions, revised",
-        "categories": "cs.CG math.CO", "authors": "Ileana Streinu and Audrey Lee",
-        "authors_parsed": [["Streinu", "Ileana", ""], ["Lee", "Audrey", ""]],
-        "versions": [{"version": "v1", "created": "Sat, 31 Mar 2007 02:26:18 GMT"},
-                     {"version": "v3", "created": "Mon, 5 Jan 2009 10:00:00 GMT"}],
-    }))
+    changed = parse_snapshot_line(
+        json.dumps(
+            {
+                "id": second.arxiv_id,
+                "title": "Sparsity-certifying graph decompositions, revised",
+                "categories": "cs.CG math.CO",
+                "authors": "Ileana Streinu and Audrey Lee",
+                "authors_parsed": [["Streinu", "Ileana", ""], ["Lee", "Audrey", ""]],
+                "versions": [
+                    {"version": "v1", "created": "Sat, 31 Mar 2007 02:26:18 GMT"},
+                    {"version": "v3", "created": "Mon, 5 Jan 2009 10:00:00 GMT"},
+                ],
+            }
+        )
+    )
     counts, ids = papers_upsert([third, first, changed])
     assert counts.as_dict() == {"created": 1, "updated": 1, "unchanged": 1, "rejected": 0}
     third_pk = Paper.objects.get(arxiv_id=third.arxiv_id).pk
@@ -84,14 +106,19 @@ def test_batch_of_new_changed_and_unchanged_papers(records, db):
     assert revised.version == 3
     assert revised.primary_category == "cs.CG"
     assert list(revised.category_links.order_by("code").values_list("code", "is_primary")) == [
-        ("cs.CG", True), ("math.CO", False)]
-    assert list(revised.authorships.order_by("position").values_list(
-        "name", "researcher_id")) == [("Ileana Streinu", researcher.pk), ("Audrey Lee", None)]
+        ("cs.CG", True),
+        ("math.CO", False),
+    ]
+    assert list(revised.authorships.order_by("position").values_list("name", "researcher_id")) == [
+        ("Ileana Streinu", researcher.pk),
+        ("Audrey Lee", None),
+    ]
 
     created = _stored(Paper.objects.get(pk=third_pk))
     assert created["authorships"] == [
         (position, a.display, a.keyname, a.forenames, a.suffix, a.affiliation, None)
-        for position, a in enumerate(third.authors, start=1)]
+        for position, a in enumerate(third.authors, start=1)
+    ]
     assert [c[0] for c in created["categories"]] == third.categories
 
     # And once more: nothing left to do.
@@ -120,11 +147,19 @@ def test_copy_path_falls_back_when_another_writer_inserted_the_paper(records, db
     papers_upsert([original])
     researcher = Researcher.objects.create(display_name="Ileana Streinu")
     Authorship.objects.filter(paper__arxiv_id=original.arxiv_id, position=1).update(
-        researcher=researcher)
-    revised = parse_snapshot_line(json.dumps({
-        "id": original.arxiv_id, "title": "Revised", "categories": "cs.CG",
-        "authors": "Ileana Streinu", "authors_parsed": [["Streinu", "Ileana", ""]],
-    }))
+        researcher=researcher
+    )
+    revised = parse_snapshot_line(
+        json.dumps(
+            {
+                "id": original.arxiv_id,
+                "title": "Revised",
+                "categories": "cs.CG",
+                "authors": "Ileana Streinu",
+                "authors_parsed": [["Streinu", "Ileana", ""]],
+            }
+        )
+    )
     fresh = records[5]
     digests = {r.arxiv_id: r.digest() for r in (revised, fresh)}
     pks = _papers_insert_new([revised, fresh], digests)
@@ -134,16 +169,23 @@ def test_copy_path_falls_back_when_another_writer_inserted_the_paper(records, db
     assert paper.title == "Revised"
     assert list(paper.category_links.values_list("code", flat=True)) == ["cs.CG"]
     assert list(paper.authorships.values_list("name", "researcher_id")) == [
-        ("Ileana Streinu", researcher.pk)]
+        ("Ileana Streinu", researcher.pk)
+    ]
     assert Paper.objects.filter(arxiv_id=fresh.arxiv_id).count() == 1
     assert Authorship.objects.filter(paper__arxiv_id=fresh.arxiv_id).count() == len(fresh.authors)
 
 
 def test_version_dates_read_like_email_utils(sample_path):
-    dates = [v["created"] for line in gzip.open(sample_path, "rt", encoding="utf-8")
-             for v in json.loads(line)["versions"]]
-    dates += ["Mon, 2 Apr 2007 19:18:42 +0100", "2 Apr 2007 19:18:42 GMT",
-              "Mon, 02 Apr 2007 09:08:07 GMT"]
+    dates = [
+        v["created"]
+        for line in gzip.open(sample_path, "rt", encoding="utf-8")
+        for v in json.loads(line)["versions"]
+    ]
+    dates += [
+        "Mon, 2 Apr 2007 19:18:42 +0100",
+        "2 Apr 2007 19:18:42 GMT",
+        "Mon, 02 Apr 2007 09:08:07 GMT",
+    ]
     assert len(dates) > 3000
     for value in dates:
         assert _parse_version_date(value) == parsedate_to_datetime(value), value
@@ -153,22 +195,37 @@ def test_version_dates_read_like_email_utils(sample_path):
 
 
 def test_bylines_decode_name_by_name_as_in_one_piece(sample_path):
-    bylines = [clean_text(json.loads(line)["authors"])
-               for line in gzip.open(sample_path, "rt", encoding="utf-8")]
+    bylines = [
+        clean_text(json.loads(line)["authors"])
+        for line in gzip.open(sample_path, "rt", encoding="utf-8")
+    ]
     with_tex = [b for b in bylines if "\\" in b or "{" in b]
     assert len(with_tex) > 50
     for byline in bylines:
         assert decode_byline(byline) == decode_tex(byline), byline
-    assert decode_byline("A. {Smith, Jr.}, B. G\\\"odel") == decode_tex(
-        "A. {Smith, Jr.}, B. G\\\"odel")
+    assert decode_byline('A. {Smith, Jr.}, B. G\\"odel') == decode_tex(
+        'A. {Smith, Jr.}, B. G\\"odel'
+    )
     assert decode_byline("A. $x, y$ B\\'a") == decode_tex("A. $x, y$ B\\'a")
 
 
 def test_malformed_author_entry_is_rejected_not_fatal(tmp_path, records, db):
-    good = json.dumps({"id": "0704.0002", "title": "T", "categories": "cs.LG",
-                       "authors_parsed": [["Theran", None, ""]]})
-    bad = json.dumps({"id": "0704.0003", "title": "T", "categories": "cs.LG",
-                      "authors_parsed": [["Theran", 5, ""]]})
+    good = json.dumps(
+        {
+            "id": "0704.0002",
+            "title": "T",
+            "categories": "cs.LG",
+            "authors_parsed": [["Theran", None, ""]],
+        }
+    )
+    bad = json.dumps(
+        {
+            "id": "0704.0003",
+            "title": "T",
+            "categories": "cs.LG",
+            "authors_parsed": [["Theran", 5, ""]],
+        }
+    )
     path = tmp_path / "s.jsonl"
     path.write_text(good + "\n" + bad + "\n")
     counts, _ = snapshot_import(path)
@@ -214,9 +271,12 @@ def test_digest_moves_with_every_field(records):
     base = record.digest()
     assert base == dataclasses.replace(record).digest()  # stable for equal records
     changed_values = {
-        "arxiv_id": "0704.9999", "authors": [*record.authors, AuthorName(keyname="Extra")],
-        "categories": [*record.categories, "math.CO"], "version": record.version + 1,
-        "published": datetime(1999, 1, 1, tzinfo=UTC), "updated": date(1999, 1, 2),
+        "arxiv_id": "0704.9999",
+        "authors": [*record.authors, AuthorName(keyname="Extra")],
+        "categories": [*record.categories, "math.CO"],
+        "version": record.version + 1,
+        "published": datetime(1999, 1, 1, tzinfo=UTC),
+        "updated": date(1999, 1, 2),
         "is_deleted": not record.is_deleted,
     }
     for field in dataclasses.fields(record):

@@ -27,21 +27,30 @@ from tests.papers.conftest import (
     serve,
 )
 
-WINDOW_2015 = {"verb": "ListRecords", "metadataPrefix": "arXiv", "from": "2015-01-01",
-               "until": "2015-01-03"}
+WINDOW_2015 = {
+    "verb": "ListRecords",
+    "metadataPrefix": "arXiv",
+    "from": "2015-01-01",
+    "until": "2015-01-03",
+}
 
 
 def _list_2015(client):
     from datetime import date
-    return client.list_records_page(metadata_prefix="arXiv", from_date=date(2015, 1, 1),
-                                    until_date=date(2015, 1, 3))
+
+    return client.list_records_page(
+        metadata_prefix="arXiv", from_date=date(2015, 1, 1), until_date=date(2015, 1, 3)
+    )
 
 
 def test_identify_list_sets_get_record_send_our_user_agent(oai_url, httpserver):
     serve(httpserver, {"verb": "Identify"}, oai_bytes("identify.xml"))
     serve(httpserver, {"verb": "ListSets"}, oai_bytes("listsets.xml"))
-    serve(httpserver, {"verb": "GetRecord", "identifier": "oai:arXiv.org:1412.8544",
-                       "metadataPrefix": "arXiv"}, oai_bytes("getrecord_arXiv_1412.8544.xml"))
+    serve(
+        httpserver,
+        {"verb": "GetRecord", "identifier": "oai:arXiv.org:1412.8544", "metadataPrefix": "arXiv"},
+        oai_bytes("getrecord_arXiv_1412.8544.xml"),
+    )
     with ArxivOAIClient() as client:
         assert client.identify().repository_name == "arXiv"
         assert len(client.list_sets()) == 21
@@ -57,9 +66,11 @@ def test_503_with_retry_after_waits_then_retries(oai_url, httpserver):
     first, second = nock("nock_listrecords_503_then_200.json")
     assert first["status"] == 503
     httpserver.expect_ordered_request("/oai", query_string=WINDOW_2015).respond_with_response(
-        nock_response(first))
+        nock_response(first)
+    )
     httpserver.expect_ordered_request("/oai", query_string=WINDOW_2015).respond_with_response(
-        nock_response(second))
+        nock_response(second)
+    )
     with ArxivOAIClient() as client:
         started = time.monotonic()
         page = _list_2015(client)
@@ -81,9 +92,11 @@ def test_retry_after_zero_backs_off_exponentially(oai_url, httpserver, settings)
     busy = dict(first, rawHeaders=[h if h != "10" else "0" for h in first["rawHeaders"]])
     for _ in range(2):
         httpserver.expect_ordered_request("/oai", query_string=WINDOW_2015).respond_with_response(
-            nock_response(busy))
+            nock_response(busy)
+        )
     httpserver.expect_ordered_request("/oai", query_string=WINDOW_2015).respond_with_response(
-        nock_response(second))
+        nock_response(second)
+    )
     with ArxivOAIClient() as client:
         page = _list_2015(client)
     assert len(page.records) == 2
@@ -96,19 +109,30 @@ def test_retry_after_zero_backs_off_exponentially(oai_url, httpserver, settings)
 def test_list_identifiers_pages_through_a_recorded_503(oai_url, httpserver):
     """The real three-interaction recording: page 1, 503 `Retry-After: 20` on page 2, page 2."""
     page1, busy, page2 = nock("nock_listidentifiers_2016_token_503_then_200.json")
-    window = {"verb": "ListIdentifiers", "metadataPrefix": "arXiv", "from": "2015-01-01",
-              "until": "2015-03-01"}
+    window = {
+        "verb": "ListIdentifiers",
+        "metadataPrefix": "arXiv",
+        "from": "2015-01-01",
+        "until": "2015-03-01",
+    }
     token = {"verb": "ListIdentifiers", "resumptionToken": "1083072|10001"}
     httpserver.expect_ordered_request("/oai", query_string=window).respond_with_response(
-        nock_response(page1))
+        nock_response(page1)
+    )
     httpserver.expect_ordered_request("/oai", query_string=token).respond_with_response(
-        nock_response(busy))
+        nock_response(busy)
+    )
     httpserver.expect_ordered_request("/oai", query_string=token).respond_with_response(
-        nock_response(page2))
+        nock_response(page2)
+    )
     from datetime import date
+
     with ArxivOAIClient() as client:
-        pages = list(client.list_identifiers(metadata_prefix="arXiv", from_date=date(2015, 1, 1),
-                                             until_date=date(2015, 3, 1)))
+        pages = list(
+            client.list_identifiers(
+                metadata_prefix="arXiv", from_date=date(2015, 1, 1), until_date=date(2015, 3, 1)
+            )
+        )
     assert [len(p.headers) for p in pages] == [3, 2]
     assert pages[-1].token.is_last
     assert [w.requested for w in client.waits] == [20]
@@ -123,11 +147,12 @@ def test_timeout_is_retried(oai_url, httpserver, settings):
         calls.append(time.monotonic())
         if len(calls) == 1:
             time.sleep(0.8)  # longer than the client's read timeout
-        return Response(oai_bytes("listrecords_arXiv_from2015-01-01_until2015-01-03.xml"),
-                        content_type="text/xml")
+        return Response(
+            oai_bytes("listrecords_arXiv_from2015-01-01_until2015-01-03.xml"),
+            content_type="text/xml",
+        )
 
-    httpserver.expect_request("/oai", query_string=WINDOW_2015).respond_with_handler(
-        slow_then_fast)
+    httpserver.expect_request("/oai", query_string=WINDOW_2015).respond_with_handler(slow_then_fast)
     with ArxivOAIClient() as client:
         page = _list_2015(client)
     assert len(page.records) == 2
@@ -170,8 +195,9 @@ def test_persistent_503_gives_up_and_4xx_fails_at_once(oai_url, httpserver):
 
 
 def test_percent_encoded_token_is_sent_verbatim(oai_url, httpserver):
-    serve(httpserver, {"verb": "ListRecords", "resumptionToken": CURRENT_TOKEN},
-          oai_bytes(CURRENT_2))
+    serve(
+        httpserver, {"verb": "ListRecords", "resumptionToken": CURRENT_TOKEN}, oai_bytes(CURRENT_2)
+    )
     with ArxivOAIClient() as client:
         page = client.list_records_page(resumption_token=CURRENT_TOKEN)
     assert len(page.records) == 3
@@ -212,12 +238,17 @@ def test_connection_dropped_mid_body_is_retried(oai_url, httpserver):
     def drop_then_answer(request):
         calls.append(1)
         if len(calls) == 1:
+
             def half_then_drop():
                 yield body[: len(body) // 2]
                 raise ConnectionResetError("dropped by the test server")
+
             # Content-Length promises the whole page; the connection ends after half of it.
-            return Response(half_then_drop(), content_type="text/xml",
-                            headers={"Content-Length": str(len(body))})
+            return Response(
+                half_then_drop(),
+                content_type="text/xml",
+                headers={"Content-Length": str(len(body))},
+            )
         return Response(body, content_type="text/xml")
 
     httpserver.expect_request("/oai").respond_with_handler(drop_then_answer)

@@ -29,8 +29,9 @@ def test_arxiv_format_page_record_field_by_field():
     page = oai.parse_list_records(oai_bytes(ARXIV_PAGE_1), metadata_prefix="arXiv")
     assert len(page.records) == 1000 and not page.rejected and not page.deleted
     assert page.response_date == datetime(2013, 5, 24, 20, 43, 21, tzinfo=UTC)
-    assert page.token == oai.ResumptionToken(value="436115|5001", cursor=4000,
-                                             complete_list_size=846926, expiration=None)
+    assert page.token == oai.ResumptionToken(
+        value="436115|5001", cursor=4000, complete_list_size=846926, expiration=None
+    )
     record = _by_id(page)["0704.4001"]
     assert record.title == "Warping and Supersymmetry Breaking"
     assert record.categories == ["hep-th"]
@@ -38,13 +39,20 @@ def test_arxiv_format_page_record_field_by_field():
     assert record.published == datetime(2007, 4, 30, tzinfo=UTC)
     assert record.updated == date(2008, 1, 28)  # the header datestamp
     assert record.report_no == "RUNHETC-07-05"
-    assert record.comments == ("Latex, 29 pp, 1 figure. Reference added, some typos corrected "
-                               "and minor changes to the content")
+    assert record.comments == (
+        "Latex, 29 pp, 1 figure. Reference added, some typos corrected "
+        "and minor changes to the content"
+    )
     assert [(a.keyname, a.forenames) for a in record.authors] == [
-        ("Douglas", "Michael R."), ("Shelton", "Jessie"), ("Torroba", "Gonzalo")]
+        ("Douglas", "Michael R."),
+        ("Shelton", "Jessie"),
+        ("Torroba", "Gonzalo"),
+    ]
     assert record.authors_raw == "Michael R. Douglas, Jessie Shelton, Gonzalo Torroba"
-    assert record.abstract.startswith("We analyze supersymmetry breaking by anti-self-dual flux "
-                                      "in the deformed conifold. This theory")
+    assert record.abstract.startswith(
+        "We analyze supersymmetry breaking by anti-self-dual flux "
+        "in the deformed conifold. This theory"
+    )
     assert "\n" not in record.abstract
 
 
@@ -76,15 +84,18 @@ def test_arxiv_raw_versions_give_v1_date_and_version_and_affiliations():
     assert record.published == datetime(2008, 1, 23, 21, 13, 53, tzinfo=UTC)
     assert record.updated == date(2008, 11, 26)
     assert record.submitter == "Robert Brandenberger"
-    assert record.title == ("A Study of Structure Formation and Reheating in the D3/D7 Brane "
-                            "Inflation Model")
+    assert record.title == (
+        "A Study of Structure Formation and Reheating in the D3/D7 Brane Inflation Model"
+    )
     assert record.categories == ["hep-th", "astro-ph", "gr-qc", "hep-ph"]
     assert record.journal_ref == "Phys.Rev.D78:083502,2008"
     assert record.doi == "10.1103/PhysRevD.78.083502"
     assert record.license == "http://arxiv.org/licenses/nonexclusive-distrib/1.0/"
     assert [(a.display, a.affiliation) for a in record.authors] == [
-        ("Robert H. Brandenberger", "McGill"), ("Keshav Dasgupta", "McGill"),
-        ("Anne-Christine Davis", "DAMTP, Cambridge")]
+        ("Robert H. Brandenberger", "McGill"),
+        ("Keshav Dasgupta", "McGill"),
+        ("Anne-Christine Davis", "DAMTP, Cambridge"),
+    ]
 
 
 def test_arxiv_raw_tex_accents_in_bylines_are_decoded():
@@ -94,7 +105,10 @@ def test_arxiv_raw_tex_accents_in_bylines_are_decoded():
     record = tex[0]
     assert "Jean-Claude Léon" in record.authors_raw
     assert [a.display for a in record.authors] == [
-        "Robert Iacob", "Peter Mitrouchev", "Jean-Claude Léon"]
+        "Robert Iacob",
+        "Peter Mitrouchev",
+        "Jean-Claude Léon",
+    ]
     assert all(a.affiliation == "LGS" for a in record.authors)
     assert not any("\\" in a.display for r in page.values() for a in r.authors)
 
@@ -114,20 +128,25 @@ def test_legacy_empty_last_tokens():
     page = oai.parse_list_records(oai_bytes(ARXIV_PAGE_3), metadata_prefix="arXiv")
     assert page.token.is_last and page.token.cursor == 2000
     headers = oai.parse_list_identifiers(
-        oai_bytes("listidentifiers_2016_page2_last_empty_token.xml"))
+        oai_bytes("listidentifiers_2016_page2_last_empty_token.xml")
+    )
     assert headers.token.is_last and headers.token.complete_list_size == 5
-    assert [h.identifier for h in headers.headers] == ["oai:arXiv.org:1501.05750",
-                                                       "oai:arXiv.org:1501.05751"]
+    assert [h.identifier for h in headers.headers] == [
+        "oai:arXiv.org:1501.05750",
+        "oai:arXiv.org:1501.05751",
+    ]
 
 
 def test_arxiv_format_created_is_not_v1_on_the_current_server():
     data = oai_bytes("listrecords_arXiv_from2015-01-01_until2015-01-03.xml").replace(
-        b"<responseDate>2018-06-21T14:31:04Z", b"<responseDate>2026-05-02T09:15:07Z")
+        b"<responseDate>2018-06-21T14:31:04Z", b"<responseDate>2026-05-02T09:15:07Z"
+    )
     page = oai.parse_list_records(data, metadata_prefix="arXiv")
     assert not page.has_published
     assert [r.published for r in page.records] == [None, None]
     legacy = oai.parse_list_records(
-        oai_bytes("listrecords_arXiv_from2015-01-01_until2015-01-03.xml"), metadata_prefix="arXiv")
+        oai_bytes("listrecords_arXiv_from2015-01-01_until2015-01-03.xml"), metadata_prefix="arXiv"
+    )
     assert legacy.has_published
     assert legacy.records[1].published == datetime(1995, 4, 24, tzinfo=UTC)
     assert legacy.records[1].arxiv_id == "hep-th/9504118"
@@ -179,6 +198,8 @@ def test_identify_list_sets_get_record():
     (record,) = page.records
     assert record.arxiv_id == "1412.8544"
     assert [(a.display, a.affiliation) for a in record.authors] == [
-        ("Sander Uijlen", "Radboud Universiteit"), ("Bas Westerbaan", "Radboud Universiteit")]
+        ("Sander Uijlen", "Radboud Universiteit"),
+        ("Bas Westerbaan", "Radboud Universiteit"),
+    ]
     assert record.journal_ref == "EPTCS 172, 2014, pp. 154-164"
     assert record.abstract.count("\n\n") == 1  # the indented second paragraph

@@ -8,11 +8,15 @@ from papers.search import fts5_query, paper_search
 
 
 def test_search_ranks_title_matches_and_filters(paper_factory):
-    strong = paper_factory(title="Graph neural networks for molecules",
-                           abstract="Graph networks predict molecular properties.")
-    weak = paper_factory(title="A survey of chemistry",
-                         abstract="We mention graph methods once.",
-                         categories=["physics.chem-ph"])
+    strong = paper_factory(
+        title="Graph neural networks for molecules",
+        abstract="Graph networks predict molecular properties.",
+    )
+    weak = paper_factory(
+        title="A survey of chemistry",
+        abstract="We mention graph methods once.",
+        categories=["physics.chem-ph"],
+    )
     paper_factory(title="Unrelated topology", abstract="Nothing about it.")
 
     result = paper_search("graph")
@@ -24,10 +28,8 @@ def test_search_ranks_title_matches_and_filters(paper_factory):
 
 
 def test_search_date_filter_and_paging(paper_factory):
-    old = paper_factory(title="Quantum walks early",
-                        published=datetime(2010, 5, 1, tzinfo=UTC))
-    new = paper_factory(title="Quantum walks late",
-                        published=datetime(2024, 5, 1, tzinfo=UTC))
+    old = paper_factory(title="Quantum walks early", published=datetime(2010, 5, 1, tzinfo=UTC))
+    new = paper_factory(title="Quantum walks late", published=datetime(2024, 5, 1, tzinfo=UTC))
     assert [p.pk for p in paper_search("quantum", date_from=date(2020, 1, 1)).papers] == [new.pk]
     assert [p.pk for p in paper_search("quantum", date_to=date(2020, 1, 1)).papers] == [old.pk]
     newest = paper_search("quantum", sort="newest", limit=1)
@@ -62,13 +64,20 @@ def test_few_and_many_match_plans_give_the_same_pages(paper_factory, monkeypatch
     from papers import search
 
     for n in range(7):
-        paper_factory(title=f"Percolation on lattice {n}", cited_by_count=n % 3 or None,
-                      abstract="percolation " * (n % 4),
-                      published=datetime(2015 + n % 5, 1 + n, 1, tzinfo=UTC))
-    few = [[p.pk for p in paper_search("percolation", sort=sort, limit=3, offset=o).papers]
-           for o in (0, 3, 6)]
+        paper_factory(
+            title=f"Percolation on lattice {n}",
+            cited_by_count=n % 3 or None,
+            abstract="percolation " * (n % 4),
+            published=datetime(2015 + n % 5, 1 + n, 1, tzinfo=UTC),
+        )
+    few = [
+        [p.pk for p in paper_search("percolation", sort=sort, limit=3, offset=o).papers]
+        for o in (0, 3, 6)
+    ]
     monkeypatch.setattr(search, "COUNT_CAP", 2)
-    many = [[p.pk for p in paper_search("percolation", sort=sort, limit=3, offset=o).papers]
-            for o in (0, 3, 6)]
+    many = [
+        [p.pk for p in paper_search("percolation", sort=sort, limit=3, offset=o).papers]
+        for o in (0, 3, 6)
+    ]
     assert few == many and sum(len(page) for page in few) == 7
     assert paper_search("percolation").total_is_capped

@@ -37,11 +37,18 @@ def _reset_broker_pools(app):
 def redis_celery(settings):
     """The project's Celery app on the Redis broker, with queues no one else consumes."""
     queue = f"test-harvest-{uuid.uuid4().hex[:10]}"
-    keys = ("broker_url", "result_backend", "task_always_eager", "task_default_queue",
-            "task_routes")
+    keys = (
+        "broker_url",
+        "result_backend",
+        "task_always_eager",
+        "task_default_queue",
+        "task_routes",
+    )
     saved = {key: celery_app.conf[key] for key in keys}
     celery_app.conf.update(
-        broker_url=REDIS, result_backend=REDIS, task_always_eager=False,
+        broker_url=REDIS,
+        result_backend=REDIS,
+        task_always_eager=False,
         task_default_queue=queue,
         task_routes={"researchers.match_papers": {"queue": f"{queue}-matching"}},
     )
@@ -76,13 +83,18 @@ def _matching_messages(queue: str) -> list[tuple[str, dict]]:
 
 def test_window_task_runs_inline_and_returns_a_summary(oai_url, httpserver, db):
     serve_arxiv_chain(httpserver, window=ARXIV_WINDOW)
-    summary = harvest_window.delay(set_spec="physics", metadata_prefix="arXiv",
-                                   from_date="2007-05-23").get()
+    summary = harvest_window.delay(
+        set_spec="physics", metadata_prefix="arXiv", from_date="2007-05-23"
+    ).get()
     run = HarvestRun.objects.get()
     assert summary == {
-        "status": "succeeded", "run_id": run.pk, "set_spec": "physics", "pages": 3,
+        "status": "succeeded",
+        "run_id": run.pk,
+        "set_spec": "physics",
+        "pages": 3,
         "counts": {"created": 2002, "updated": 0, "unchanged": 0, "rejected": 0, "deleted": 0},
-        "next_from": "2013-05-24", "error": "",
+        "next_from": "2013-05-24",
+        "error": "",
     }
 
 
@@ -90,8 +102,11 @@ def test_window_task_skips_a_locked_set_and_records_failures(oai_url, httpserver
     with harvest_lock("physics"):
         summary = harvest_window(set_spec="physics", metadata_prefix="arXiv")
     assert summary["status"] == "locked" and requested(httpserver) == []
-    serve(httpserver, {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": "physics"},
-          oai_bytes("current_error_badArgument.xml"))
+    serve(
+        httpserver,
+        {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": "physics"},
+        oai_bytes("current_error_badArgument.xml"),
+    )
     summary = harvest_window(set_spec="physics")
     run = HarvestRun.objects.get()
     assert summary["status"] == "failed" and summary["run_id"] == run.pk
@@ -101,20 +116,35 @@ def test_window_task_skips_a_locked_set_and_records_failures(oai_url, httpserver
 def test_daily_task_harvests_each_configured_set_incrementally(oai_url, httpserver, db, settings):
     settings.HARVEST_SETS = ["cs", "math"]
     for set_spec in ("cs", "math"):
-        serve(httpserver, {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": set_spec},
-              oai_bytes("current_error_noRecordsMatch.xml"))
+        serve(
+            httpserver,
+            {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": set_spec},
+            oai_bytes("current_error_noRecordsMatch.xml"),
+        )
     assert harvest_daily.delay().get() == ["cs", "math"]
     runs = HarvestRun.objects.order_by("pk")
     assert [(r.set_spec, r.status, r.from_date) for r in runs] == [
-        ("cs", "succeeded", None), ("math", "succeeded", None)]
+        ("cs", "succeeded", None),
+        ("math", "succeeded", None),
+    ]
     # The next day starts from the day of the first responseDate.
     httpserver.clear()
     for set_spec in ("cs", "math"):
-        serve(httpserver, {"verb": "ListRecords", "metadataPrefix": "arXivRaw", "set": set_spec,
-                           "from": "2026-05-02"}, oai_bytes("current_error_noRecordsMatch.xml"))
+        serve(
+            httpserver,
+            {
+                "verb": "ListRecords",
+                "metadataPrefix": "arXivRaw",
+                "set": set_spec,
+                "from": "2026-05-02",
+            },
+            oai_bytes("current_error_noRecordsMatch.xml"),
+        )
     harvest_daily.delay().get()
     assert list(HarvestRun.objects.order_by("pk").values_list("from_date", flat=True))[2:] == [
-        date(2026, 5, 2), date(2026, 5, 2)]
+        date(2026, 5, 2),
+        date(2026, 5, 2),
+    ]
 
 
 def test_beat_schedule_runs_the_daily_harvest():
@@ -132,8 +162,9 @@ def test_matching_is_not_enqueued_without_a_broker_by_default(db):
 def test_an_unreachable_broker_never_fails_the_harvest(settings, db):
     saved = (celery_app.conf.broker_url, celery_app.conf.task_always_eager)
     # Port 1 refuses connections: publishing fails after Celery's own short retries.
-    celery_app.conf.update(broker_url="redis://127.0.0.1:1/0", task_always_eager=False,
-                           broker_connection_timeout=0.5)
+    celery_app.conf.update(
+        broker_url="redis://127.0.0.1:1/0", task_always_eager=False, broker_connection_timeout=0.5
+    )
     _reset_broker_pools(celery_app)
     settings.HARVEST_ENQUEUE_MATCHING = True
     try:
@@ -143,16 +174,21 @@ def test_an_unreachable_broker_never_fails_the_harvest(settings, db):
         _reset_broker_pools(celery_app)
 
 
-def test_harvest_through_a_real_worker_on_redis(oai_url, httpserver, transactional_db,
-                                                redis_celery):
+def test_harvest_through_a_real_worker_on_redis(
+    oai_url, httpserver, transactional_db, redis_celery
+):
     """A real Celery worker (a thread of this process) consumes the task from Redis, harvests
     over HTTP into the test database, and the matching hand-off lands on the broker by name."""
     serve_arxiv_chain(httpserver, window=ARXIV_WINDOW)
-    with start_worker(celery_app, pool="solo", perform_ping_check=False,
-                      queues=[redis_celery], shutdown_timeout=30):
+    with start_worker(
+        celery_app,
+        pool="solo",
+        perform_ping_check=False,
+        queues=[redis_celery],
+        shutdown_timeout=30,
+    ):
         result = harvest_window.apply_async(
-            kwargs={"set_spec": "physics", "metadata_prefix": "arXiv",
-                    "from_date": "2007-05-23"},
+            kwargs={"set_spec": "physics", "metadata_prefix": "arXiv", "from_date": "2007-05-23"},
             queue=redis_celery,
         )
         summary = result.get(timeout=120)

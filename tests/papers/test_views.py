@@ -13,17 +13,24 @@ PAPER_PAGE_QUERIES = 4
 
 
 def jsonld_blocks(html: str) -> list[dict]:
-    return [json.loads(block) for block in
-            re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)]
+    return [
+        json.loads(block)
+        for block in re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)
+    ]
 
 
 def test_paper_page_shows_the_paper(client, paper_factory):
     paper = paper_factory(
         title="Spectral gaps of random graphs",
         abstract="First paragraph about gaps.\n\nSecond paragraph with $\\lambda_2$.",
-        categories=["math.CO", "cs.DM"], doi="10.1000/xyz(1)", journal_ref="J. Graph Th. 12 (2024)",
-        comments="12 pages, 3 figures", license="http://creativecommons.org/licenses/by/4.0/",
-        version=3, updated=date(2024, 3, 2), cited_by_count=17,
+        categories=["math.CO", "cs.DM"],
+        doi="10.1000/xyz(1)",
+        journal_ref="J. Graph Th. 12 (2024)",
+        comments="12 pages, 3 figures",
+        license="http://creativecommons.org/licenses/by/4.0/",
+        version=3,
+        updated=date(2024, 3, 2),
+        cited_by_count=17,
     )
     response = client.get(paper.get_absolute_url())
     assert response.status_code == 200
@@ -40,8 +47,7 @@ def test_paper_page_shows_the_paper(client, paper_factory):
     assert "v3" in html and "2 March 2024" in html and ">17<" in html
     assert f'<link rel="canonical" href="http://127.0.0.1:8000{paper.get_absolute_url()}">' in html
     assert '<meta property="og:type" content="article">' in html
-    assert ('<meta property="og:title" content="Spectral gaps of random graphs · wovepaper">'
-            in html)
+    assert '<meta property="og:title" content="Spectral gaps of random graphs · wovepaper">' in html
     url = f"http://127.0.0.1:8000{paper.get_absolute_url()}"
     assert f'<meta property="og:url" content="{url}">' in html
     graph = jsonld_blocks(html)[-1]["@graph"]
@@ -51,7 +57,10 @@ def test_paper_page_shows_the_paper(client, paper_factory):
     assert article["citationCount"] == 17
     crumbs = next(item for item in graph if item["@type"] == "BreadcrumbList")
     assert [c["name"] for c in crumbs["itemListElement"]] == [
-        "wovepaper", "Combinatorics", paper.title]
+        "wovepaper",
+        "Combinatorics",
+        paper.title,
+    ]
 
 
 def test_paper_without_citations_says_not_known(client, paper_factory):
@@ -115,8 +124,9 @@ def test_title_with_markup_and_latex_is_escaped(client, paper_factory):
 
 
 def test_markdown_variant(client, paper_factory):
-    paper = paper_factory(title="Markdown please", categories=["cs.LG", "stat.ML"],
-                          abstract="One.\n\nTwo.")
+    paper = paper_factory(
+        title="Markdown please", categories=["cs.LG", "stat.ML"], abstract="One.\n\nTwo."
+    )
     response = client.get(paper.get_absolute_url(), HTTP_ACCEPT="text/markdown")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/markdown")

@@ -94,10 +94,17 @@ class Sources:
         dois = {f"https://doi.org/{d}" for d in filt.removeprefix("doi:").split("|")}
         assert len(dois) <= 100
         results = [w for w in self.oa_works if (w.get("doi") or "").lower() in dois]
-        meta = {"count": len(results), "db_response_time_ms": 21, "page": 1,
-                "per_page": int(request.args.get("per_page", 25)), "groups_count": None}
-        return Response(json.dumps({"meta": meta, "results": results, "group_by": []}),
-                        content_type="application/json")
+        meta = {
+            "count": len(results),
+            "db_response_time_ms": 21,
+            "page": 1,
+            "per_page": int(request.args.get("per_page", 25)),
+            "groups_count": None,
+        }
+        return Response(
+            json.dumps({"meta": meta, "results": results, "group_by": []}),
+            content_type="application/json",
+        )
 
     def oa_authors_list(self, request: Request) -> Response:
         filt = request.args["filter"]
@@ -105,10 +112,17 @@ class Sources:
         assert filt.startswith("openalex:"), filt
         ids = filt.removeprefix("openalex:").split("|")
         results = [self.oa_authors[i] for i in ids if i in self.oa_authors]
-        meta = {"count": len(results), "db_response_time_ms": 12, "page": 1,
-                "per_page": int(request.args.get("per_page", 25)), "groups_count": None}
-        return Response(json.dumps({"meta": meta, "results": results, "group_by": []}),
-                        content_type="application/json")
+        meta = {
+            "count": len(results),
+            "db_response_time_ms": 12,
+            "page": 1,
+            "per_page": int(request.args.get("per_page", 25)),
+            "groups_count": None,
+        }
+        return Response(
+            json.dumps({"meta": meta, "results": results, "group_by": []}),
+            content_type="application/json",
+        )
 
     def ror_organization(self, request: Request) -> Response:
         ror_id = request.path.rsplit("/", 1)[1]
@@ -116,21 +130,29 @@ class Sources:
         record = self.ror_records.get(ror_id)
         if record is None:
             # No recording of ROR's 404 exists; this envelope is written for the test.
-            return Response(json.dumps({"errors": [f"'{ror_id}' is not a valid ROR ID"]}),
-                            status=404, content_type="application/json")
+            return Response(
+                json.dumps({"errors": [f"'{ror_id}' is not a valid ROR ID"]}),
+                status=404,
+                content_type="application/json",
+            )
         return Response(json.dumps(record), content_type="application/json")
 
     def install(self) -> None:
         self.server.expect_request("/s2/paper/batch", "POST").respond_with_handler(
-            self.s2_paper_batch)
+            self.s2_paper_batch
+        )
         self.server.expect_request("/s2/author/batch", "POST").respond_with_handler(
-            self.s2_author_batch)
+            self.s2_author_batch
+        )
         self.server.expect_request("/openalex/works", "GET").respond_with_handler(
-            self.oa_works_list)
+            self.oa_works_list
+        )
         self.server.expect_request("/openalex/authors", "GET").respond_with_handler(
-            self.oa_authors_list)
-        self.server.expect_request(re.compile(r"^/ror/organizations/[^/]+$"),
-                                   "GET").respond_with_handler(self.ror_organization)
+            self.oa_authors_list
+        )
+        self.server.expect_request(
+            re.compile(r"^/ror/organizations/[^/]+$"), "GET"
+        ).respond_with_handler(self.ror_organization)
 
     def count(self, path_part: str) -> int:
         return sum(1 for _, path, _ in self.requests if path_part in path)
@@ -199,6 +221,7 @@ def clean_cache():
     yield
     cache.clear()
 
+
 _n = itertools.count(1)
 
 
@@ -230,8 +253,9 @@ def curator(db):
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Permission
 
-    user = get_user_model().objects.create_user("curator", "curator@example.org", "pw-123456",
-                                                is_staff=True)
+    user = get_user_model().objects.create_user(
+        "curator", "curator@example.org", "pw-123456", is_staff=True
+    )
     user.user_permissions.add(Permission.objects.get(codename="curate_researcher"))
     return user
 
@@ -245,7 +269,8 @@ def reader_factory(db):
 
     def make(**extra):
         n = next(counter)
-        return get_user_model().objects.create_user(f"reader{n}", f"reader{n}@example.org",
-                                                    "pw-123456", **extra)
+        return get_user_model().objects.create_user(
+            f"reader{n}", f"reader{n}@example.org", "pw-123456", **extra
+        )
 
     return make

@@ -17,13 +17,13 @@ def staff_client(client, db):
 
 
 @pytest.mark.django_db
-def test_failed_matching_and_conflicts_show_in_the_admin(staff_client, sources, paper_factory,
-                                                         settings, clean_cache):
+def test_failed_matching_and_conflicts_show_in_the_admin(
+    staff_client, sources, paper_factory, settings, clean_cache
+):
     llama = paper_factory(arxiv_id="2302.13971", authors=["Hugo Touvron", "Thibaut Lavril"])
     earlier = Researcher.objects.create(display_name="Hugo Touvron")
     ResearcherExternalId.objects.create(researcher=earlier, source="s2", value="999999")
-    ResearcherExternalId.objects.create(researcher=earlier, source="openalex",
-                                        value="A5032644449")
+    ResearcherExternalId.objects.create(researcher=earlier, source="openalex", value="A5032644449")
     match_run([llama.pk], trigger="test")
     assert IdentityConflict.objects.count() == 1
     page = staff_client.get("/admin/researchers/identityconflict/")

@@ -12,20 +12,28 @@ from researchers.clients import openalex, semantic_scholar
 from researchers.clients.openalex import OpenAlexClient
 from researchers.clients.semantic_scholar import SemanticScholarClient
 from tests.researchers.conftest import load
-from wovepaper.http import RateLimiter, ServiceError, parse_retry_after
+from wovepaper.lib.http import RateLimiter, ServiceError, parse_retry_after
 
 
 def test_parse_recorded_paper_batch_with_unknown_id():
     payload = load("semanticscholar/paper_batch_with_not_found.json")
-    ids = ["ARXIV:0000.00000", "DOI:10.2139/ssrn.288970", "DOI:10.2139/ssrn.2250500",
-           "DOI:10.1257/rct.1355"]
+    ids = [
+        "ARXIV:0000.00000",
+        "DOI:10.2139/ssrn.288970",
+        "DOI:10.2139/ssrn.2250500",
+        "DOI:10.1257/rct.1355",
+    ]
     parsed = semantic_scholar.parse_paper_batch(ids, payload)
     assert parsed["ARXIV:0000.00000"] is None
     paper = parsed["DOI:10.2139/ssrn.2250500"]
     assert paper.paper_id == "cb1ebd913c3724c599f6b276b14b5c6253da68f3"
     assert paper.citation_count == 2185 and paper.arxiv_id is None
-    assert [a.name for a in paper.authors] == ["E. Duflo", "A. Banerjee", "R. Glennerster",
-                                               "Cynthia Kinnan"]
+    assert [a.name for a in paper.authors] == [
+        "E. Duflo",
+        "A. Banerjee",
+        "R. Glennerster",
+        "Cynthia Kinnan",
+    ]
     with pytest.raises(ValueError):
         semantic_scholar.parse_paper_batch(ids[:2], payload)
 
@@ -35,7 +43,10 @@ def test_parse_recorded_author_batches():
     parsed = semantic_scholar.parse_author_batch([a["authorId"] for a in full], full)
     sommerville = parsed["1711844"]
     assert (sommerville.name, sommerville.h_index, sommerville.paper_count) == (
-        "I. Sommerville", 57, 344)
+        "I. Sommerville",
+        57,
+        344,
+    )
     assert sommerville.dblp == ("Ian Sommerville",)
     with_null = load("semanticscholar/author_batch_with_null.json")
     parsed = semantic_scholar.parse_author_batch(["0", "3234559", "1726629", "1711844"], with_null)
@@ -48,7 +59,11 @@ def test_parse_recorded_openalex_work_and_authors():
     assert (work.work_id, work.arxiv_id, work.cited_by_count) == ("W3188841554", "2108.04680", 2)
     first = work.authorships[0]
     assert (first.author_id, first.display_name, first.raw_author_name, first.orcid) == (
-        "A5009341822", "Jonathan C. Roberts", "J. C. Roberts", "0000-0001-7718-3181")
+        "A5009341822",
+        "Jonathan C. Roberts",
+        "J. C. Roberts",
+        "0000-0001-7718-3181",
+    )
     assert first.institutions[0].ror_id == "006jb1a24"
     assert first.institutions[0].type == "funder"  # a university typed funder, kept as given
     deleted = openalex.parse_author(load("openalex/author_A5317838346_deleted.json"))
@@ -95,9 +110,19 @@ def test_openalex_client_splits_or_filters_at_100(sources, clean_cache):
 def test_429_with_retry_after_is_waited_for(api_settings, local_server, clean_cache):
     # No recording of a Semantic Scholar 429 exists; this envelope follows sources.md (c).
     local_server.expect_oneshot_request("/s2/paper/batch", "POST").respond_with_response(
-        Response(json.dumps({"message": "Too Many Requests. Please wait and try again or apply "
-                                        "for a key for higher rate limits.", "code": "429"}),
-                 status=429, headers={"Retry-After": "1"}, content_type="application/json"))
+        Response(
+            json.dumps(
+                {
+                    "message": "Too Many Requests. Please wait and try again or apply "
+                    "for a key for higher rate limits.",
+                    "code": "429",
+                }
+            ),
+            status=429,
+            headers={"Retry-After": "1"},
+            content_type="application/json",
+        )
+    )
     recorded = load("semanticscholar/paper_batch_fields_authors.json")
     local_server.expect_oneshot_request("/s2/paper/batch", "POST").respond_with_json(recorded)
     started = time.monotonic()
@@ -112,7 +137,8 @@ def test_429_with_retry_after_is_waited_for(api_settings, local_server, clean_ca
 @pytest.mark.django_db
 def test_retry_after_beyond_the_limit_gives_up(api_settings, local_server, clean_cache):
     local_server.expect_request("/s2/author/batch", "POST").respond_with_response(
-        Response("{}", status=429, headers={"Retry-After": "3600"}))
+        Response("{}", status=429, headers={"Retry-After": "3600"})
+    )
     with SemanticScholarClient() as client, pytest.raises(ServiceError, match="retry after 3600"):
         client.authors(["1711844"])
     assert len(local_server.log) == 1

@@ -17,22 +17,42 @@ from researchers.figures import researchers_with_stale_figures
 from researchers.models import MatchRun, PaperMatchState, Researcher, ResearcherExternalId
 
 BYLINES = {
-    "2302.13971": ["Hugo Touvron", "Thibaut Lavril", "Gautier Izacard", "Xavier Martinet",
-                   "Marie-Anne Lachaux", "Timothée Lacroix", "Baptiste Rozière", "Naman Goyal",
-                   "Eric Hambro", "Faisal Azhar", "Aurelien Rodriguez", "Armand Joulin",
-                   "Edouard Grave", "Guillaume Lample"],
+    "2302.13971": [
+        "Hugo Touvron",
+        "Thibaut Lavril",
+        "Gautier Izacard",
+        "Xavier Martinet",
+        "Marie-Anne Lachaux",
+        "Timothée Lacroix",
+        "Baptiste Rozière",
+        "Naman Goyal",
+        "Eric Hambro",
+        "Faisal Azhar",
+        "Aurelien Rodriguez",
+        "Armand Joulin",
+        "Edouard Grave",
+        "Guillaume Lample",
+    ],
     "2205.00965": ["Tosin P. Adewumi", "Foteini Liwicki", "Marcus Liwicki"],
-    "2108.04680": ["Jonathan C. Roberts", "Joseph W. Mearman", "Peter W. S. Butcher",
-                   "Hayder M. Al-Maneea", "Panagiotis D. Ritsos"],
+    "2108.04680": [
+        "Jonathan C. Roberts",
+        "Joseph W. Mearman",
+        "Peter W. S. Butcher",
+        "Hayder M. Al-Maneea",
+        "Panagiotis D. Ritsos",
+    ],
     "2401.99999": ["Nobody Known"],
 }
 
 
 @pytest.fixture
 def papers(paper_factory):
-    return {arxiv_id: paper_factory(arxiv_id=arxiv_id, authors=authors,
-                                    published=datetime(2024, 3, 1 + n, tzinfo=UTC))
-            for n, (arxiv_id, authors) in enumerate(BYLINES.items())}
+    return {
+        arxiv_id: paper_factory(
+            arxiv_id=arxiv_id, authors=authors, published=datetime(2024, 3, 1 + n, tzinfo=UTC)
+        )
+        for n, (arxiv_id, authors) in enumerate(BYLINES.items())
+    }
 
 
 def run_command(**options) -> str:
@@ -99,15 +119,19 @@ def test_command_rejects_bad_options(papers):
 
 @pytest.mark.django_db
 def test_match_papers_task_runs_by_name(sources, papers, clean_cache):
-    result = signature("researchers.match_papers",
-                       args=[[papers["2205.00965"].pk, papers["2401.99999"].pk]]).delay().get()
+    result = (
+        signature(
+            "researchers.match_papers", args=[[papers["2205.00965"].pk, papers["2401.99999"].pk]]
+        )
+        .delay()
+        .get()
+    )
     assert (result["matched"], result["unknown"], result["failed"]) == (1, 1, 0)
     assert Authorship.objects.get(paper=papers["2205.00965"], position=3).researcher
 
 
 @pytest.mark.django_db
-def test_next_batch_task_and_failure_in_task_log(sources, papers, settings, caplog,
-                                                 clean_cache):
+def test_next_batch_task_and_failure_in_task_log(sources, papers, settings, caplog, clean_cache):
     settings.OPENALEX_API_URL = "http://127.0.0.1:9/openalex"
     result = signature("researchers.match_next_batch", kwargs={"limit": 10}).delay().get()
     assert result["failed"] == 4 and result["status"] == MatchRun.UNREACHABLE
@@ -118,10 +142,12 @@ def test_next_batch_task_and_failure_in_task_log(sources, papers, settings, capl
 @pytest.mark.django_db
 def test_refresh_figures_oldest_first(sources, clean_cache):
     now = timezone.now()
-    old = Researcher.objects.create(display_name="I. Sommerville",
-                                    figures_updated_at=now - timedelta(days=400))
-    older = Researcher.objects.create(display_name="E. Dijkstra",
-                                      figures_updated_at=now - timedelta(days=900))
+    old = Researcher.objects.create(
+        display_name="I. Sommerville", figures_updated_at=now - timedelta(days=400)
+    )
+    older = Researcher.objects.create(
+        display_name="E. Dijkstra", figures_updated_at=now - timedelta(days=900)
+    )
     fresh = Researcher.objects.create(display_name="D. Parnas", figures_updated_at=now)
     never = Researcher.objects.create(display_name="Nobody Yet")
     for researcher, value in ((old, "1711844"), (older, "3234559"), (fresh, "1726629")):
@@ -140,8 +166,10 @@ def test_refresh_figures_oldest_first(sources, clean_cache):
 def test_demo_step_reports_unreachable_services_and_finishes(settings, tmp_path):
     settings.SEMANTIC_SCHOLAR_API_URL = "http://127.0.0.1:9/s2"
     settings.OPENALEX_API_URL = "http://127.0.0.1:9/openalex"
-    assert {"command": ["match_researchers"], "options": {"probe_timeout": 3.0}} in \
-        settings.DEMO_STEPS
+    assert {
+        "command": ["match_researchers"],
+        "options": {"probe_timeout": 3.0},
+    } in settings.DEMO_STEPS
     out = StringIO()
     started = time.monotonic()
     call_command("demo", no_serve=True, stdout=out, stderr=StringIO())

@@ -30,11 +30,11 @@ def state():
     """Everything a merge and a split touch, in a comparable form."""
     return {
         "authorships": sorted(Authorship.objects.values_list("pk", "researcher_id")),
-        "ids": sorted(ResearcherExternalId.objects.values_list("source", "value",
-                                                                "researcher_id")),
+        "ids": sorted(ResearcherExternalId.objects.values_list("source", "value", "researcher_id")),
         "follows": sorted(Follow.objects.values_list("user_id", "researcher_id", "created_at")),
-        "claims": sorted(Claim.objects.values_list("user_id", "researcher_id", "status",
-                                                   "message", "created_at")),
+        "claims": sorted(
+            Claim.objects.values_list("user_id", "researcher_id", "status", "message", "created_at")
+        ),
         "merged": sorted(Researcher.objects.values_list("pk", "merged_into_id")),
         "papers": sorted(Researcher.objects.values_list("pk", "paper_count")),
     }
@@ -46,8 +46,10 @@ def world(paper_factory, researcher_factory, link_author, reader_factory):
     a = researcher_factory("Pedro G. Ferreira")
     b = researcher_factory("Pedro G. Ferreira")
     coauthor = researcher_factory("Harry Desmond")
-    papers_a = [paper_factory(authors=["Deaglan Bartlett", "Harry Desmond", "Pedro G. Ferreira"])
-                for _ in range(3)]
+    papers_a = [
+        paper_factory(authors=["Deaglan Bartlett", "Harry Desmond", "Pedro G. Ferreira"])
+        for _ in range(3)
+    ]
     papers_b = [paper_factory(authors=["Harry Desmond", "Pedro G. Ferreira"]) for _ in range(2)]
     for p in papers_a:
         link_author(p, 3, a)
@@ -64,8 +66,14 @@ def world(paper_factory, researcher_factory, link_author, reader_factory):
     Claim.objects.create(user=both, researcher=a, message="me, older record")
     Claim.objects.create(user=both, researcher=b, status=Claim.Status.CONFIRMED)
     researchers_update_stats([a.pk, b.pk, coauthor.pk])
-    return {"a": a, "b": b, "coauthor": coauthor, "users": (both, only_a, only_b),
-            "papers_a": papers_a, "papers_b": papers_b}
+    return {
+        "a": a,
+        "b": b,
+        "coauthor": coauthor,
+        "users": (both, only_a, only_b),
+        "papers_a": papers_a,
+        "papers_b": papers_b,
+    }
 
 
 @pytest.mark.django_db
@@ -76,7 +84,8 @@ def test_preview_says_what_moves(world):
     assert plan.authorship_count == 3 and plan.external_id_count == 1
     assert plan.participants["accounts"] == {
         "follows": {"move": 1, "already_on_survivor": 1},
-        "claims": {"move": 0, "already_on_survivor": 1}}
+        "claims": {"move": 0, "already_on_survivor": 1},
+    }
     assert state()["papers"] == sorted([(a.pk, 3), (b.pk, 2), (world["coauthor"].pk, 5)])
 
 
@@ -92,13 +101,18 @@ def test_merge_then_split_round_trip_loses_and_duplicates_nothing(world, curator
     assert a.merged_into_id == b.pk and b.merged_into_id is None
     assert Authorship.objects.filter(researcher=b).count() == 5
     assert not Authorship.objects.filter(researcher=a).exists()
-    assert set(b.external_ids.values_list("value", flat=True)) == {"2298007", "144135411",
-                                                                   "A5020003001"}
+    assert set(b.external_ids.values_list("value", flat=True)) == {
+        "2298007",
+        "144135411",
+        "A5020003001",
+    }
     # Followers of either follow the survivor, once.
     assert sorted(Follow.objects.values_list("user_id", "researcher_id")) == sorted(
-        [(both.pk, b.pk), (only_a.pk, b.pk), (only_b.pk, b.pk)])
+        [(both.pk, b.pk), (only_a.pk, b.pk), (only_b.pk, b.pk)]
+    )
     assert list(Claim.objects.values_list("user_id", "researcher_id", "status")) == [
-        (both.pk, b.pk, "confirmed")]
+        (both.pk, b.pk, "confirmed")
+    ]
     assert (a.paper_count, b.paper_count) == (0, 5)
     assert entry.actor == curator and entry.action == "merge"
     assert set(entry.researchers.values_list("pk", flat=True)) == {a.pk, b.pk}
@@ -113,8 +127,9 @@ def test_merge_then_split_round_trip_loses_and_duplicates_nothing(world, curator
 
 
 @pytest.mark.django_db
-def test_merge_chain_points_everything_at_the_final_survivor(world, researcher_factory,
-                                                              curator, client):
+def test_merge_chain_points_everything_at_the_final_survivor(
+    world, researcher_factory, curator, client
+):
     a, b = world["a"], world["b"]
     c = researcher_factory("Pedro G. Ferreira")
     researchers_merge(survivor_id=b.pk, folded_ids=[a.pk], actor=curator)
@@ -131,8 +146,9 @@ def test_merge_chain_points_everything_at_the_final_survivor(world, researcher_f
 
 
 @pytest.mark.django_db
-def test_split_is_blocked_by_a_later_merge_and_by_moved_authorships(world, researcher_factory,
-                                                                   curator):
+def test_split_is_blocked_by_a_later_merge_and_by_moved_authorships(
+    world, researcher_factory, curator
+):
     a, b = world["a"], world["b"]
     c = researcher_factory("Pedro G. Ferreira")
     first = researchers_merge(survivor_id=b.pk, folded_ids=[a.pk], actor=curator)
@@ -159,27 +175,27 @@ def test_split_is_blocked_by_a_later_merge_and_by_moved_authorships(world, resea
 def test_move_one_authorship_pins_it_and_updates_both_records(world, curator):
     a, coauthor = world["a"], world["coauthor"]
     authorship = Authorship.objects.get(paper=world["papers_a"][0], position=3)
-    entry = authorship_move(authorship_id=authorship.pk, to_researcher_id=world["b"].pk,
-                            actor=curator)
+    entry = authorship_move(
+        authorship_id=authorship.pk, to_researcher_id=world["b"].pk, actor=curator
+    )
     assert entry.before["researcher"] == a.pk and entry.after["researcher"] == world["b"].pk
     assert PinnedAuthorship.objects.filter(authorship=authorship).exists()
     a.refresh_from_db()
     world["b"].refresh_from_db()
     assert (a.paper_count, world["b"].paper_count) == (2, 3)
     with pytest.raises(CurationError, match="already on that record"):
-        authorship_move(authorship_id=authorship.pk, to_researcher_id=world["b"].pk,
-                        actor=curator)
+        authorship_move(authorship_id=authorship.pk, to_researcher_id=world["b"].pk, actor=curator)
     researchers_merge(survivor_id=world["b"].pk, folded_ids=[coauthor.pk], actor=curator)
     with pytest.raises(CurationError, match="merged into"):
-        authorship_move(authorship_id=authorship.pk, to_researcher_id=coauthor.pk,
-                        actor=curator)
+        authorship_move(authorship_id=authorship.pk, to_researcher_id=coauthor.pk, actor=curator)
 
 
 @pytest.mark.django_db
 def test_not_the_same_person_forbids_the_merge(world, curator):
     a, b = world["a"], world["b"]
-    IdentityConflict.objects.create(kind=IdentityConflict.UNLINKED, researcher=a,
-                                    other_researcher=b, s2_id="2298007")
+    IdentityConflict.objects.create(
+        kind=IdentityConflict.UNLINKED, researcher=a, other_researcher=b, s2_id="2298007"
+    )
     entry = researchers_mark_distinct(first_id=b.pk, second_id=a.pk, actor=curator)
     assert entry.action == "distinct"
     assert DistinctPair.objects.get().low_id == min(a.pk, b.pk)
@@ -208,8 +224,12 @@ def test_merge_refuses_merged_or_missing_records(world, curator):
 def test_merge_resolves_conflicts_between_the_records_and_split_reopens_them(world, curator):
     a, b = world["a"], world["b"]
     conflict = IdentityConflict.objects.create(
-        kind=IdentityConflict.S2_SPLIT, researcher=b, other_researcher=a, s2_id="144135411",
-        openalex_id="A5020003001")
+        kind=IdentityConflict.S2_SPLIT,
+        researcher=b,
+        other_researcher=a,
+        s2_id="144135411",
+        openalex_id="A5020003001",
+    )
     entry = researchers_merge(survivor_id=b.pk, folded_ids=[a.pk], actor=curator)
     conflict.refresh_from_db()
     assert conflict.status == IdentityConflict.RESOLVED

@@ -13,9 +13,11 @@ from papers.models import Authorship
 from researchers.curation import researchers_merge
 from researchers.models import CurationEntry, DistinctPair, Researcher
 
-URLS = ["/admin/researchers/researcher/curation/",
-        "/admin/researchers/researcher/curation/merge/?ids=1,2",
-        "/admin/researchers/researcher/curation/move/"]
+URLS = [
+    "/admin/researchers/researcher/curation/",
+    "/admin/researchers/researcher/curation/merge/?ids=1,2",
+    "/admin/researchers/researcher/curation/move/",
+]
 
 
 @pytest.fixture
@@ -49,12 +51,15 @@ def test_staff_without_the_permission_get_403(client, reader_factory, url):
 def test_staff_without_the_permission_cannot_merge_by_posting(client, reader_factory, pair):
     a, b = pair
     client.force_login(reader_factory(is_staff=True))
-    response = client.post("/admin/researchers/researcher/curation/merge/",
-                           {"survivor": b.pk, "folded": str(a.pk), "confirm": "1"})
+    response = client.post(
+        "/admin/researchers/researcher/curation/merge/",
+        {"survivor": b.pk, "folded": str(a.pk), "confirm": "1"},
+    )
     assert response.status_code == 403
     assert Researcher.objects.get(pk=a.pk).merged_into_id is None
-    response = client.post("/admin/researchers/researcher/curation/distinct/",
-                           {"first": a.pk, "second": b.pk})
+    response = client.post(
+        "/admin/researchers/researcher/curation/distinct/", {"first": a.pk, "second": b.pk}
+    )
     assert response.status_code == 403 and not DistinctPair.objects.exists()
 
 
@@ -69,12 +74,14 @@ def test_merge_preview_then_confirm_then_split(client, curator, pair):
     assert "follows: 1 move to the survivor" in html
     assert "Confirm merge" in html and Researcher.objects.get(pk=a.pk).merged_into_id is None
 
-    done = client.post("/admin/researchers/researcher/curation/merge/",
-                       {"survivor": b.pk, "folded": str(a.pk), "note": "same S2 profile",
-                        "confirm": "1"})
+    done = client.post(
+        "/admin/researchers/researcher/curation/merge/",
+        {"survivor": b.pk, "folded": str(a.pk), "note": "same S2 profile", "confirm": "1"},
+    )
     entry = CurationEntry.objects.get(action="merge")
     assert done.status_code == 302 and done["Location"].endswith(
-        f"/curationentry/{entry.pk}/change/")
+        f"/curationentry/{entry.pk}/change/"
+    )
     assert Researcher.objects.get(pk=a.pk).merged_into_id == b.pk
     log = client.get(done["Location"])
     assert log.status_code == 200 and "same S2 profile" in log.content.decode()
@@ -93,15 +100,17 @@ def test_merge_preview_then_confirm_then_split(client, curator, pair):
 def test_merge_preview_shows_what_blocks_it(client, curator, pair):
     a, b = pair
     client.force_login(curator)
-    client.post("/admin/researchers/researcher/curation/distinct/",
-                {"first": a.pk, "second": b.pk})
+    client.post("/admin/researchers/researcher/curation/distinct/", {"first": a.pk, "second": b.pk})
     preview = client.get(f"/admin/researchers/researcher/curation/merge/?ids={b.pk},{a.pk}")
     html = preview.content.decode()
     assert "marked as not the same person" in html and "Confirm merge" not in html
-    response = client.post("/admin/researchers/researcher/curation/merge/",
-                           {"survivor": b.pk, "folded": str(a.pk), "confirm": "1"})
+    response = client.post(
+        "/admin/researchers/researcher/curation/merge/",
+        {"survivor": b.pk, "folded": str(a.pk), "confirm": "1"},
+    )
     assert response.status_code == 200 and "marked as not the same person" in (
-        response.content.decode())
+        response.content.decode()
+    )
     assert Researcher.objects.get(pk=a.pk).merged_into_id is None
 
 
@@ -130,8 +139,7 @@ def test_audit_log_is_read_only(client, curator, pair):
 
 
 @pytest.mark.django_db
-def test_history_on_the_researcher_page_is_for_curators_only(client, curator, pair,
-                                                             reader_factory):
+def test_history_on_the_researcher_page_is_for_curators_only(client, curator, pair, reader_factory):
     a, b = pair
     url = b.get_absolute_url()
     client.get(url)  # warm caches (taxonomy, sites) before counting
@@ -163,13 +171,16 @@ def test_superuser_can_curate(client, pair):
 @pytest.mark.django_db
 def test_researcher_list_links_the_queue_for_curators_only(client, curator, reader_factory):
     client.force_login(curator)
-    assert "Review same-name clusters" in client.get(
-        "/admin/researchers/researcher/").content.decode()
+    assert (
+        "Review same-name clusters" in client.get("/admin/researchers/researcher/").content.decode()
+    )
     viewer = reader_factory(is_staff=True)
     from django.contrib.auth.models import Permission
 
     viewer.user_permissions.add(Permission.objects.get(codename="view_researcher"))
     client.force_login(viewer)
-    assert "Review same-name clusters" not in client.get(
-        "/admin/researchers/researcher/").content.decode()
+    assert (
+        "Review same-name clusters"
+        not in client.get("/admin/researchers/researcher/").content.decode()
+    )
     assert client.get("/admin/researchers/researcher/curation/").status_code == 403

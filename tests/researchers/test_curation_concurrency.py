@@ -31,8 +31,9 @@ def holding_participant():
             release.wait(timeout=10)
         return {}
 
-    participant = MergeParticipant(name="zz-test-hold", preview=lambda **kw: {}, merge=merge,
-                                   split=lambda **kw: None)
+    participant = MergeParticipant(
+        name="zz-test-hold", preview=lambda **kw: {}, merge=merge, split=lambda **kw: None
+    )
     curation.merge_participant_register(participant)
     yield inside, release
     curation._participants.pop("zz-test-hold", None)
@@ -51,8 +52,14 @@ def run(results, key, **kwargs):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("second_survivor", ["c", "a"])
 def test_concurrent_overlapping_merges_leave_one_consistent_state(
-        researcher_factory, paper_factory, link_author, reader_factory, curator,
-        holding_participant, second_survivor):
+    researcher_factory,
+    paper_factory,
+    link_author,
+    reader_factory,
+    curator,
+    holding_participant,
+    second_survivor,
+):
     inside, release = holding_participant
     a, b, c = (researcher_factory("Wei Wang") for _ in range(3))
     for n, record in enumerate((a, b, c)):
@@ -65,12 +72,19 @@ def test_concurrent_overlapping_merges_leave_one_consistent_state(
     results: dict = {}
     # First: fold B into A. Second, overlapping on B while the first holds it: fold B into C,
     # or fold C into B (B as survivor). Either way B is no longer live when the second gets it.
-    first = threading.Thread(target=run, args=(results, "first"), kwargs={
-        "survivor_id": a.pk, "folded_ids": [b.pk], "actor": curator})
-    second_kwargs = ({"survivor_id": c.pk, "folded_ids": [b.pk]} if second_survivor == "c"
-                     else {"survivor_id": b.pk, "folded_ids": [c.pk]})
-    second = threading.Thread(target=run, args=(results, "second"),
-                              kwargs={**second_kwargs, "actor": curator})
+    first = threading.Thread(
+        target=run,
+        args=(results, "first"),
+        kwargs={"survivor_id": a.pk, "folded_ids": [b.pk], "actor": curator},
+    )
+    second_kwargs = (
+        {"survivor_id": c.pk, "folded_ids": [b.pk]}
+        if second_survivor == "c"
+        else {"survivor_id": b.pk, "folded_ids": [c.pk]}
+    )
+    second = threading.Thread(
+        target=run, args=(results, "second"), kwargs={**second_kwargs, "actor": curator}
+    )
     first.start()
     assert inside.wait(timeout=10)
     second.start()
@@ -87,7 +101,11 @@ def test_concurrent_overlapping_merges_leave_one_consistent_state(
     rows = dict(Researcher.objects.values_list("pk", "merged_into_id"))
     assert rows == {a.pk: None, b.pk: a.pk, c.pk: None}
     assert sorted(Authorship.objects.values_list("researcher_id", flat=True)) == sorted(
-        [a.pk, a.pk, c.pk])
+        [a.pk, a.pk, c.pk]
+    )
     assert sorted(ResearcherExternalId.objects.values_list("value", "researcher_id")) == [
-        ("90", a.pk), ("91", a.pk), ("92", c.pk)]
+        ("90", a.pk),
+        ("91", a.pk),
+        ("92", c.pk),
+    ]
     assert sorted(Follow.objects.values_list("researcher_id", flat=True)) == sorted([a.pk, c.pk])

@@ -28,9 +28,15 @@ BYLINE = ["Deaglan J. Bartlett", "Harry Desmond", "Pedro G. Ferreira"]
 
 @pytest.fixture
 def matched(paper_factory, sources, clean_cache):
-    papers = [paper_factory(arxiv_id=arxiv_id, authors=BYLINE, categories=["astro-ph.CO"],
-                            published=datetime(2023, 1 + n, 1, tzinfo=UTC))
-              for n, arxiv_id in enumerate(["2211.11461", "2304.06333"])]
+    papers = [
+        paper_factory(
+            arxiv_id=arxiv_id,
+            authors=BYLINE,
+            categories=["astro-ph.CO"],
+            published=datetime(2023, 1 + n, 1, tzinfo=UTC),
+        )
+        for n, arxiv_id in enumerate(["2211.11461", "2304.06333"])
+    ]
     match_papers([p.pk for p in papers])
     first, second = (Authorship.objects.get(paper=p, position=3).researcher for p in papers)
     assert first.pk != second.pk and first.name_key == second.name_key
@@ -42,9 +48,11 @@ def ferreira_on(paper) -> int:
 
 
 def snapshot():
-    return (sorted(Authorship.objects.values_list("pk", "researcher_id")),
-            sorted(ResearcherExternalId.objects.values_list("source", "value", "researcher_id")),
-            sorted(Researcher.objects.values_list("pk", "merged_into_id")))
+    return (
+        sorted(Authorship.objects.values_list("pk", "researcher_id")),
+        sorted(ResearcherExternalId.objects.values_list("source", "value", "researcher_id")),
+        sorted(Researcher.objects.values_list("pk", "merged_into_id")),
+    )
 
 
 @pytest.mark.django_db
@@ -70,7 +78,8 @@ def test_a_later_matching_run_keeps_the_merge(matched, curator):
     assert ferreira_on(papers[0]) == ferreira_on(papers[1]) == first.pk
     # The folded record's S2 id now resolves to the survivor.
     assert ResearcherExternalId.objects.get(source="s2", value="145209584").researcher_id == (
-        first.pk)
+        first.pk
+    )
     assert Researcher.objects.get(pk=second.pk).merged_into_id == first.pk
     assert not any(c.name_key == first.name_key for c in curation_clusters())
 
@@ -115,11 +124,17 @@ def test_a_later_matching_run_keeps_a_moved_authorship(matched, curator):
 
 @pytest.mark.django_db
 def test_papers_matched_through_a_folded_id_after_the_merge_go_back_on_split(
-        paper_factory, sources, clean_cache, curator):
+    paper_factory, sources, clean_cache, curator
+):
     first_paper, second_paper = (
-        paper_factory(arxiv_id=arxiv_id, authors=BYLINE, categories=["astro-ph.CO"],
-                      published=datetime(2023, 1 + n, 1, tzinfo=UTC))
-        for n, arxiv_id in enumerate(["2211.11461", "2304.06333"]))
+        paper_factory(
+            arxiv_id=arxiv_id,
+            authors=BYLINE,
+            categories=["astro-ph.CO"],
+            published=datetime(2023, 1 + n, 1, tzinfo=UTC),
+        )
+        for n, arxiv_id in enumerate(["2211.11461", "2304.06333"])
+    )
     match_papers([first_paper.pk])
     survivor = Researcher.objects.get(pk=ferreira_on(first_paper))
     # A record known before (created by hand here) that holds the S2 id of the second paper.

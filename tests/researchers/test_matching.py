@@ -24,10 +24,22 @@ from researchers.models import (
 )
 from tests.researchers.conftest import load
 
-LLAMA = ["Hugo Touvron", "Thibaut Lavril", "Gautier Izacard", "Xavier Martinet",
-         "Marie-Anne Lachaux", "Timothée Lacroix", "Baptiste Rozière", "Naman Goyal",
-         "Eric Hambro", "Faisal Azhar", "Aurelien Rodriguez", "Armand Joulin", "Edouard Grave",
-         "Guillaume Lample"]
+LLAMA = [
+    "Hugo Touvron",
+    "Thibaut Lavril",
+    "Gautier Izacard",
+    "Xavier Martinet",
+    "Marie-Anne Lachaux",
+    "Timothée Lacroix",
+    "Baptiste Rozière",
+    "Naman Goyal",
+    "Eric Hambro",
+    "Faisal Azhar",
+    "Aurelien Rodriguez",
+    "Armand Joulin",
+    "Edouard Grave",
+    "Guillaume Lample",
+]
 BYLINES = {
     "2302.13971": LLAMA,
     # S2 lists "F. Liwicki" and "M. Liwicki": two co-authors with one surname.
@@ -36,14 +48,18 @@ BYLINES = {
     "2309.13970": ["Miguel Bordallo López", "Constantino Álvarez Casado"],
     # Accents dropped in the byline; S2 has "Ljubiša Bojić" and an initial for Culibrk.
     "2312.09402": ["Ljubisa Bojic", "Matteo Cinelli", "Dubravko Culibrk", "Boris Delibasic"],
-    "1105.0149": ["Ali Khajeh-Hosseini", "Ian Sommerville", "Jurgen Bogaerts",
-                  "Pradeep Teregowda"],
+    "1105.0149": ["Ali Khajeh-Hosseini", "Ian Sommerville", "Jurgen Bogaerts", "Pradeep Teregowda"],
     "1209.5246": ["Ian Sommerville", "Russell Lock", "Tim Storer"],
     # An author the source does not list: counts differ.
     "2302.01339": ["Eric Schwitzgebel", "David Schwitzgebel", "Anna Strasser", "Matthew Crosby"],
     # Only OpenAlex knows this one (raw names "J. C. Roberts", "J. W. Mearman", ...).
-    "2108.04680": ["Jonathan C. Roberts", "Joseph W. Mearman", "Peter W. S. Butcher",
-                   "Hayder M. Al-Maneea", "Panagiotis D. Ritsos"],
+    "2108.04680": [
+        "Jonathan C. Roberts",
+        "Joseph W. Mearman",
+        "Peter W. S. Butcher",
+        "Hayder M. Al-Maneea",
+        "Panagiotis D. Ritsos",
+    ],
     # S2 gives "P. Ferreira" two different author ids on these two papers.
     "2211.11461": ["Deaglan J. Bartlett", "Harry Desmond", "Pedro G. Ferreira"],
     "2304.06333": ["Deaglan J. Bartlett", "Harry Desmond", "Pedro G. Ferreira"],
@@ -57,8 +73,11 @@ def papers(paper_factory):
     made = {}
     for n, (arxiv_id, authors) in enumerate(BYLINES.items()):
         made[arxiv_id] = paper_factory(
-            arxiv_id=arxiv_id, authors=authors, categories=["cs.CL", "cs.LG"] if n % 2 else
-            ["cs.DL"], published=datetime(2024, 1, 1 + n, tzinfo=UTC))
+            arxiv_id=arxiv_id,
+            authors=authors,
+            categories=["cs.CL", "cs.LG"] if n % 2 else ["cs.DL"],
+            published=datetime(2024, 1, 1 + n, tzinfo=UTC),
+        )
     return made
 
 
@@ -80,8 +99,11 @@ def test_match_attaches_every_author_of_a_paper_both_sources_know(sources, paper
     assert llama.openalex_id == "W4322718191"
     assert llama.cited_by_count == 5708  # Semantic Scholar's count comes first
     touvron = researcher_at(llama, 1)
-    assert ext(touvron) == {"s2": "2113243762", "openalex": "A5032644449",
-                            "orcid": "0000-0003-1678-392X"}
+    assert ext(touvron) == {
+        "s2": "2113243762",
+        "openalex": "A5032644449",
+        "orcid": "0000-0003-1678-392X",
+    }
     grave = researcher_at(llama, 13)
     # OpenAlex's display name keeps the accent the byline dropped.
     assert ext(grave) == {"s2": "3024698", "openalex": "A5069316249"}
@@ -146,8 +168,7 @@ def test_paper_only_openalex_knows_is_matched_through_openalex(sources, papers, 
     assert roberts.works_count == recorded["works_count"]
     assert roberts.figures_updated_at is not None
     state = PaperMatchState.objects.get(paper=paper)
-    assert (state.status, state.s2_status, state.openalex_status) == ("matched", "unknown",
-                                                                        "found")
+    assert (state.status, state.s2_status, state.openalex_status) == ("matched", "unknown", "found")
     assert state.next_attempt_at is not None  # S2 is asked again later
     bangor = Institution.objects.get(ror_id="006jb1a24")
     assert bangor.name == "Bangor University" and bangor.openalex_id == "I161548249"
@@ -163,8 +184,11 @@ def test_paper_unknown_to_both_is_recorded_and_left_alone(sources, papers, clean
     result = match_papers([paper.pk])
     assert (result.matched, result.unknown) == (0, 1)
     state = PaperMatchState.objects.get(paper=paper)
-    assert (state.status, state.s2_status, state.openalex_status) == ("unknown", "unknown",
-                                                                        "unknown")
+    assert (state.status, state.s2_status, state.openalex_status) == (
+        "unknown",
+        "unknown",
+        "unknown",
+    )
     assert state.next_attempt_at > state.last_attempt_at
     assert not Authorship.objects.filter(paper=paper, researcher__isnull=False).exists()
     paper.refresh_from_db()
@@ -187,8 +211,7 @@ def test_same_name_records_stay_apart(sources, papers, clean_cache):
 def test_one_openalex_id_across_two_s2_ids_keeps_records_apart(sources, papers, clean_cache):
     earlier = Researcher.objects.create(display_name="Hugo Touvron", name_key="hugo touvron")
     ResearcherExternalId.objects.create(researcher=earlier, source="s2", value="999999")
-    ResearcherExternalId.objects.create(researcher=earlier, source="openalex",
-                                        value="A5032644449")
+    ResearcherExternalId.objects.create(researcher=earlier, source="openalex", value="A5032644449")
     match_papers([papers["2302.13971"].pk])
     touvron = researcher_at(papers["2302.13971"], 1)
     assert touvron.pk != earlier.pk
@@ -205,8 +228,7 @@ def test_one_openalex_id_across_two_s2_ids_keeps_records_apart(sources, papers, 
 def test_one_s2_id_across_two_openalex_ids_is_recorded(sources, papers, clean_cache):
     earlier = Researcher.objects.create(display_name="Hugo Touvron", name_key="hugo touvron")
     ResearcherExternalId.objects.create(researcher=earlier, source="s2", value="2113243762")
-    ResearcherExternalId.objects.create(researcher=earlier, source="openalex",
-                                        value="A5000000001")
+    ResearcherExternalId.objects.create(researcher=earlier, source="openalex", value="A5000000001")
     match_papers([papers["2302.13971"].pk])
     assert researcher_at(papers["2302.13971"], 1) == earlier
     assert ext(earlier)["openalex"] == "A5000000001"
@@ -222,22 +244,32 @@ def test_rerun_changes_nothing(sources, papers, clean_cache):
     first = match_papers(ids)
     snapshot = (
         list(Authorship.objects.order_by("pk").values_list("pk", "researcher_id")),
-        Researcher.objects.count(), ResearcherExternalId.objects.count(),
-        IdentityConflict.objects.count(), AuthorshipInstitution.objects.count(),
+        Researcher.objects.count(),
+        ResearcherExternalId.objects.count(),
+        IdentityConflict.objects.count(),
+        AuthorshipInstitution.objects.count(),
         Institution.objects.count(),
-        list(Paper.objects.order_by("pk").values_list("semantic_scholar_id", "openalex_id",
-                                                     "cited_by_count")),
+        list(
+            Paper.objects.order_by("pk").values_list(
+                "semantic_scholar_id", "openalex_id", "cited_by_count"
+            )
+        ),
     )
     second = match_papers(ids)
     assert first.authorships_attached > 40 and second.authorships_attached == 0
     assert second.researchers_created == 0
     assert snapshot == (
         list(Authorship.objects.order_by("pk").values_list("pk", "researcher_id")),
-        Researcher.objects.count(), ResearcherExternalId.objects.count(),
-        IdentityConflict.objects.count(), AuthorshipInstitution.objects.count(),
+        Researcher.objects.count(),
+        ResearcherExternalId.objects.count(),
+        IdentityConflict.objects.count(),
+        AuthorshipInstitution.objects.count(),
         Institution.objects.count(),
-        list(Paper.objects.order_by("pk").values_list("semantic_scholar_id", "openalex_id",
-                                                     "cited_by_count")),
+        list(
+            Paper.objects.order_by("pk").values_list(
+                "semantic_scholar_id", "openalex_id", "cited_by_count"
+            )
+        ),
     )
     assert set(PaperMatchState.objects.values_list("attempts", flat=True)) == {2}
 
@@ -270,15 +302,20 @@ def test_papers_to_match_goes_newest_first_then_due_retries(sources, papers, cle
     assert papers_to_match(limit=3) == [p.pk for p in newest_first[3:6]]
     since = datetime(2024, 1, 9, tzinfo=UTC)
     assert set(papers_to_match(limit=50, since=since)) == {
-        p.pk for p in papers.values() if p.published >= since
-        and not PaperMatchState.objects.filter(paper=p).exists()}
+        p.pk
+        for p in papers.values()
+        if p.published >= since and not PaperMatchState.objects.filter(paper=p).exists()
+    }
     # Every paper tried once: nothing is due until the retry time of the unknown ones.
     match_papers([p.pk for p in papers.values()])
     assert papers_to_match(limit=50) == []
     later = datetime(2100, 1, 1, tzinfo=UTC)
     due = papers_to_match(limit=50, now=later)
-    retried = set(PaperMatchState.objects.filter(next_attempt_at__isnull=False)
-                  .values_list("paper_id", flat=True))
+    retried = set(
+        PaperMatchState.objects.filter(next_attempt_at__isnull=False).values_list(
+            "paper_id", flat=True
+        )
+    )
     assert set(due) == retried and papers["2401.99999"].pk in retried
     assert papers["2302.13971"].pk not in retried
 
@@ -300,4 +337,7 @@ def test_abbreviated_display_name_is_replaced_by_a_full_one(sources, papers, cle
     match_papers([papers["2205.00965"].pk])
     earlier.refresh_from_db()
     assert (earlier.display_name, earlier.name_key, earlier.slug) == (
-        "Foteini Liwicki", "foteini liwicki", "foteini-liwicki")
+        "Foteini Liwicki",
+        "foteini liwicki",
+        "foteini-liwicki",
+    )

@@ -15,11 +15,15 @@ from tests.researchers.conftest import recorded_s2_authors
 
 SOMMERVILLE_PAPERS = {
     # arXiv id: (byline, categories); citation counts come from the recorded S2 papers.
-    "1105.0149": (["Ali Khajeh-Hosseini", "Ian Sommerville", "Jurgen Bogaerts",
-                   "Pradeep Teregowda"], ["cs.DC", "cs.SE"]),
+    "1105.0149": (
+        ["Ali Khajeh-Hosseini", "Ian Sommerville", "Jurgen Bogaerts", "Pradeep Teregowda"],
+        ["cs.DC", "cs.SE"],
+    ),
     "1209.5246": (["Ian Sommerville", "Russell Lock", "Tim Storer"], ["cs.SE"]),
-    "1002.3492": (["Ali Khajeh-Hosseini", "David Greenwood", "Ian Sommerville",
-                   "Someone Unlisted"], ["cs.DC"]),
+    "1002.3492": (
+        ["Ali Khajeh-Hosseini", "David Greenwood", "Ian Sommerville", "Someone Unlisted"],
+        ["cs.DC"],
+    ),
 }
 
 
@@ -35,8 +39,12 @@ def sommerville_papers(paper_factory, sources):
                 sources.s2_papers["1002.3492"] = paper
     made = {}
     for n, (arxiv_id, (authors, categories)) in enumerate(SOMMERVILLE_PAPERS.items()):
-        made[arxiv_id] = paper_factory(arxiv_id=arxiv_id, authors=authors, categories=categories,
-                                       published=datetime(2012, 1, 1 + n, tzinfo=UTC))
+        made[arxiv_id] = paper_factory(
+            arxiv_id=arxiv_id,
+            authors=authors,
+            categories=categories,
+            published=datetime(2012, 1, 1 + n, tzinfo=UTC),
+        )
     return made
 
 
@@ -56,15 +64,27 @@ def test_stored_figures_of_a_researcher(sommerville_papers, sources, clean_cache
     assert sommerville.citations_here == sum(cited.values())
     khajeh = Researcher.objects.get(external_ids__value="1401831114")
     top = sommerville.coauthors[0]
-    assert top == {"id": khajeh.pk, "name": "Ali Khajeh-Hosseini",
-                   "slug": f"{khajeh.pk}-ali-khajeh-hosseini", "count": 2}
+    assert top == {
+        "id": khajeh.pk,
+        "name": "Ali Khajeh-Hosseini",
+        "slug": f"{khajeh.pk}-ali-khajeh-hosseini",
+        "count": 2,
+    }
     assert {c["name"] for c in sommerville.coauthors} == {
-        "Ali Khajeh-Hosseini", "Jurgen Bogaerts", "Pradeep B. Teregowda", "Russell Lock",
-        "Tim Storer", "David Greenwood"}
+        "Ali Khajeh-Hosseini",
+        "Jurgen Bogaerts",
+        "Pradeep B. Teregowda",
+        "Russell Lock",
+        "Tim Storer",
+        "David Greenwood",
+    }
     # Figures from the recorded S2 author batch, with their source.
     recorded = recorded_s2_authors()["1711844"]
     assert (sommerville.h_index, sommerville.citation_count, sommerville.works_count) == (
-        recorded["hIndex"], recorded["citationCount"], recorded["paperCount"])
+        recorded["hIndex"],
+        recorded["citationCount"],
+        recorded["paperCount"],
+    )
     assert sommerville.figures_source == "s2" and sommerville.figures_updated_at
     assert sommerville.stats_updated_at is not None
 
@@ -75,7 +95,8 @@ def test_stats_follow_authorships_that_move(sommerville_papers, sources, clean_c
     sommerville = Researcher.objects.get(external_ids__value="1711844")
     other = Researcher.objects.create(display_name="Curated Elsewhere")
     Authorship.objects.filter(researcher=sommerville, paper__arxiv_id="1209.5246").update(
-        researcher=other)
+        researcher=other
+    )
     researchers_update_stats([sommerville.pk, other.pk])
     sommerville.refresh_from_db()
     other.refresh_from_db()
@@ -84,14 +105,17 @@ def test_stats_follow_authorships_that_move(sommerville_papers, sources, clean_c
 
 
 @pytest.mark.django_db
-def test_stats_queries_are_bounded_whatever_the_paper_count(paper_factory,
-                                                            django_assert_max_num_queries):
+def test_stats_queries_are_bounded_whatever_the_paper_count(
+    paper_factory, django_assert_max_num_queries
+):
     small = Researcher.objects.create(display_name="Ada Small")
     big = Researcher.objects.create(display_name="Bea Big")
     peers = [Researcher.objects.create(display_name=f"Peer {n}") for n in range(30)]
     for n in range(120):
-        paper = paper_factory(authors=["Bea Big", f"Peer {n % 30}", "Ada Small" if n < 2 else
-                                       "Carl Unmatched"], cited_by_count=n or None)
+        paper = paper_factory(
+            authors=["Bea Big", f"Peer {n % 30}", "Ada Small" if n < 2 else "Carl Unmatched"],
+            cited_by_count=n or None,
+        )
         rows = list(paper.authorships.order_by("position"))
         rows[0].researcher = big
         rows[1].researcher = peers[n % 30]
@@ -111,9 +135,16 @@ def test_stats_queries_are_bounded_whatever_the_paper_count(paper_factory,
 
 @pytest.mark.django_db
 def test_institution_counts(sources, paper_factory, clean_cache):
-    paper = paper_factory(arxiv_id="2108.04680", authors=[
-        "Jonathan C. Roberts", "Joseph W. Mearman", "Peter W. S. Butcher", "Hayder M. Al-Maneea",
-        "Panagiotis D. Ritsos"])
+    paper = paper_factory(
+        arxiv_id="2108.04680",
+        authors=[
+            "Jonathan C. Roberts",
+            "Joseph W. Mearman",
+            "Peter W. S. Butcher",
+            "Hayder M. Al-Maneea",
+            "Panagiotis D. Ritsos",
+        ],
+    )
     match_papers([paper.pk])
     bangor = Institution.objects.get(ror_id="006jb1a24")
     assert (bangor.paper_count, bangor.researcher_count) == (1, 5)

@@ -25,10 +25,12 @@ def author_with_papers(paper_factory, researcher_factory, link_author):
         papers = []
         for i in range(n):
             paper = paper_factory(
-                title=f"Paper {i:02d}", authors=["Dan Zhao", "Someone Else"],
+                title=f"Paper {i:02d}",
+                authors=["Dan Zhao", "Someone Else"],
                 categories=["cs.LG", "cs.DC"] if i % 2 else ["cs.DC"],
-                published=datetime(2020, 1, 1, tzinfo=UTC).replace(year=2000 + i % 25,
-                                                                   month=1 + i // 25),
+                published=datetime(2020, 1, 1, tzinfo=UTC).replace(
+                    year=2000 + i % 25, month=1 + i // 25
+                ),
                 cited_by_count=i * 3 % 7,
             )
             link_author(paper, 1, researcher)
@@ -39,8 +41,9 @@ def author_with_papers(paper_factory, researcher_factory, link_author):
 
 
 def test_researcher_page_shows_stored_figures(client, author_with_papers, researcher_factory):
-    researcher, papers = author_with_papers(3, h_index=6, citation_count=74, works_count=12,
-                                            figures_source="OpenAlex")
+    researcher, papers = author_with_papers(
+        3, h_index=6, citation_count=74, works_count=12, figures_source="OpenAlex"
+    )
     researcher.position_counts = {"first": 3, "middle": 0, "last": 0}
     researcher.position_basis = 2
     researcher.field_counts = {"cs.DC": 3, "cs.LG": 1}
@@ -48,14 +51,17 @@ def test_researcher_page_shows_stored_figures(client, author_with_papers, resear
     researcher.cited_papers_count = 3
     researcher.citations_here = 9
     coauthor = researcher_factory("Someone Else")
-    researcher.coauthors = [{"id": coauthor.pk, "name": "Someone Else", "slug": coauthor.slug,
-                             "count": 3}]
+    researcher.coauthors = [
+        {"id": coauthor.pk, "name": "Someone Else", "slug": coauthor.slug, "count": 3}
+    ]
     researcher.save()
     ResearcherExternalId.objects.create(researcher=researcher, source="s2", value="2118")
-    ResearcherExternalId.objects.create(researcher=researcher, source="openalex",
-                                        value="A5023888391")
-    ResearcherExternalId.objects.create(researcher=researcher, source="orcid",
-                                        value="https://orcid.org/0000-0002-1825-0097")
+    ResearcherExternalId.objects.create(
+        researcher=researcher, source="openalex", value="A5023888391"
+    )
+    ResearcherExternalId.objects.create(
+        researcher=researcher, source="orcid", value="https://orcid.org/0000-0002-1825-0097"
+    )
 
     response = client.get(researcher.get_absolute_url())
     assert response.status_code == 200
@@ -63,8 +69,12 @@ def test_researcher_page_shows_stored_figures(client, author_with_papers, resear
     assert "<h1>Dan Zhao</h1>" in html
     description = "Dan Zhao: 3 papers in this archive · h-index 6."
     assert f'<meta name="description" content="{description}">' in html
-    for figure in ("<strong>3</strong> papers here", "<strong>6</strong> h-index",
-                   "<strong>74</strong> citations", "<strong>12</strong> works in total"):
+    for figure in (
+        "<strong>3</strong> papers here",
+        "<strong>6</strong> h-index",
+        "<strong>74</strong> citations",
+        "<strong>12</strong> works in total",
+    ):
         assert figure in html
     assert "newest" in html  # the matching-order note
     assert "Counted over 2 of 3 papers" in html
@@ -84,8 +94,11 @@ def test_researcher_page_shows_stored_figures(client, author_with_papers, resear
     assert person["name"] == "Dan Zhao"
     assert "https://orcid.org/0000-0002-1825-0097" in person["sameAs"]
     crumbs = next(item for item in graph if item["@type"] == "BreadcrumbList")
-    assert [c["name"] for c in crumbs["itemListElement"]] == ["wovepaper", "Researchers",
-                                                              "Dan Zhao"]
+    assert [c["name"] for c in crumbs["itemListElement"]] == [
+        "wovepaper",
+        "Researchers",
+        "Dan Zhao",
+    ]
 
 
 def test_sections_without_data_show_an_honest_empty_state(client, researcher_factory):
@@ -168,8 +181,9 @@ def test_paper_list_sorts(client, author_with_papers, sort):
     if sort == "oldest":
         expected = sorted(papers, key=lambda p: (p.published, p.pk))
     else:
-        expected = sorted(papers, key=lambda p: (-p.cited_by_count, -p.published.timestamp(),
-                                                 -p.pk))
+        expected = sorted(
+            papers, key=lambda p: (-p.cited_by_count, -p.published.timestamp(), -p.pk)
+        )
     assert titles == [p.title for p in expected]
 
 
@@ -243,10 +257,12 @@ def test_category_filter_matches_whole_codes_only(
     client, paper_factory, researcher_factory, link_author
 ):
     researcher = researcher_factory("Old Timer")
-    for title, categories in [("Archive only", ["cond-mat"]),
-                              ("Subject class", ["cond-mat.str-el"]),
-                              ("Cross-listed", ["hep-th", "cond-mat", "quant-ph"]),
-                              ("Listed last", ["hep-th", "cond-mat"])]:
+    for title, categories in [
+        ("Archive only", ["cond-mat"]),
+        ("Subject class", ["cond-mat.str-el"]),
+        ("Cross-listed", ["hep-th", "cond-mat", "quant-ph"]),
+        ("Listed last", ["hep-th", "cond-mat"]),
+    ]:
         link_author(paper_factory(title=title, categories=categories), 1, researcher)
     html = client.get(researcher.get_absolute_url() + "?category=cond-mat").content.decode()
     titles = re.findall(r'<h3><a href="[^"]+">([^<]+)</a></h3>', html)
@@ -277,6 +293,10 @@ def test_survivor_ids_walk_every_chain_at_once(researcher_factory, django_assert
     loop_a.save()
     with django_assert_num_queries(3):  # one per hop of the longest chain, all ids together
         survivors = researcher_survivor_ids([first.pk, middle.pk, alone.pk, final.pk, 999_999])
-    assert survivors == {first.pk: final.pk, middle.pk: final.pk, alone.pk: alone.pk,
-                         final.pk: final.pk}  # the unknown id is left out
+    assert survivors == {
+        first.pk: final.pk,
+        middle.pk: final.pk,
+        alone.pk: alone.pk,
+        final.pk: final.pk,
+    }  # the unknown id is left out
     assert researcher_survivor_ids([loop_a.pk]) == {}  # a chain that never ends leads nowhere

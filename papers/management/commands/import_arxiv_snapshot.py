@@ -19,14 +19,19 @@ class Command(BaseCommand):
     def handle(self, *args, path: Path, batch_size: int, no_progress: bool, **options):
         if not path.exists():
             raise CommandError(f"{path}: no such file")
-        bar = tqdm(unit=" records", disable=no_progress or options["verbosity"] == 0,
-                   file=self.stderr._out, desc=path.name)
+        bar = tqdm(
+            unit=" records",
+            disable=no_progress or options["verbosity"] == 0,
+            file=self.stderr._out,
+            desc=path.name,
+        )
 
         def rejected(line_number: int, reason: str) -> None:
             self.stderr.write(f"line {line_number}: rejected: {reason}")
 
-        counts, _ = snapshot_import(path, batch_size=batch_size, progress=bar.update,
-                                    on_rejected=rejected)
+        counts, _ = snapshot_import(
+            path, batch_size=batch_size, progress=bar.update, on_rejected=rejected
+        )
         bar.close()
         self.stdout.write(
             f"{path.name}: created {counts.created}, updated {counts.updated}, "

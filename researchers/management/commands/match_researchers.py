@@ -9,22 +9,27 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from researchers.matching import match_run, papers_waiting_count
-from wovepaper.http import service_probe
+from wovepaper.lib.http import service_probe
 
 SERVICES = [("Semantic Scholar", "SEMANTIC_SCHOLAR_API_URL"), ("OpenAlex", "OPENALEX_API_URL")]
 
 
 class Command(BaseCommand):
-    help = ("Match papers' authors to Semantic Scholar and OpenAlex identities, newest papers "
-            "first, in batches; shows progress and ends with a summary.")
+    help = (
+        "Match papers' authors to Semantic Scholar and OpenAlex identities, newest papers "
+        "first, in batches; shows progress and ends with a summary."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--limit", type=int, help="match at most N papers")
         parser.add_argument("--since", help="only papers published on or after DATE (YYYY-MM-DD)")
         parser.add_argument("--batch-size", type=int, default=None)
-        parser.add_argument("--probe-timeout", type=float, default=5.0,
-                            help="seconds to wait for each service to answer a first probe; "
-                                 "0 skips the probe")
+        parser.add_argument(
+            "--probe-timeout",
+            type=float,
+            default=5.0,
+            help="seconds to wait for each service to answer a first probe; 0 skips the probe",
+        )
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, limit, since, batch_size, probe_timeout, no_progress, **options):
@@ -54,9 +59,12 @@ class Command(BaseCommand):
             if problems:
                 for problem in problems:
                     self.stdout.write(self.style.WARNING(problem))
-                self.stdout.write(self.style.WARNING(
-                    f"Matching skipped: nothing was changed; {todo} papers wait for matching "
-                    f"and will be matched on a later run."))
+                self.stdout.write(
+                    self.style.WARNING(
+                        f"Matching skipped: nothing was changed; {todo} papers wait for matching "
+                        f"and will be matched on a later run."
+                    )
+                )
                 return
 
         bar = tqdm(total=todo, unit="paper", disable=no_progress, file=self.stderr._out)
@@ -65,16 +73,21 @@ class Command(BaseCommand):
             bar.update(result.papers)
             bar.set_postfix(matched=result.matched, unknown=result.unknown, failed=result.failed)
 
-        run, total = match_run(trigger="command", limit=todo, since=since_dt,
-                               batch_size=batch_size, progress=progress)
+        run, total = match_run(
+            trigger="command", limit=todo, since=since_dt, batch_size=batch_size, progress=progress
+        )
         bar.close()
         self.stdout.write(
             f"Matched {total.matched} papers, {total.unknown} unknown to both sources, "
             f"{total.failed} failed; {total.authorships_attached} authorships attached, "
             f"{total.researchers_created} researchers created, {total.conflicts} identity "
-            f"conflicts recorded (run {run.pk}).")
+            f"conflicts recorded (run {run.pk})."
+        )
         for error in total.errors:
             self.stdout.write(self.style.WARNING(error))
         if total.failed:
-            self.stdout.write(self.style.WARNING(
-                f"{total.failed} papers were left as they were and will be tried again."))
+            self.stdout.write(
+                self.style.WARNING(
+                    f"{total.failed} papers were left as they were and will be tried again."
+                )
+            )

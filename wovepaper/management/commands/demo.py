@@ -24,11 +24,17 @@ class Command(BaseCommand):
         self.stdout.write("Migrating the database…")
         call_command("migrate", interactive=False, verbosity=0)
         self.stdout.write(f"Importing the bundled arXiv sample ({SAMPLE.name})…")
-        call_command("import_arxiv_snapshot", str(SAMPLE), no_progress=verbosity < 2,
-                     stdout=self.stdout, stderr=self.stderr)
+        call_command(
+            "import_arxiv_snapshot",
+            str(SAMPLE),
+            no_progress=verbosity < 2,
+            stdout=self.stdout,
+            stderr=self.stderr,
+        )
         for step in settings.DEMO_STEPS:
-            call_command(*step["command"], stdout=self.stdout, stderr=self.stderr,
-                         **step.get("options", {}))
+            call_command(
+                *step["command"], stdout=self.stdout, stderr=self.stderr, **step.get("options", {})
+            )
         if no_serve:
             self.stdout.write(self.style.SUCCESS("Demo data ready."))
             return

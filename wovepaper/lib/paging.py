@@ -62,7 +62,10 @@ class Window:
 
 
 def window(
-    request: HttpRequest, fetch: Callable[[int, int], Sequence[Any]], *, per_page: int,
+    request: HttpRequest,
+    fetch: Callable[[int, int], Sequence[Any]],
+    *,
+    per_page: int,
     max_page: int = MAX_PAGE,
 ) -> Window:
     """Call `fetch(offset, limit)` for the requested page with limit = per_page + 1."""

@@ -130,9 +130,10 @@ class ServiceClient:
         self.default_params = params or {}
         self.http = httpx.Client(
             headers={"User-Agent": settings.HTTP_USER_AGENT, **(headers or {})},
-            timeout=httpx.Timeout(timeout if timeout is not None else settings.HTTP_TIMEOUT,
-                                  connect=min(timeout or settings.HTTP_TIMEOUT,
-                                              settings.HTTP_CONNECT_TIMEOUT)),
+            timeout=httpx.Timeout(
+                timeout if timeout is not None else settings.HTTP_TIMEOUT,
+                connect=min(timeout or settings.HTTP_TIMEOUT, settings.HTTP_CONNECT_TIMEOUT),
+            ),
             transport=transport,
             follow_redirects=True,  # OpenAlex answers 301 for merged ids
         )
@@ -194,8 +195,15 @@ class ServiceClient:
             if wait is None:
                 backoff = min(self.retry.backoff_max, self.retry.backoff * 2 ** (attempt - 1))
                 wait = backoff * (0.75 + random.random() / 2)
-            logger.info("%s: %s on %s %s; retry %d in %.2f s", self.service, last_problem,
-                        method, path, attempt, wait)
+            logger.info(
+                "%s: %s on %s %s; retry %d in %.2f s",
+                self.service,
+                last_problem,
+                method,
+                path,
+                attempt,
+                wait,
+            )
             time.sleep(wait)
         raise ServiceError(self.service, f"{last_problem} after {self.retry.attempts} attempts")
 
@@ -207,8 +215,12 @@ def service_probe(url: str, *, timeout: float) -> str | None:
     reported at once instead of after every retry of every batch.
     """
     try:
-        httpx.head(url, timeout=timeout, follow_redirects=False,
-                   headers={"User-Agent": settings.HTTP_USER_AGENT})
+        httpx.head(
+            url,
+            timeout=timeout,
+            follow_redirects=False,
+            headers={"User-Agent": settings.HTTP_USER_AGENT},
+        )
     except httpx.TimeoutException:
         return f"no answer within {timeout:g} s"
     except httpx.TransportError as exc:
@@ -219,8 +231,9 @@ def service_probe(url: str, *, timeout: float) -> str | None:
 T = TypeVar("T")
 
 
-def parsed_answer(service: str, response: httpx.Response, parse: Callable[[Any], T],
-                  what: str) -> T:
+def parsed_answer(
+    service: str, response: httpx.Response, parse: Callable[[Any], T], what: str
+) -> T:
     """`parse(response.json())`: what a client of `service` makes of a successful answer.
 
     A body that is not JSON, or that `parse` rejects with ValueError, is the service's fault,

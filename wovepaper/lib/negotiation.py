@@ -37,7 +37,10 @@ def render_page(
     """Render `template` (without extension) as HTML, or as markdown when asked for."""
     if wants_markdown(request):
         response = render(
-            request, f"{template}.md", context, content_type="text/markdown; charset=utf-8",
+            request,
+            f"{template}.md",
+            context,
+            content_type="text/markdown; charset=utf-8",
             status=status,
         )
     else:

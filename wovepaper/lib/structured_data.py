@@ -10,9 +10,10 @@ def jsonld_with_breadcrumbs(entity: dict, trail: list[tuple[str, str]]) -> dict:
     `trail` ([(name, path), …], the last one being the page itself)."""
     crumbs = [("wovepaper", "/"), *trail]
     items = [
-        {"@type": "ListItem", "position": position, "name": name,
-         "item": settings.SITE_URL + path}
+        {"@type": "ListItem", "position": position, "name": name, "item": settings.SITE_URL + path}
         for position, (name, path) in enumerate(crumbs, start=1)
     ]
-    return {"@context": "https://schema.org",
-            "@graph": [entity, {"@type": "BreadcrumbList", "itemListElement": items}]}
+    return {
+        "@context": "https://schema.org",
+        "@graph": [entity, {"@type": "BreadcrumbList", "itemListElement": items}],
+    }

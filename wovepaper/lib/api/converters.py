@@ -1,0 +1,27 @@
+"""Path converters for ids in URLs; registered in wovepaper/urls.py."""
+
+from __future__ import annotations
+
+
+class IdConverter:
+    """A database id in a URL: at most 18 digits, so it always fits a 64-bit column."""
+
+    regex = r"[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+class InstitutionKeyConverter:
+    """An institution id or a bare ROR id (`042nb2s44`): ROR ids start with a zero, ids never."""
+
+    regex = r"[0-9]{1,18}|0[a-z0-9]{6}[0-9]{2}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value) -> str:
+        return str(value)
