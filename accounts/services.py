@@ -6,7 +6,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from researchers.models import Researcher
+from researchers.models import IdentityConflict, Researcher, ResearcherExternalId
 from researchers.selectors import researcher_survivor_id
 
 from .models import Claim, Follow, Profile
@@ -113,7 +113,11 @@ def researcher_unfollow(*, user: AbstractBaseUser, researcher: Researcher) -> in
 
 
 def researcher_claim(*, user: AbstractBaseUser, researcher: Researcher, message: str = "") -> Claim:
-    """Say "this is me". One claim per user and record; staff review it in the admin."""
+    """Say "this is me". One claim per user and record; staff review it in the admin, except
+    when the account signed in with ORCID and the record carries that same ORCID iD: then the
+    claim is confirmed at once (reviewed_by stays empty: no person reviewed it), and the
+    other records the sources tie to that iD ("one ORCID across several records" conflicts, which
+    the curators' queue lists first) are proposed for merging (`orcid_merge_proposals`)."""
     target = researcher_final(researcher=researcher)
     claim, created = Claim.objects.get_or_create(
         user=user, researcher=target, defaults={"message": message[:2000]}
@@ -121,7 +125,65 @@ def researcher_claim(*, user: AbstractBaseUser, researcher: Researcher, message:
     if not created and message and claim.status == Claim.Status.PENDING:
         claim.message = message[:2000]
         claim.save(update_fields=["message"])
+    if claim.status == Claim.Status.PENDING and researcher_orcid_confirm(
+        user=user, researcher=target
+    ):
+        claim.status = Claim.Status.CONFIRMED
+        claim.reviewed_at = timezone.now()
+        claim.save(update_fields=["status", "reviewed_at"])
     return claim
+
+
+def orcid_merge_proposals(*, researcher: Researcher) -> list[Researcher]:
+    """Other live records that the sources tie to this record's ORCID iD, still undecided:
+    the merges a confirmed ORCID claim proposes (one query for the iDs, one for the records)."""
+    iids = list(
+        researcher.external_ids.filter(source=ResearcherExternalId.ORCID).values_list(
+            "value", flat=True
+        )
+    )
+    if not iids:
+        return []
+    variants = {_bare_orcid(v) for v in iids} | set(iids)
+    variants |= {f"https://orcid.org/{_bare_orcid(v)}" for v in iids}
+    conflicts = IdentityConflict.objects.filter(
+        kind=IdentityConflict.ORCID, orcid__in=variants, status=IdentityConflict.OPEN
+    )
+    ids = set(conflicts.values_list("researcher_id", flat=True)) | set(
+        conflicts.exclude(other_researcher=None).values_list("other_researcher_id", flat=True)
+    )
+    ids.discard(researcher.pk)
+    return list(Researcher.objects.filter(pk__in=ids, merged_into__isnull=True).order_by("pk"))
+
+
+def _bare_orcid(value: str) -> str:
+    return value.strip().rstrip("/").rsplit("/", 1)[-1].upper()
+
+
+def researcher_orcid_confirm(*, user: AbstractBaseUser, researcher: Researcher) -> bool:
+    """Whether the user's ORCID sign-in proves this record is theirs. When it does, the record's
+    ORCID link is marked as confirmed by the researcher."""
+    from allauth.socialaccount.models import SocialAccount
+
+    signed_in = {
+        _bare_orcid(uid)
+        for uid in SocialAccount.objects.filter(user=user, provider="orcid").values_list(
+            "uid", flat=True
+        )
+    }
+    if not signed_in:
+        return False
+    links = [
+        ext
+        for ext in researcher.external_ids.filter(source=ResearcherExternalId.ORCID)
+        if _bare_orcid(ext.value) in signed_in
+    ]
+    if not links:
+        return False
+    ResearcherExternalId.objects.filter(pk__in=[ext.pk for ext in links]).update(
+        origin=ResearcherExternalId.CLAIM
+    )
+    return True
 
 
 def claim_review(*, claim: Claim, reviewer: AbstractBaseUser, confirm: bool) -> Claim:
@@ -190,6 +252,20 @@ def user_export(*, user: AbstractBaseUser) -> dict:
             for c in Claim.objects.filter(user=user)
             .select_related("researcher")
             .order_by("created_at")
+        ],
+        "reports": [
+            {
+                "kind": r.kind,
+                "researcher_id": r.researcher_id,
+                "other_researcher_id": r.other_researcher_id,
+                "authorship_id": r.authorship_id,
+                "note": r.note,
+                "status": r.status,
+                "outcome": r.outcome,
+                "created_at": r.created_at.isoformat(),
+                "closed_at": r.closed_at.isoformat() if r.closed_at else None,
+            }
+            for r in user.match_reports.order_by("created_at", "pk")
         ],
         "sent_digests": [
             {"period": d.period_key, "papers": d.paper_count, "sent_at": d.sent_at.isoformat()}

@@ -24,6 +24,7 @@ from rest_framework.authtoken.models import Token
 
 from papers.selectors import papers_with_bylines
 from researchers.models import Researcher
+from researchers.reports import reports_of_user
 from researchers.selectors import researchers_search
 from wovepaper.lib.negotiation import render_page
 
@@ -108,15 +109,32 @@ def claim(request: HttpRequest, researcher: Researcher, next_url: str) -> HttpRe
     form = ClaimForm(request.POST)
     message = form.cleaned_data["message"] if form.is_valid() else ""
     try:
-        services.researcher_claim(user=request.user, researcher=researcher, message=message)
+        claimed = services.researcher_claim(
+            user=request.user, researcher=researcher, message=message
+        )
     except services.FollowError as exc:
         messages.error(request, str(exc))
         return redirect(next_url)
-    messages.success(
-        request,
-        f"Thank you. Our staff will review your claim to be "
-        f"{researcher.display_name}; its status shows in your account.",
-    )
+    if claimed.status == claimed.Status.CONFIRMED:
+        proposals = services.orcid_merge_proposals(researcher=claimed.researcher)
+        also = (
+            " Other records tied to your ORCID iD are proposed to the curators for merging: "
+            + ", ".join(f"{r.display_name} (#{r.pk})" for r in proposals)
+            + "."
+            if proposals
+            else ""
+        )
+        messages.success(
+            request,
+            f"Confirmed: your ORCID sign-in matches the ORCID iD of {researcher.display_name}."
+            + also,
+        )
+    else:
+        messages.success(
+            request,
+            f"Thank you. Our staff will review your claim to be "
+            f"{researcher.display_name}; its status shows in your account.",
+        )
     return redirect(next_url)
 
 
@@ -319,6 +337,7 @@ def account_settings(request: HttpRequest) -> HttpResponse:
         "categories": [c for c in category_list() if c.code not in chosen_codes],
         "follow_count": request.user.follows.count(),
         "claims": list(selectors.claims_for_user(user=request.user)),
+        "reports": reports_of_user(request.user),
         "token": Token.objects.filter(user=request.user).first(),
     }
     return render(request, "accounts/settings.html", context)

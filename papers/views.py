@@ -59,6 +59,7 @@ def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
         {
             "paper": paper,
             "authorships": authorships,
+            "paper_has_linked_authors": any(a.researcher_id for a in authorships),
             "abstract_paragraphs": abstract_paragraphs,
             "categories": categories,
             "primary_name": category_name(paper.primary_category),

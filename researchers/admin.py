@@ -7,6 +7,7 @@ from .models import (
     CurationEntry,
     DistinctPair,
     IdentityConflict,
+    MatchReport,
     MatchRun,
     PaperMatchState,
     Researcher,
@@ -197,3 +198,16 @@ class DistinctPairAdmin(CuratorViewMixin, admin.ModelAdmin):
     raw_id_fields = ("low", "high", "entry")
     list_select_related = ("low", "high")
     show_full_result_count = False
+
+
+@admin.register(MatchReport)
+class MatchReportAdmin(admin.ModelAdmin):
+    """Readers' reports; curators decide them from the curation queue (merge, split, move,
+    "not the same person", or keep as is with a reason)."""
+
+    list_display = ("pk", "kind", "status", "researcher", "other_researcher", "created_at")
+    list_filter = ("status", "kind")
+    list_select_related = ("researcher", "other_researcher")
+    raw_id_fields = ("reporter", "researcher", "other_researcher", "authorship", "closed_by")
+    readonly_fields = ("created_at", "closed_at")
+    ordering = ("-created_at",)

@@ -18,8 +18,8 @@ from django.urls import path, reverse
 
 from papers.models import Authorship
 
-from . import clusters, curation
-from .models import CurationEntry, Researcher
+from . import clusters, curation, reports
+from .models import CurationEntry, MatchReport, Researcher
 
 PERMISSION = "researchers.curate_researcher"
 
@@ -77,6 +77,11 @@ class CurationAdminMixin:
                 wrap(self.curation_distinct_view),
                 name="researchers_curation_distinct",
             ),
+            path(
+                "curation/reports/<int:report_id>/decline/",
+                wrap(self.curation_report_decline_view),
+                name="researchers_curation_report_decline",
+            ),
             *super().get_urls(),
         ]
 
@@ -110,6 +115,7 @@ class CurationAdminMixin:
                 request,
                 "Same-name clusters to review",
                 clusters=found,
+                reports=reports.reports_open(),
                 q=prefix,
                 weights=clusters.WEIGHTS,
             ),
@@ -222,6 +228,19 @@ class CurationAdminMixin:
                 error=error,
             ),
         )
+
+    def curation_report_decline_view(self, request: HttpRequest, report_id: int) -> HttpResponse:
+        """Close a reader's report without changing the records; the reader sees the reason."""
+        self._require_curator(request)
+        report = MatchReport.objects.filter(pk=report_id, status=MatchReport.OPEN).first()
+        if request.method == "POST" and report is not None:
+            try:
+                reports.report_decline(report=report, reason=request.POST.get("reason", ""))
+            except reports.ReportError as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(request, f"Report #{report.pk} closed; the records stay.")
+        return HttpResponseRedirect(reverse("admin:researchers_curation"))
 
     def curation_distinct_view(self, request: HttpRequest) -> HttpResponse:
         self._require_curator(request)

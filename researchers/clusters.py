@@ -147,26 +147,21 @@ def _candidate_keys(*, prefix: str, limit: int) -> list[str]:
     return keys[:limit]
 
 
-def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
-    """Same-name clusters with at least one pair still to decide, best evidence first.
+@dataclass
+class _Signals:
+    """What the evidence is read from, for one set of records: a fixed number of queries."""
 
-    A fixed number of queries whatever the archive size (about ten).
-    """
-    keys = _candidate_keys(prefix=prefix, limit=WINDOW)
-    if not keys:
-        return []
-    by_key: dict[str, list[Researcher]] = defaultdict(list)
-    for record in Researcher.objects.filter(name_key__in=keys, merged_into__isnull=True).order_by(
-        "name_key", "-paper_count", "pk"
-    ):
-        by_key[record.name_key].append(record)
-    totals = {k: len(v) for k, v in by_key.items()}
-    shown = {k: v[:MAX_CLUSTER] for k, v in by_key.items() if len(v) > 1}
-    ids = [r.pk for records in shown.values() for r in records]
-    if not ids:
-        return []
-    cluster_of = {r.pk: k for k, records in shown.items() for r in records}
+    distinct: set[tuple[int, int]]
+    orcids: dict[int, set[str]]
+    external: dict[int, list[str]]
+    conflicts: dict[tuple[int, int], int]
+    conflict_kinds: dict[tuple[int, int], set[str]]
+    years: dict[int, tuple]
+    institutions: dict[int, dict[int, str]]
+    same_paper: dict[tuple[int, int], int]
 
+
+def _signals(ids: list[int]) -> _Signals:
     distinct = set(DistinctPair.objects.filter(low_id__in=ids).values_list("low_id", "high_id"))
     orcids: dict[int, set[str]] = defaultdict(set)
     external: dict[int, list[str]] = defaultdict(list)
@@ -210,49 +205,110 @@ def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
         .values_list("researcher_id", "paper__authorships__researcher_id")
         .annotate(n=Count("paper_id", distinct=True))
     ):
-        if a < b and cluster_of.get(a) == cluster_of.get(b):
+        if a < b:
             same_paper[(a, b)] = n
+    return _Signals(
+        distinct, orcids, external, conflicts, conflict_kinds, years, institutions, same_paper
+    )
 
+
+def _pair_evidence(x: Researcher, y: Researcher, sig: _Signals) -> PairEvidence:
+    low, high = (x, y) if x.pk < y.pk else (y, x)
+    pair = (low.pk, high.pk)
+    ev = PairEvidence(
+        a=low.pk,
+        b=high.pk,
+        conflicts=sig.conflicts.get(pair, 0),
+        conflict_kinds=sorted(sig.conflict_kinds.get(pair, ())),
+        same_paper=sig.same_paper.get(pair, 0),
+    )
+    co_x = {c.get("id"): c.get("name", "") for c in low.coauthors if c.get("id")}
+    co_y = {c.get("id") for c in high.coauthors if c.get("id")}
+    ev.coauthors = sorted(co_x[c] for c in co_x.keys() & co_y if c not in pair)
+    ev.fields = sorted(set(low.field_counts or {}) & set(high.field_counts or {}))
+    shared = sig.institutions[low.pk].keys() & sig.institutions[high.pk].keys()
+    ev.institutions = sorted(sig.institutions[low.pk][i] for i in shared)
+    ev.orcid_differs = bool(
+        sig.orcids[low.pk] and sig.orcids[high.pk] and not sig.orcids[low.pk] & sig.orcids[high.pk]
+    )
+    span_x, span_y = sig.years.get(low.pk), sig.years.get(high.pk)
+    if span_x and span_y and all(span_x) and all(span_y):
+        (fx, lx), (fy, ly) = span_x, span_y
+        ev.years_overlap = fx.year <= ly.year and fy.year <= lx.year
+    return ev
+
+
+def _describe(record: Researcher, sig: _Signals) -> None:
+    """The per-record facts shown beside the evidence (attributes, so templates only read)."""
+    record.curation_external = sig.external.get(record.pk, [])
+    span = sig.years.get(record.pk)
+    record.curation_years = f"{span[0]:%Y}–{span[1]:%Y}" if span and all(span) else ""
+    record.curation_institutions = sorted(sig.institutions[record.pk].values())[:5]
+    record.curation_fields = [
+        code
+        for code, _ in sorted((record.field_counts or {}).items(), key=lambda kv: (-kv[1], kv[0]))[
+            :5
+        ]
+    ]
+
+
+@dataclass
+class SameNameExplained:
+    record: Researcher
+    evidence: PairEvidence
+    verdict: str  # "distinct" (curated as different people) or "undecided"
+
+
+def same_name_explained(
+    researcher: Researcher, others: list[Researcher]
+) -> list[SameNameExplained]:
+    """Why each same-name record looks like another person or the same one, for the public
+    researcher page: the queue's evidence for the pair (researcher, other) and the verdict so
+    far. A fixed number of queries whatever the number of homonyms (`others` is bounded)."""
+    if not others:
+        return []
+    sig = _signals([researcher.pk, *(o.pk for o in others)])
+    _describe(researcher, sig)
+    out = []
+    for other in others:
+        _describe(other, sig)
+        pair = (min(researcher.pk, other.pk), max(researcher.pk, other.pk))
+        verdict = "distinct" if pair in sig.distinct else "undecided"
+        out.append(SameNameExplained(other, _pair_evidence(researcher, other, sig), verdict))
+    return out
+
+
+def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
+    """Same-name clusters with at least one pair still to decide, best evidence first.
+
+    A fixed number of queries whatever the archive size (about ten).
+    """
+    keys = _candidate_keys(prefix=prefix, limit=WINDOW)
+    if not keys:
+        return []
+    by_key: dict[str, list[Researcher]] = defaultdict(list)
+    for record in Researcher.objects.filter(name_key__in=keys, merged_into__isnull=True).order_by(
+        "name_key", "-paper_count", "pk"
+    ):
+        by_key[record.name_key].append(record)
+    totals = {k: len(v) for k, v in by_key.items()}
+    shown = {k: v[:MAX_CLUSTER] for k, v in by_key.items() if len(v) > 1}
+    ids = [r.pk for records in shown.values() for r in records]
+    if not ids:
+        return []
+    sig = _signals(ids)
     clusters = []
     for key, records in shown.items():
-        pairs = []
-        for x, y in combinations(sorted(records, key=lambda r: r.pk), 2):
-            if (x.pk, y.pk) in distinct:
-                continue
-            ev = PairEvidence(
-                a=x.pk,
-                b=y.pk,
-                conflicts=conflicts.get((x.pk, y.pk), 0),
-                conflict_kinds=sorted(conflict_kinds.get((x.pk, y.pk), ())),
-                same_paper=same_paper.get((x.pk, y.pk), 0),
-            )
-            co_x = {c.get("id"): c.get("name", "") for c in x.coauthors if c.get("id")}
-            co_y = {c.get("id") for c in y.coauthors if c.get("id")}
-            ev.coauthors = sorted(co_x[c] for c in co_x.keys() & co_y if c not in (x.pk, y.pk))
-            ev.fields = sorted(set(x.field_counts or {}) & set(y.field_counts or {}))
-            shared = institutions[x.pk].keys() & institutions[y.pk].keys()
-            ev.institutions = sorted(institutions[x.pk][i] for i in shared)
-            ev.orcid_differs = bool(
-                orcids[x.pk] and orcids[y.pk] and not orcids[x.pk] & orcids[y.pk]
-            )
-            if x.pk in years and y.pk in years and all(years[x.pk]) and all(years[y.pk]):
-                (fx, lx), (fy, ly) = years[x.pk], years[y.pk]
-                ev.years_overlap = fx.year <= ly.year and fy.year <= lx.year
-            pairs.append(ev)
+        pairs = [
+            _pair_evidence(x, y, sig)
+            for x, y in combinations(sorted(records, key=lambda r: r.pk), 2)
+            if (x.pk, y.pk) not in sig.distinct
+        ]
         if not pairs:
             continue
         pairs.sort(key=lambda p: (-p.score, p.a, p.b))
         for record in records:
-            record.curation_external = external.get(record.pk, [])
-            span = years.get(record.pk)
-            record.curation_years = f"{span[0]:%Y}–{span[1]:%Y}" if span and all(span) else ""
-            record.curation_institutions = sorted(institutions[record.pk].values())[:5]
-            record.curation_fields = [
-                code
-                for code, _ in sorted(
-                    (record.field_counts or {}).items(), key=lambda kv: (-kv[1], kv[0])
-                )[:5]
-            ]
+            _describe(record, sig)
         clusters.append(Cluster(name_key=key, records=records, pairs=pairs, total=totals[key]))
     clusters.sort(key=lambda c: (-c.score, c.name_key))
     return clusters[:limit]

@@ -31,6 +31,7 @@ from .models import (
     Researcher,
     ResearcherExternalId,
 )
+from .reports import reports_close_for_entry
 from .stats import researchers_update_stats
 
 # A merge folds a handful of records; more at once is a mistake in the form, not a real cluster.
@@ -248,7 +249,7 @@ def researchers_merge(
     moved_ids = {str(rid): [pk for pk, _, _ in rows] for rid, rows in plan.external_ids.items()}
     ResearcherExternalId.objects.filter(
         pk__in=[pk for rows in plan.external_ids.values() for pk, _, _ in rows]
-    ).update(researcher_id=survivor_id)
+    ).update(researcher_id=survivor_id, origin=ResearcherExternalId.CURATION)
     if plan.repointed:
         Researcher.objects.filter(pk__in=[pk for pk, _ in plan.repointed]).update(
             merged_into_id=survivor_id
@@ -287,6 +288,7 @@ def researchers_merge(
         },
     )
     entry.researchers.set(ids + [pk for pk, _ in plan.repointed])
+    reports_close_for_entry(entry)
     return entry
 
 
@@ -377,7 +379,9 @@ def merge_split(*, entry_id: int, actor: AbstractBaseUser | None, note: str = ""
         for chunk in _chunks(pks):
             Authorship.objects.filter(pk__in=chunk).update(researcher_id=int(rid))
     for rid, pks in after["external_ids"].items():
-        ResearcherExternalId.objects.filter(pk__in=pks).update(researcher_id=int(rid))
+        ResearcherExternalId.objects.filter(pk__in=pks).update(
+            researcher_id=int(rid), origin=ResearcherExternalId.MATCHING
+        )
     Researcher.objects.filter(pk__in=folded_ids).update(merged_into=None)
     # One update per folded record, however many records had been merged into it.
     back_to: dict[int, list[int]] = {}
@@ -420,6 +424,7 @@ def merge_split(*, entry_id: int, actor: AbstractBaseUser | None, note: str = ""
     split.researchers.set(ids + [pk for pk, _ in repointed])
     entry.undone_by = split
     entry.save(update_fields=["undone_by"])
+    reports_close_for_entry(split)
     return split
 
 
@@ -468,6 +473,7 @@ def authorship_move(
     PinnedAuthorship.objects.update_or_create(
         authorship_id=authorship_id, defaults={"entry": entry}
     )
+    reports_close_for_entry(entry)
     researchers_update_stats(involved)
     return entry
 
@@ -501,4 +507,5 @@ def researchers_mark_distinct(
         | Q(researcher_id=high, other_researcher_id=low),
         status=IdentityConflict.OPEN,
     ).update(status=IdentityConflict.DISMISSED)
+    reports_close_for_entry(entry)
     return entry

@@ -25,45 +25,57 @@ def researchers_refresh_figures(
 ) -> int:
     """Fetch and store the figures of these researchers; returns how many were updated.
 
-    A researcher a source does not know keeps its figures, with `figures_updated_at` set so
-    that the refresh moves on to others. Raises ServiceError (nothing stored for the failed
-    source) when a service cannot answer.
+    Every source id the records hold is asked, and each source's answer (name, figures, date)
+    is kept on its ResearcherExternalId, so a page can set the sources side by side. The
+    record's headline figures are Semantic Scholar's when it has an S2 id, OpenAlex's otherwise.
+    A researcher a source does not know keeps its figures, with `figures_updated_at` set so that
+    the refresh moves on to others. Raises ServiceError (nothing stored for the failed source)
+    when a service cannot answer.
     """
     now = now or timezone.now()
     ids = list(dict.fromkeys(researcher_ids))
     if not ids:
         return 0
     s2, oa = ResearcherExternalId.SEMANTIC_SCHOLAR, ResearcherExternalId.OPENALEX
-    held: dict[int, dict[str, str]] = {}
-    for rid, source, value in (
-        ResearcherExternalId.objects.filter(researcher_id__in=ids, source__in=[s2, oa])
-        .order_by("pk")
-        .values_list("researcher_id", "source", "value")
-    ):
-        held.setdefault(rid, {}).setdefault(source, value)
-    by_s2 = {v[s2]: rid for rid, v in held.items() if s2 in v}
-    by_oa = {v[oa]: rid for rid, v in held.items() if s2 not in v and oa in v}
+    held: dict[str, dict[str, ResearcherExternalId]] = {s2: {}, oa: {}}
+    headline_source: dict[int, str] = {}
+    for ext in ResearcherExternalId.objects.filter(
+        researcher_id__in=ids, source__in=[s2, oa]
+    ).order_by("pk"):
+        held[ext.source].setdefault(ext.value, ext)
+        if headline_source.get(ext.researcher_id) != s2:
+            headline_source[ext.researcher_id] = ext.source
     s2_client = clients.s2 if clients else SemanticScholarClient()
     oa_client = clients.openalex if clients else OpenAlexClient()
     # A record with no id of either source has no figures to fetch: mark it checked.
-    with_ids = set(by_s2.values()) | set(by_oa.values())
     updates: dict[int, Researcher] = {
-        rid: Researcher(pk=rid, figures_updated_at=now) for rid in ids if rid not in with_ids
+        rid: Researcher(pk=rid, figures_updated_at=now) for rid in ids if rid not in headline_source
     }
+    answered: list[ResearcherExternalId] = []
     try:
-        for client, by_id, source in ((s2_client, by_s2, "s2"), (oa_client, by_oa, "openalex")):
-            if not by_id:
+        for client, source in ((s2_client, s2), (oa_client, oa)):
+            if not held[source]:
                 continue
-            for author_id, record in client.authors(list(by_id)).items():
-                row = Researcher(pk=by_id[author_id], figures_updated_at=now)
+            for author_id, record in client.authors(list(held[source])).items():
+                ext = held[source][author_id]
+                rid = ext.researcher_id
+                if record is not None:
+                    ext.name = record.name if source == s2 else record.display_name
+                    ext.h_index, ext.citation_count = record.h_index, record.citation_count
+                    ext.works_count, ext.fetched_at = record.works_count, now
+                    answered.append(ext)
+                if headline_source[rid] != source:
+                    continue
+                row = updates.setdefault(rid, Researcher(pk=rid, figures_updated_at=now))
                 if record is not None:
                     row.h_index, row.citation_count = record.h_index, record.citation_count
                     row.works_count, row.figures_source = record.works_count, source
-                updates[row.pk] = row
     finally:
         if clients is None:
             s2_client.close()
             oa_client.close()
+    for rid in headline_source:
+        updates.setdefault(rid, Researcher(pk=rid, figures_updated_at=now))
     found = [r for r in updates.values() if r.figures_source]
     unknown = [r for r in updates.values() if not r.figures_source]
     Researcher.objects.bulk_update(
@@ -72,6 +84,11 @@ def researchers_refresh_figures(
         batch_size=500,
     )
     Researcher.objects.bulk_update(unknown, ["figures_updated_at"], batch_size=500)
+    ResearcherExternalId.objects.bulk_update(
+        answered,
+        ["name", "h_index", "citation_count", "works_count", "fetched_at"],
+        batch_size=500,
+    )
     return len(found)
 
 

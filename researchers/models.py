@@ -78,13 +78,33 @@ class ResearcherExternalId(models.Model):
     researcher = models.ForeignKey(
         Researcher, on_delete=models.CASCADE, related_name="external_ids"
     )
+    # How the id came to this record: the readers' "why" for every identity link.
+    MATCHING = "matching"
+    CURATION = "curation"
+    CLAIM = "claim"
+    ORIGINS = [
+        (MATCHING, "matched on a paper's byline"),
+        (CURATION, "moved here by a curator's merge"),
+        (CLAIM, "confirmed by the researcher's ORCID sign-in"),
+    ]
+
     source = models.CharField(max_length=16, choices=SOURCES)
     value = models.CharField(max_length=64)
+    origin = models.CharField(max_length=16, choices=ORIGINS, default=MATCHING)
+    created_at = models.DateTimeField(null=True, blank=True, auto_now_add=True)
+    # The source's own record, side by side with the others on the identity panel: its name and
+    # figures as the source gave them, and when (set by the figures refresh; empty until then).
+    name = models.CharField(max_length=255, blank=True)
+    h_index = models.PositiveIntegerField(null=True, blank=True)
+    citation_count = models.PositiveIntegerField(null=True, blank=True)
+    works_count = models.PositiveIntegerField(null=True, blank=True)
+    fetched_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["source", "value"], name="researcher_extid_unique"),
         ]
+        indexes = [models.Index(fields=["researcher", "source"], name="extid_researcher_idx")]
 
     def __str__(self) -> str:
         return f"{self.source}:{self.value}"
@@ -296,3 +316,58 @@ class PinnedAuthorship(models.Model):
 
     def __str__(self) -> str:
         return f"authorship {self.authorship_id} pinned"
+
+
+class MatchReport(models.Model):
+    """A signed-in reader says a match is wrong. It waits in the curators' queue with its
+    evidence until a curator's merge, split, move or "not the same person" touching these
+    records closes it (or a curator closes it without a change, saying why)."""
+
+    NOT_BY = "not_by"
+    SAME_PERSON = "same_person"
+    DIFFERENT_PEOPLE = "different_people"
+    KINDS = [
+        (NOT_BY, "this paper is not by this person"),
+        (SAME_PERSON, "these two are the same person"),
+        (DIFFERENT_PEOPLE, "these are different people"),
+    ]
+    OPEN = "open"
+    ACTED = "acted"
+    DECLINED = "declined"
+    STATUSES = [
+        (OPEN, "waiting for a curator"),
+        (ACTED, "a curator changed the records"),
+        (DECLINED, "a curator kept the records as they are"),
+    ]
+
+    kind = models.CharField(max_length=24, choices=KINDS)
+    status = models.CharField(max_length=16, choices=STATUSES, default=OPEN)
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="match_reports"
+    )
+    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="+")
+    other_researcher = models.ForeignKey(
+        Researcher, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    # For "not by": the byline slot the reader means.
+    authorship = models.ForeignKey(
+        "papers.Authorship", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.TextField(blank=True, max_length=2000)
+    outcome = models.TextField(blank=True)
+    closed_by = models.ForeignKey(
+        CurationEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="reports"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["status", "-created_at"], name="report_status_idx"),
+            models.Index(fields=["reporter", "-created_at"], name="report_reporter_idx"),
+            models.Index(fields=["researcher", "status"], name="report_researcher_idx"),
+            models.Index(fields=["other_researcher", "status"], name="report_other_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} ({self.researcher_id}, {self.status})"

@@ -10,6 +10,7 @@ from django.conf import settings
 from wovepaper.lib.http import ServiceError
 
 from .figures import researchers_refresh_figures, researchers_with_stale_figures
+from .identity_links import identity_links_export
 from .matching import match_run
 
 logger = logging.getLogger(__name__)
@@ -59,3 +60,9 @@ def refresh_figures(limit: int = 1000) -> dict:
         logger.warning("refresh_figures: %s; nothing was changed", exc)
         return {"researchers": len(ids), "updated": 0, "error": str(exc)}
     return {"researchers": len(ids), "updated": updated}
+
+
+@shared_task(name="researchers.export_identity_links")
+def export_identity_links() -> dict:
+    """Regenerate the open bulk file of identity links (daily, celery beat)."""
+    return identity_links_export()

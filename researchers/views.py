@@ -12,7 +12,7 @@ from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.paging import query_choice, window
 from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
-from . import selectors
+from . import identity, selectors
 from .models import Researcher
 
 RESEARCHER_KEY = re.compile(r"^(?P<id>\d{1,18})(?:-(?P<slug>.*))?$")
@@ -65,13 +65,14 @@ def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
         "sorts": [("newest", "Newest"), ("oldest", "Oldest"), ("cited", "Most cited")],
         "positions": _position_bars(researcher),
         "fields": _field_bars(researcher, category),
-        "same_name": selectors.researcher_same_name(researcher),
-        "identities": selectors.researcher_external_links(researcher),
+        "same_name": identity.researcher_same_name_explained(researcher),
+        "identity_panel": identity.researcher_identity_panel(researcher),
+        "history": identity.researcher_public_history(researcher),
         "coauthors": researcher.coauthors[:COAUTHORS_SHOWN],
         "network": _coauthor_network(researcher),
         "other_cited_papers": max(researcher.cited_papers_count - 1, 0),
     }
-    context["jsonld"] = _researcher_jsonld(researcher, context["identities"])
+    context["jsonld"] = _researcher_jsonld(researcher, context["identity_panel"].records)
     # Curators only: anonymous visitors and readers run no extra query for this.
     user = request.user
     if user.is_authenticated and user.is_staff and user.has_perm(CURATE_PERMISSION):
@@ -151,7 +152,7 @@ def _coauthor_network(researcher: Researcher) -> dict | None:
     return {"size": size, "centre": centre, "nodes": nodes}
 
 
-def _researcher_jsonld(researcher: Researcher, identities: list[dict]) -> dict:
+def _researcher_jsonld(researcher: Researcher, identities: list[identity.SourceRecord]) -> dict:
     url = settings.SITE_URL + researcher.get_absolute_url()
     person: dict = {
         "@type": "Person",
@@ -160,10 +161,10 @@ def _researcher_jsonld(researcher: Researcher, identities: list[dict]) -> dict:
         "url": url,
         "mainEntityOfPage": url,
     }
-    same_as = [i["url"] for i in identities if i["url"]]
+    same_as = [i.url for i in identities if i.url]
     if same_as:
         person["sameAs"] = same_as
-    orcid = [i["value"] for i in identities if i["source"] == "orcid"]
+    orcid = [i.value for i in identities if i.source == "orcid"]
     if orcid:
         person["identifier"] = {"@type": "PropertyValue", "propertyID": "ORCID", "value": orcid[0]}
     return jsonld_with_breadcrumbs(

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 
 from papers.models import Authorship, Paper, PaperCategory
 
@@ -66,3 +66,40 @@ def paper_factory(db):
         return paper
 
     return make
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+
+@pytest.fixture
+def browser_page(monkeypatch):
+    if not CHROMIUM.exists():
+        pytest.fail("Chromium is missing: run `apt-get install -y chromium` (as .ci/run does)")
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the test makes
+    # around it are still plain synchronous calls.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(15_000)
+        try:
+            yield page
+        finally:
+            browser.close()
+            # With Playwright's loop running, Django keyed the test's ORM calls to a connection
+            # of that context; left open, it stops the test database from being dropped.
+            connections.close_all()

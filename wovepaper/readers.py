@@ -1,13 +1,15 @@
-"""Pages for programs and the people who write them: /developers, /llms.txt, /robots.txt."""
+"""Pages for programs and the people who write them: /developers, /llms.txt, /robots.txt, and
+the open bulk files under /data/."""
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 from drf_spectacular.views import SpectacularRedocView
 
+from researchers.identity_links import FILE_NAME, META_NAME, export_dir
 from wovepaper.lib.api.pagination import KeysetPagination
 from wovepaper.lib.negotiation import render_page
 
@@ -53,3 +55,22 @@ class RedocView(SpectacularRedocView):
     """Redoc from our static files; the template leaves out drf-spectacular's Google Fonts."""
 
     template_name = "wovepaper/redoc.html"
+
+
+@require_safe
+def identity_links(request: HttpRequest, name: str) -> FileResponse:
+    """The open bulk file of identity links and its sidecar, as last written by the daily
+    export (404 until the first export has run)."""
+    if name not in (FILE_NAME, META_NAME):
+        raise Http404("no such data file")
+    path = export_dir() / name
+    if not path.is_file():
+        raise Http404("the identity-links file has not been generated yet")
+    response = FileResponse(
+        path.open("rb"),
+        as_attachment=name == FILE_NAME,
+        filename=name,
+        content_type="application/gzip" if name == FILE_NAME else "application/json",
+    )
+    response["Cache-Control"] = "public, max-age=3600"
+    return response

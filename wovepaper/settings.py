@@ -307,6 +307,8 @@ MATCH_BATCH_SIZE = env_int("MATCH_BATCH_SIZE", 100)
 MATCH_UNKNOWN_RETRY_DAYS = env_int("MATCH_UNKNOWN_RETRY_DAYS", 14)
 MATCH_FAILED_RETRY_MINUTES = env_int("MATCH_FAILED_RETRY_MINUTES", 30)
 FIGURES_MAX_AGE_DAYS = env_int("FIGURES_MAX_AGE_DAYS", 30)
+# Readers' reports of wrong matches: how many one account may file in an hour.
+MATCH_REPORTS_PER_HOUR = env_int("MATCH_REPORTS_PER_HOUR", 10)
 
 # arXiv OAI-PMH harvesting. arXiv asks for at most one request every 3 s over all our machines;
 # the limiter lives in the cache (Redis in production) so every worker shares it.
@@ -332,6 +334,11 @@ CELERY_BEAT_SCHEDULE["papers-index-search-pending"] = {
     "schedule": env_int("SEARCH_INDEX_SWEEP_SECONDS", 900),
 }
 # New papers reach OAI-PMH around 22:30 America/New_York, Sunday to Thursday.
+# The open bulk file of identity links (/data/identity-links.jsonl.gz), daily.
+CELERY_BEAT_SCHEDULE["researchers-export-identity-links"] = {
+    "task": "researchers.export_identity_links",
+    "schedule": crontab(hour=env_int("IDENTITY_LINKS_HOUR_UTC", 3), minute=15),
+}
 CELERY_BEAT_SCHEDULE["papers-harvest-daily"] = {
     "task": "papers.harvest_daily",
     "schedule": crontab(hour=env_int("HARVEST_HOUR_UTC", 5), minute=30),

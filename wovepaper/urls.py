@@ -38,6 +38,11 @@ urlpatterns = [
     path("developers/redoc", readers.RedocView.as_view(url_name="openapi"), name="api-redoc"),
     path("llms.txt", readers.llms_txt, name="llms-txt"),
     path("robots.txt", readers.robots_txt, name="robots-txt"),
+    re_path(
+        r"^data/(?P<name>identity-links\.(?:jsonl\.gz|json))$",
+        readers.identity_links,
+        name="data-identity-links",
+    ),
     path("sitemap.xml", sitemap_index, name="sitemap-index"),
     path("sitemap-<slug:section>.xml", sitemap_section, name="sitemap-section"),
     path("feeds/latest.rss", LatestPapersFeed(), name="feed-latest-rss"),

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import views
+from . import identity, views
 
 urlpatterns = [
     path("researchers/", views.ResearcherListView.as_view(), name="api-researcher-list"),
@@ -20,6 +20,11 @@ urlpatterns = [
         "researchers/<api_id:pk>/same-name/",
         views.ResearcherSameNameView.as_view(),
         name="api-researcher-same-name",
+    ),
+    path(
+        "researchers/<api_id:pk>/identity/",
+        identity.ResearcherIdentityView.as_view(),
+        name="api-researcher-identity",
     ),
     # Researchers at an institution live here: researchers may depend on institutions, not the
     # reverse.

@@ -5,48 +5,8 @@ live server; the screenshot lands in test-artifacts/ for a human to look at."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-from django.db import connections
-
 from accounts.models import Follow
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-
-
-@pytest.fixture
-def browser_page(monkeypatch):
-    if not CHROMIUM.exists():
-        pytest.fail("Chromium is missing: run `apt-get install -y chromium` (as .ci/run does)")
-    # Playwright's sync API runs an event loop in this thread; the ORM calls the test makes
-    # around it are still plain synchronous calls.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.set_default_timeout(15_000)
-        try:
-            yield page
-        finally:
-            browser.close()
-            # With Playwright's loop running, Django keyed the test's ORM calls to a connection
-            # of that context; left open, it stops the test database from being dropped.
-            connections.close_all()
+from tests.conftest import ARTIFACTS
 
 
 def test_sign_up_onboard_follow_and_read_the_feed(

@@ -8,7 +8,10 @@ import pytest
 
 from researchers.models import ResearcherExternalId
 
-RESEARCHER_PAGE_QUERIES = 6
+# The record, its papers (2: rows and prefetch), its identity panel (source records, open
+# conflicts), its public history, the same-name records and the evidence about them (6, for any
+# number of homonyms): a fixed number, whatever the number of papers or homonyms.
+RESEARCHER_PAGE_QUERIES = 14
 
 
 def jsonld_graph(html: str) -> list[dict]:
