@@ -103,3 +103,17 @@ def browser_page(monkeypatch):
             # With Playwright's loop running, Django keyed the test's ORM calls to a connection
             # of that context; left open, it stops the test database from being dropped.
             connections.close_all()
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """On PostgreSQL, a second alias on the same server stands in for a read replica: a test
+    mirror of the default database (tests that use it name it in `databases`)."""
+    from django.conf import settings
+
+    default = settings.DATABASES["default"]
+    if default["ENGINE"] == "django.db.backends.postgresql":
+        settings.DATABASES["replica1"] = {
+            **default,
+            "TEST": {**default.get("TEST", {}), "MIRROR": "default"},
+        }

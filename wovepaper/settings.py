@@ -83,6 +83,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "wovepaper.lib.replicas.ReplicaReadsMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -126,6 +127,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+# Read replicas for anonymous public pages (wovepaper/lib/replicas.py): space-separated URLs of
+# PostgreSQL hot standbys of DATABASE_URL, each an alias `replica1`, `replica2`, ...
+DATABASE_REPLICAS: list[str] = []
+for _n, _url in enumerate(env("DATABASE_REPLICA_URLS", "").split(), start=1):
+    DATABASES[f"replica{_n}"] = dj_database_url.parse(
+        _url, conn_max_age=env_int("DB_CONN_MAX_AGE", 0)
+    )
+    DATABASE_REPLICAS.append(f"replica{_n}")
+DATABASE_ROUTERS = ["wovepaper.lib.replicas.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL")
@@ -133,6 +143,9 @@ if REDIS_URL:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
     }
+    # Sessions read through the cache and written to the database: any web process serves any
+    # request behind a load balancer, and a Redis restart signs nobody out.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
