@@ -1,18 +1,144 @@
-"""Writes for institutions: completion from ROR and the stored counts."""
+"""Writes for institutions: links from authorships, completion from ROR, the stored counts."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
+from slugify import slugify
 
 from .clients.ror import RorClient
 from .models import AuthorshipInstitution, Institution
 
 logger = logging.getLogger(__name__)
+
+# An institution's natural keys: its ROR id and its OpenAlex id, either of which may be missing.
+InstitutionKey = tuple[str | None, str | None]
+
+
+class InstitutionRecord(Protocol):
+    """An institution as a source describes it (e.g. OpenAlex's, on an authorship)."""
+
+    @property
+    def ror_id(self) -> str | None: ...
+    @property
+    def openalex_id(self) -> str | None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def country_code(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class AuthorshipAffiliations:
+    """The institutions a source gives for one authorship (empty: none)."""
+
+    authorship_id: int
+    paper_id: int
+    institutions: Sequence[InstitutionRecord]
+
+
+def institutions_link_authorships(*, affiliations: Sequence[AuthorshipAffiliations]) -> set[int]:
+    """Make each authorship's institution links exactly those given. Idempotent.
+
+    Institutions are found by ROR id, else OpenAlex id, and created when neither is known; a row
+    known by one id gains the other. Returns the ids of the institutions linked before or after
+    (whose counts may have changed).
+    """
+    wanted: dict[int, list[InstitutionKey]] = {}
+    details: dict[InstitutionKey, InstitutionRecord] = {}
+    for item in affiliations:
+        for record in item.institutions:
+            key = (record.ror_id, record.openalex_id)
+            wanted.setdefault(item.authorship_id, []).append(key)
+            details[key] = record
+    by_ror, by_oa = _institutions_by_key(details)
+    links: set[tuple[int, int]] = set()
+    for authorship_pk, keys in wanted.items():
+        for ror, oa in keys:
+            pk = (by_ror.get(ror) if ror else None) or (by_oa.get(oa) if oa else None)
+            if pk:
+                links.add((authorship_pk, pk))
+    paper_of = {item.authorship_id: item.paper_id for item in affiliations}
+    current = set(
+        AuthorshipInstitution.objects.filter(authorship_id__in=list(paper_of)).values_list(
+            "authorship_id", "institution_id"
+        )
+    )
+    stale = current - links
+    if stale:
+        stale_q = Q(pk__in=[])
+        for authorship_pk, institution_pk in stale:
+            stale_q |= Q(authorship_id=authorship_pk, institution_id=institution_pk)
+        AuthorshipInstitution.objects.filter(stale_q).delete()
+    AuthorshipInstitution.objects.bulk_create(
+        [
+            AuthorshipInstitution(authorship_id=a, institution_id=i, paper_id=paper_of[a])
+            for a, i in links - current
+        ],
+        ignore_conflicts=True,
+        batch_size=1000,
+    )
+    return {i for _, i in links | current}
+
+
+def _institutions_by_key(
+    details: dict[InstitutionKey, InstitutionRecord],
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Institution ids by ROR id and by OpenAlex id for these records, creating the unknown
+    ones and completing rows known by one id only (each id belongs to one row)."""
+    rors = {r for r, _ in details if r}
+    oas = {o for _, o in details if o}
+    existing = list(
+        Institution.objects.filter(Q(ror_id__in=rors) | Q(openalex_id__in=oas)).only(
+            "pk", "ror_id", "openalex_id"
+        )
+    )
+    by_ror = {i.ror_id: i.pk for i in existing if i.ror_id}
+    by_oa = {i.openalex_id: i.pk for i in existing if i.openalex_id}
+    to_create: dict[InstitutionKey, Institution] = {}
+    for (ror, oa), record in details.items():
+        pk = (by_ror.get(ror) if ror else None) or (by_oa.get(oa) if oa else None)
+        if pk is None:
+            to_create.setdefault(
+                (ror, oa),
+                Institution(
+                    name=(record.name or ror or oa or "")[:255],
+                    ror_id=ror,
+                    openalex_id=oa,
+                    country_code=record.country_code,
+                    type=record.type[:32],
+                    slug=slugify(record.name or "")[:96],
+                ),
+            )
+            continue
+        # One id known, the other new: complete the row.
+        missing = {}
+        if ror and ror not in by_ror:
+            missing["ror_id"], by_ror[ror] = ror, pk
+        if oa and oa not in by_oa:
+            missing["openalex_id"], by_oa[oa] = oa, pk
+        if missing:
+            Institution.objects.filter(pk=pk).update(**missing)
+    if to_create:
+        Institution.objects.bulk_create(to_create.values(), ignore_conflicts=True)
+        fresh = Institution.objects.filter(
+            Q(ror_id__in=[r for r, _ in to_create if r])
+            | Q(openalex_id__in=[o for _, o in to_create if o])
+        ).only("pk", "ror_id", "openalex_id")
+        for institution in fresh:
+            if institution.ror_id:
+                by_ror[institution.ror_id] = institution.pk
+            if institution.openalex_id:
+                by_oa.setdefault(institution.openalex_id, institution.pk)
+    return by_ror, by_oa
 
 
 def institutions_complete_from_ror(

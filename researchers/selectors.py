@@ -3,14 +3,22 @@ figures are stored on Researcher by matching, never aggregated over authorships 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Min, Q, QuerySet
+from django.utils import timezone
 
-from papers.models import Paper
+from papers.models import Authorship, Paper
 from papers.selectors import paper_list_prefetch
 
-from .models import CurationEntry, Researcher, ResearcherExternalId
+from .models import (
+    CurationEntry,
+    PaperMatchState,
+    PinnedAuthorship,
+    Researcher,
+    ResearcherExternalId,
+)
 from .names import name_key
 
 # A chain of merges longer than this is a curation mistake (or a cycle); stop following it.
@@ -168,4 +176,117 @@ def researcher_curation_history(researcher: Researcher, *, limit: int = 20) -> l
     """The latest curation entries that touched this record, for curators (one query)."""
     return list(
         researcher.curation_entries.select_related("actor").order_by("-created_at", "-pk")[:limit]
+    )
+
+
+# Matching's reads (researchers.matching)
+
+
+def papers_to_match(
+    *, limit: int, since: datetime | None = None, now: datetime | None = None
+) -> list[int]:
+    """The next papers to match: never tried (newest first), then retries that are due.
+
+    Bounded work for any table size: the never-tried sweep resumes below the oldest paper
+    already tried (index on PaperMatchState.published) plus a window of recent days for papers
+    that arrived after the sweep passed; retries come from the index on next_attempt_at.
+    """
+    now = now or timezone.now()
+    picked: list[int] = []
+    base = Paper.objects.filter(match_state__isnull=True)
+    if since:
+        base = base.filter(published__gte=since)
+    recent = base.filter(published__gte=now - timedelta(days=7))
+    picked.extend(recent.order_by("-published", "-pk").values_list("pk", flat=True)[:limit])
+    if len(picked) < limit:
+        floor = PaperMatchState.objects.aggregate(oldest=Min("published"))["oldest"]
+        older = base.exclude(pk__in=picked)
+        if floor is not None:
+            older = older.filter(Q(published__lte=floor) | Q(published__isnull=True))
+        picked.extend(
+            older.order_by("-published", "-pk").values_list("pk", flat=True)[: limit - len(picked)]
+        )
+    if len(picked) < limit:
+        due = PaperMatchState.objects.filter(next_attempt_at__lte=now)
+        if since:
+            due = due.filter(published__gte=since)
+        picked.extend(
+            due.order_by("next_attempt_at").values_list("paper_id", flat=True)[
+                : limit - len(picked)
+            ]
+        )
+    return picked
+
+
+def papers_waiting_count(*, since: datetime | None = None, now: datetime | None = None) -> int:
+    """How many papers `papers_to_match` would hand out: never tried, or due for a retry."""
+    now = now or timezone.now()
+    never = Paper.objects.filter(match_state__isnull=True)
+    due = PaperMatchState.objects.filter(next_attempt_at__lte=now)
+    if since:
+        never = never.filter(published__gte=since)
+        due = due.filter(published__gte=since)
+    return never.count() + due.count()
+
+
+def papers_for_matching(paper_ids: Iterable[int]) -> list[Paper]:
+    """The papers of a batch, newest first, with only what matching reads."""
+    return list(
+        Paper.objects.filter(pk__in=list(paper_ids))
+        .only("pk", "arxiv_id", "published")
+        .order_by("-published", "-pk")
+    )
+
+
+def authorships_for_matching(paper_ids: Sequence[int]) -> dict[int, list[Authorship]]:
+    """Each paper's byline, in order, with only what matching reads and writes (one query)."""
+    by_paper: dict[int, list[Authorship]] = {}
+    for authorship in (
+        Authorship.objects.filter(paper_id__in=paper_ids)
+        .only("pk", "paper_id", "position", "name", "researcher_id", "matched_at")
+        .order_by("paper_id", "position")
+    ):
+        by_paper.setdefault(authorship.paper_id, []).append(authorship)
+    return by_paper
+
+
+def researcher_ids_by_external_id(
+    values: Mapping[str, Iterable[str]],
+) -> list[tuple[str, str, int]]:
+    """(source, value, researcher id) of the records holding any of these ids, by source (one
+    query). The records may be merged ones: see `researcher_survivor_ids`."""
+    query = Q(pk__in=[])
+    for source, vals in values.items():
+        wanted = set(vals)
+        if wanted:
+            query |= Q(source=source, value__in=wanted)
+    return list(
+        ResearcherExternalId.objects.filter(query).values_list("source", "value", "researcher_id")
+    )
+
+
+def researcher_external_ids_held(researcher_ids: Iterable[int]) -> list[tuple[int, str, str]]:
+    """(researcher id, source, value) of every id these records hold (one query)."""
+    return list(
+        ResearcherExternalId.objects.filter(researcher_id__in=set(researcher_ids)).values_list(
+            "researcher_id", "source", "value"
+        )
+    )
+
+
+def pinned_authorship_ids(authorship_ids: Iterable[int]) -> set[int]:
+    """Those of these authorships a curator attributed by hand (one query)."""
+    return set(
+        PinnedAuthorship.objects.filter(authorship_id__in=list(authorship_ids)).values_list(
+            "authorship_id", flat=True
+        )
+    )
+
+
+def researchers_without_figures(researcher_ids: Iterable[int]) -> list[int]:
+    """Those of these records whose figures were never fetched (one query)."""
+    return list(
+        Researcher.objects.filter(
+            pk__in=set(researcher_ids), figures_updated_at__isnull=True
+        ).values_list("pk", flat=True)
     )

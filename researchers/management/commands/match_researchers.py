@@ -8,7 +8,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from researchers.matching import match_run, papers_waiting_count
+from researchers.matching import match_run
+from researchers.selectors import papers_waiting_count
 from wovepaper.lib.http import service_probe
 
 SERVICES = [("Semantic Scholar", "SEMANTIC_SCHOLAR_API_URL"), ("OpenAlex", "OPENALEX_API_URL")]

@@ -1,0 +1,63 @@
+"""Writes to papers that other apps' flows make (e.g. matching storing what the sources say)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .models import Paper
+
+
+@dataclass(frozen=True)
+class PaperSourceRecord:
+    """What the sources say about one paper: its ids there and its citation count."""
+
+    paper_id: int
+    semantic_scholar_id: str | None
+    openalex_id: str | None
+    cited_by_count: int | None
+
+
+def papers_store_source_records(*, records: Sequence[PaperSourceRecord]) -> None:
+    """Store each paper's source ids and citation count. Idempotent.
+
+    The ids are unique on Paper: an id another paper holds (an arXiv duplicate), or one given
+    to an earlier paper of `records`, is not copied and that paper's id is left empty.
+    """
+    if not records:
+        return
+    own = [r.paper_id for r in records]
+    taken_s2 = set(
+        Paper.objects.filter(
+            semantic_scholar_id__in=[
+                r.semantic_scholar_id for r in records if r.semantic_scholar_id
+            ]
+        )
+        .exclude(pk__in=own)
+        .values_list("semantic_scholar_id", flat=True)
+    )
+    taken_oa = set(
+        Paper.objects.filter(openalex_id__in=[r.openalex_id for r in records if r.openalex_id])
+        .exclude(pk__in=own)
+        .values_list("openalex_id", flat=True)
+    )
+    updates = []
+    for record in records:
+        row = Paper(
+            pk=record.paper_id,
+            semantic_scholar_id=None,
+            openalex_id=None,
+            cited_by_count=record.cited_by_count,
+        )
+        if record.semantic_scholar_id and record.semantic_scholar_id not in taken_s2:
+            row.semantic_scholar_id = record.semantic_scholar_id
+            taken_s2.add(record.semantic_scholar_id)
+        if record.openalex_id and record.openalex_id not in taken_oa:
+            row.openalex_id = record.openalex_id
+            taken_oa.add(record.openalex_id)
+        updates.append(row)
+    # Clear the ids first so that two papers of the batch can swap them without a collision.
+    Paper.objects.filter(pk__in=own).update(semantic_scholar_id=None, openalex_id=None)
+    Paper.objects.bulk_update(
+        updates, ["semantic_scholar_id", "openalex_id", "cited_by_count"], batch_size=500
+    )
