@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from .harvest_lock import harvest_runs_stale
 from .models import Authorship, HarvestRun, Paper, PaperCategory, RejectedRecord
 
 
@@ -55,6 +56,23 @@ class RejectedRecordAdmin(admin.ModelAdmin):
     readonly_fields = ("first_seen", "last_seen")
 
 
+class HarvestLivenessFilter(admin.SimpleListFilter):
+    title = "liveness"
+    parameter_name = "liveness"
+
+    def lookups(self, request, model_admin):
+        return [("stale", "stale (heartbeat stopped)"), ("alive", "running, heartbeat live")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "stale":
+            return queryset.filter(pk__in=harvest_runs_stale().values("pk"))
+        if self.value() == "alive":
+            return queryset.filter(
+                status=HarvestRun.Status.RUNNING, heartbeat_at__gte=HarvestRun.stale_before()
+            )
+        return queryset
+
+
 @admin.register(HarvestRun)
 class HarvestRunAdmin(admin.ModelAdmin):
     list_display = (
@@ -63,7 +81,7 @@ class HarvestRunAdmin(admin.ModelAdmin):
         "metadata_prefix",
         "from_date",
         "until_date",
-        "status",
+        "state",
         "pages",
         "created",
         "updated",
@@ -71,9 +89,10 @@ class HarvestRunAdmin(admin.ModelAdmin):
         "rejected",
         "deleted",
         "started_at",
+        "heartbeat_at",
         "finished_at",
     )
-    list_filter = ("status", "metadata_prefix", "set_spec")
+    list_filter = ("status", HarvestLivenessFilter, "metadata_prefix", "set_spec")
     date_hierarchy = "started_at"
     ordering = ("-started_at",)
     # Runs are written by the harvester only; the admin shows them.
@@ -82,3 +101,11 @@ class HarvestRunAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    @admin.display(description="status", ordering="status")
+    def state(self, run: HarvestRun) -> str:
+        """A run still marked running whose heartbeat stopped is dead, whatever its status says:
+        resume it (`harvest_arxiv --resume N`; papers.harvest_resume_stale does it on its own)."""
+        if run.is_stale:
+            return "stale: heartbeat stopped"
+        return run.get_status_display()

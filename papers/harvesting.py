@@ -13,36 +13,40 @@ last page whose papers are in the database: nothing twice, nothing skipped.
   by modification time), else the window's own `from`. The upsert makes the overlap harmless.
 - Deleted headers mark the paper `is_deleted`; the row stays.
 - Malformed records are set aside with `papers.ingest.record_rejection`; the run goes on.
-- Created or changed papers are handed to matching (Celery task "researchers.match_papers")
-  after the page commits, when HARVEST_ENQUEUE_MATCHING is on.
+- A page that cannot continue its list (no resumption token in the answer to one, a list
+  ending short of the size it announced) is asked for again, then fails the run, resumable.
+- Created or changed papers are handed on after the page commits (papers.handoff): to the
+  search index, and to matching when HARVEST_ENQUEUE_MATCHING is on.
+- One harvest per set at a time (papers.harvest_lock: a lock held by a heartbeat). A run given
+  a deadline stops at the first page boundary past it, still "running", for a Celery task to
+  hand the rest to its continuation (papers.tasks).
 """
 
 from __future__ import annotations
 
 import logging
-import uuid
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import date
-from functools import partial
-from itertools import islice
 
 from django.conf import settings
-from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
+from wovepaper.lib.http import ServiceError
+
 from .clients.arxiv import ArxivOAIClient
+from .handoff import HandOff
+from .harvest_lock import HarvestLock, HarvestLocked, HarvestLockLost, Heartbeat, harvest_lock
 from .ingest import UpsertCounts, papers_upsert, record_rejection
 from .models import HarvestRun, Paper
-from .oai import METADATA_PREFIXES, BadResumptionToken, ListPage
+from .oai import METADATA_PREFIXES, BadResumptionToken, ListPage, ListSoFar, OAIError
 
 logger = logging.getLogger(__name__)
 
-MATCH_TASK_NAME = "researchers.match_papers"
-MATCH_BATCH = 500
 MAX_RESTARTS = 5
 
 PageCallback = Callable[[HarvestRun, ListPage], None]
@@ -52,43 +56,13 @@ class HarvestError(Exception):
     pass
 
 
-class HarvestLocked(HarvestError):
-    """Another harvest of the same set holds the lock."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Lock
-
-
-@dataclass
-class HarvestLock:
-    key: str
-    token: str
-    timeout: int
-
-    def renew(self) -> None:
-        cache.touch(self.key, self.timeout)
-
-
-def _lock_key(set_spec: str) -> str:
-    return f"harvest-lock:{set_spec or '*'}"
-
-
-@contextmanager
-def harvest_lock(set_spec: str) -> Iterator[HarvestLock]:
-    """Hold the set's lock (cache add with expiry; renewed after each page) or raise HarvestLocked.
-
-    The expiry frees the set if the holder dies without releasing it.
-    """
-    lock = HarvestLock(_lock_key(set_spec), uuid.uuid4().hex, settings.HARVEST_LOCK_TIMEOUT)
-    if not cache.add(lock.key, lock.token, timeout=lock.timeout):
-        raise HarvestLocked(f"another harvest of set {set_spec or '(all)'!r} is running")
-    try:
-        yield lock
-    finally:
-        # Only release our own lock: after an expiry someone else may hold it now.
-        if cache.get(lock.key) == lock.token:
-            cache.delete(lock.key)
+def harvest_failure_message(run_id: int | None, exc: BaseException) -> str:
+    """What an operator reads when a harvest fails, whatever failed: the reason, and the run
+    to resume (a run keeps every page before the failure)."""
+    where = f" (run {run_id}: resume with --resume {run_id})" if run_id else ""
+    known = isinstance(exc, HarvestError | HarvestLocked | OAIError | ServiceError)
+    reason = str(exc) if known and str(exc) else f"{type(exc).__name__}: {exc}".rstrip(": ")
+    return f"harvest failed{where}: {reason}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,6 +141,8 @@ def harvest_run_execute(
     client: ArxivOAIClient | None = None,
     on_page: PageCallback | None = None,
     lock: HarvestLock | None = None,
+    handoff: HandOff | None = None,
+    deadline: float | None = None,
 ) -> HarvestRun:
     """Harvest the run's window from its checkpoint to the end. Idempotent; resumable.
 
@@ -175,18 +151,24 @@ def harvest_run_execute(
     the upsert overlap instead of adding up. Pages are still written strictly in order, each
     with its checkpoint. On an exception the run is marked failed with the error (a kill
     leaves it "running"); the papers of every page before the failure stay.
+
+    With `lock`, a heartbeat keeps it (and the run's `heartbeat_at`) fresh while the run
+    lives. With `deadline` (a time.monotonic() value), the run stops at the first page
+    boundary past it and is returned still "running", its checkpoint saved, for the caller to
+    continue.
     """
     own_client = client is None
     client = client or ArxivOAIClient(base_url=run.endpoint)
-    if run.status != HarvestRun.Status.RUNNING:
-        run.status = HarvestRun.Status.RUNNING
-        run.finished_at = None
-        run.save(update_fields=["status", "finished_at"])
+    handoff = handoff or HandOff()
+    run.status = HarvestRun.Status.RUNNING
+    run.finished_at = None
+    run.heartbeat_at = timezone.now()
+    run.save(update_fields=["status", "finished_at", "heartbeat_at"])
 
-    def fetch(token: str, restart_from: date | None) -> ListPage:
-        if token:
+    def fetch(restart_from: date | None, so_far: ListSoFar | None) -> ListPage:
+        if so_far is not None:
             return client.list_records_page(
-                metadata_prefix=run.metadata_prefix, resumption_token=token
+                metadata_prefix=run.metadata_prefix, resumption_token=so_far.token, so_far=so_far
             )
         return client.list_records_page(
             metadata_prefix=run.metadata_prefix,
@@ -197,46 +179,66 @@ def harvest_run_execute(
 
     prefetch = ThreadPoolExecutor(max_workers=1, thread_name_prefix="oai-prefetch")
     try:
-        token = run.resumption_token
-        pending = prefetch.submit(fetch, token, _restart_from(run))
-        while True:
-            try:
-                page = pending.result()
-            except BadResumptionToken as exc:
-                if not token or run.restarts >= MAX_RESTARTS:
-                    raise
-                run.restarts += 1
-                run.resumption_token = token = ""
-                _note_error(run, f"{exc}; restarting the window from {_restart_from(run)}")
-                run.save(update_fields=["restarts", "resumption_token", "errors"])
-                pending = prefetch.submit(fetch, "", _restart_from(run))
-                continue
-            last = page.token is None or page.token.is_last
-            if not last:
-                token = page.next_token
-                pending = prefetch.submit(fetch, token, None)
-            harvest_page_ingest(run, page)
-            if lock:
-                lock.renew()
-            if on_page:
-                on_page(run, page)
-            if last:
-                break
+        with Heartbeat(lock, run.pk) if lock else nullcontext():
+            # After a resume only the token is known of the list so far.
+            so_far = ListSoFar(run.resumption_token) if run.resumption_token else None
+            pending = prefetch.submit(fetch, _restart_from(run), so_far)
+            while True:
+                try:
+                    page = pending.result()
+                except BadResumptionToken as exc:
+                    if so_far is None or run.restarts >= MAX_RESTARTS:
+                        raise
+                    run.restarts += 1
+                    run.resumption_token = ""
+                    so_far = None
+                    _note_error(run, f"{exc}; restarting the window from {_restart_from(run)}")
+                    run.save(update_fields=["restarts", "resumption_token", "errors"])
+                    pending = prefetch.submit(fetch, _restart_from(run), None)
+                    continue
+                last = page.token is None or page.token.is_last
+                so_far = so_far.after(page) if so_far else ListSoFar.first(page)
+                pause = not last and deadline is not None and time.monotonic() >= deadline
+                if not last and not pause:
+                    pending = prefetch.submit(fetch, None, so_far)
+                harvest_page_ingest(run, page, handoff=handoff)
+                if on_page:
+                    on_page(run, page)
+                if lock and lock.lost.is_set():
+                    raise HarvestLockLost(
+                        f"run {run.pk} lost the lock of its set after page {run.pages}"
+                    )
+                if pause:
+                    return run
+                if last:
+                    break
         run.status = HarvestRun.Status.SUCCEEDED
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
         return run
+    except HarvestLockLost:
+        raise  # another process may be running it now: its status is not ours to set
     except Exception as exc:
-        run.status = HarvestRun.Status.FAILED
-        run.finished_at = timezone.now()
-        _note_error(run, f"{type(exc).__name__}: {exc}")
-        run.save(update_fields=["status", "finished_at", "errors"])
+        _record_failure(run, exc)
         raise
     finally:
         # A prefetch still in flight after a failure is not waited for; its page is dropped.
         prefetch.shutdown(wait=False, cancel_futures=True)
         if own_client:
             client.close()
+
+
+def _record_failure(run: HarvestRun, exc: Exception) -> None:
+    run.status = HarvestRun.Status.FAILED
+    run.finished_at = timezone.now()
+    _note_error(run, f"{type(exc).__name__}: {exc}")
+    try:
+        if not connection.in_atomic_block:
+            # A connection the server terminated is dropped here and opened again on save.
+            connection.close_if_unusable_or_obsolete()
+        run.save(update_fields=["status", "finished_at", "errors"])
+    except Exception as save_error:  # the database itself is gone: the run shows as stale
+        logger.error("harvest run %s: could not record its failure: %s", run.pk, save_error)
 
 
 def _note_error(run: HarvestRun, message: str) -> None:
@@ -268,8 +270,11 @@ def _fill_known_versions(page: ListPage) -> None:
             record.version = max(version or 1, record.version)
 
 
-def harvest_page_ingest(run: HarvestRun, page: ListPage) -> tuple[UpsertCounts, list[int]]:
-    """Upsert one page and save the run's checkpoint in the same transaction.
+def harvest_page_ingest(
+    run: HarvestRun, page: ListPage, *, handoff: HandOff | None = None
+) -> tuple[UpsertCounts, list[int]]:
+    """Upsert one page and save the run's checkpoint in the same transaction; once it commits,
+    hand the created and changed papers on (search documents, matching).
 
     A bounded number of queries whatever the page size (plus one per rejected record).
     """
@@ -317,7 +322,7 @@ def harvest_page_ingest(run: HarvestRun, page: ListPage) -> tuple[UpsertCounts, 
         run.unchanged += counts.unchanged
         run.rejected += counts.rejected
         run.deleted += deleted
-        run.checkpoint_at = timezone.now()
+        run.checkpoint_at = run.heartbeat_at = timezone.now()
         run.save(
             update_fields=[
                 "checkpoint_datestamp",
@@ -330,50 +335,14 @@ def harvest_page_ingest(run: HarvestRun, page: ListPage) -> tuple[UpsertCounts, 
                 "rejected",
                 "deleted",
                 "checkpoint_at",
+                "heartbeat_at",
             ]
         )
         if changed_ids:
-            transaction.on_commit(partial(search_index_enqueue, list(changed_ids)))
-            transaction.on_commit(partial(matching_enqueue, list(changed_ids)))
+            handoff = handoff or HandOff()
+            ids = list(changed_ids)
+            transaction.on_commit(lambda: handoff.page_committed(ids))
     return counts, changed_ids
-
-
-# ---------------------------------------------------------------------------------------------
-# Hand-offs: the search index and matching
-
-
-def search_index_enqueue(paper_ids: list[int]) -> None:
-    """Build the page's search documents in a worker (inline without a broker).
-
-    Never fails the harvest: the periodic papers.index_search_pending sweep catches up.
-    """
-    from .tasks import index_search
-
-    try:
-        index_search.delay(paper_ids)
-    except Exception:
-        logger.exception("could not index %d harvested papers", len(paper_ids))
-
-
-def matching_enqueue(paper_ids: list[int]) -> int:
-    """Send the papers to the matching task by name; never fails the harvest.
-
-    The consumer lives in another app (researchers/tasks.py); calling it by name keeps this
-    app independent of it. Returns how many batches were sent.
-    """
-    if not paper_ids or not settings.HARVEST_ENQUEUE_MATCHING:
-        return 0
-    from wovepaper.celery import app
-
-    sent = 0
-    iterator = iter(paper_ids)
-    while chunk := list(islice(iterator, MATCH_BATCH)):
-        try:
-            app.signature(MATCH_TASK_NAME, kwargs={"paper_ids": chunk}).apply_async()
-            sent += 1
-        except Exception:  # an unknown task or a broker hiccup must not undo a harvest
-            logger.exception("could not enqueue matching for %d papers", len(chunk))
-    return sent
 
 
 # ---------------------------------------------------------------------------------------------
@@ -432,21 +401,27 @@ def harvest_window(
     client: ArxivOAIClient | None = None,
     on_page: PageCallback | None = None,
     on_start: Callable[[HarvestRun], None] | None = None,
+    handoff: HandOff | None = None,
+    deadline: float | None = None,
+    task_id: str = "",
 ) -> HarvestRun:
     """Take the set's lock, pick the run (resume one, continue an unfinished incremental one,
     or start a new window) and execute it. Raises HarvestLocked without touching anything.
 
     incremental=True: continue the set's unfinished run if there is one, else start from the
-    last successful run's date (a full harvest if there is none).
+    last successful run's date (a full harvest if there is none). `task_id` records the Celery
+    task that runs the window, so that its redelivery resumes this run (papers.tasks).
     """
     metadata_prefix = metadata_prefix or settings.HARVEST_METADATA_PREFIX
     if resume_run_id is not None:
         run = HarvestRun.objects.get(pk=resume_run_id)
-        if run.status == HarvestRun.Status.SUCCEEDED:
-            raise HarvestError(f"harvest run {run.pk} already succeeded; nothing to resume")
         set_spec = run.set_spec
     with harvest_lock(set_spec) as lock:
-        if resume_run_id is None:
+        if resume_run_id is not None:
+            run.refresh_from_db()  # another process may have moved it on before we got the lock
+            if run.status == HarvestRun.Status.SUCCEEDED:
+                raise HarvestError(f"harvest run {run.pk} already succeeded; nothing to resume")
+        else:
             run = None
             if incremental:
                 run = harvest_unfinished(set_spec=set_spec, metadata_prefix=metadata_prefix)
@@ -462,9 +437,17 @@ def harvest_window(
                     until_date=until_date,
                     endpoint=endpoint,
                 )
+        changed = []
         if endpoint and run.endpoint != endpoint:
             run.endpoint = endpoint
-            run.save(update_fields=["endpoint"])
+            changed.append("endpoint")
+        if task_id and run.task_id != task_id:
+            run.task_id = task_id
+            changed.append("task_id")
+        if changed:
+            run.save(update_fields=changed)
         if on_start:
             on_start(run)
-        return harvest_run_execute(run, client=client, on_page=on_page, lock=lock)
+        return harvest_run_execute(
+            run, client=client, on_page=on_page, lock=lock, handoff=handoff, deadline=deadline
+        )

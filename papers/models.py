@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
+from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
+from django.utils import timezone
 
 
 class Paper(models.Model):
@@ -222,6 +226,17 @@ class HarvestRun(models.Model):
     )
     started_at = models.DateTimeField(auto_now_add=True)
     checkpoint_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Last sign of life of the process running it (papers.harvest_lock).",
+    )
+    task_id = models.CharField(
+        max_length=64,
+        blank=True,
+        db_index=True,
+        help_text="The Celery task running it: a redelivery of that task resumes this run.",
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -235,6 +250,20 @@ class HarvestRun(models.Model):
 
     def __str__(self) -> str:
         return f"harvest #{self.pk} {self.set_spec or 'all'} {self.from_date}..{self.until_date}"
+
+    @staticmethod
+    def stale_before(now: datetime | None = None) -> datetime:
+        """A running run whose last heartbeat is older than this is dead: a live one beats
+        every third of HARVEST_LOCK_TTL."""
+        return (now or timezone.now()) - timedelta(seconds=settings.HARVEST_LOCK_TTL)
+
+    @property
+    def is_stale(self) -> bool:
+        """Marked running, but its heartbeat stopped: the process running it is gone."""
+        if self.status != self.Status.RUNNING:
+            return False
+        beat = self.heartbeat_at or self.checkpoint_at or self.started_at
+        return beat is None or beat < self.stale_before()
 
     @property
     def duration(self):

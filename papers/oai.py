@@ -121,6 +121,66 @@ class ListPage:
         return len(self.records) + len(self.deleted) + len(self.rejected)
 
 
+@dataclass(frozen=True, slots=True)
+class ListSoFar:
+    """What the pages of a list before the next one said: the next page is checked against it.
+
+    `token` is the resumption token the next page is asked for with, `announced` the list's
+    completeListSize as the latest page that gave one said, `received` the items taken so far.
+    """
+
+    token: str
+    announced: int | None = None
+    received: int = 0
+
+    def after(self, page: ListPage) -> ListSoFar:
+        """The list's state once `page` (the answer to this token) is taken."""
+        announced = page.token.complete_list_size if page.token else None
+        return ListSoFar(
+            token=page.next_token,
+            announced=self.announced if announced is None else announced,
+            received=self.received + page.item_count,
+        )
+
+    @classmethod
+    def first(cls, page: ListPage) -> ListSoFar:
+        """The list's state once its first page is taken."""
+        return cls(token="").after(page)
+
+
+def list_page_problem(page: ListPage, so_far: ListSoFar | None) -> str | None:
+    """Why `page` cannot be the next page of its list, or None when it can.
+
+    `so_far` is None for a list's first request. OAI-PMH 2.0 (3.5): the answer to a
+    resumption token always carries a resumptionToken element, empty on the last page; an
+    empty list is the noRecordsMatch error, which only a first request can get; and a list
+    that ends has delivered the completeListSize it announced. An answer breaking any of these
+    is what a cut or misbehaving server sends (seen: 200 OK with no token, or an empty
+    `<ListRecords/>`), and taking it would end the harvest early, with the rest of the list
+    never fetched.
+    """
+    if so_far is not None and so_far.token:
+        if page.no_records_match:
+            return f"noRecordsMatch in answer to resumptionToken {so_far.token}"
+        if page.token is None:
+            found = f"{page.item_count} records" if page.item_count else "an empty list"
+            return f"no resumptionToken in the answer to resumptionToken {so_far.token} ({found})"
+    elif page.token is None and page.item_count == 0 and not page.no_records_match:
+        return "an empty list without noRecordsMatch"
+    if page.token is None or not page.token.is_last:
+        return None
+    announced = page.token.complete_list_size
+    if announced is None and so_far is not None:
+        announced = so_far.announced
+    if page.token.cursor is not None:
+        received = page.token.cursor + page.item_count
+    else:
+        received = (so_far.received if so_far else 0) + page.item_count
+    if announced is not None and received < announced:
+        return f"the list ended after {received} of the {announced} records it announced"
+    return None
+
+
 @dataclass
 class HeaderPage:
     response_date: datetime | None = None

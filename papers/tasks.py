@@ -1,14 +1,26 @@
-"""Celery tasks for harvesting: thin wrappers that take primitives and call papers.harvesting."""
+"""Celery tasks for harvesting: thin wrappers that take primitives and call papers.harvesting.
+
+A harvest window runs as a chain of short tasks: each runs the window for at most
+HARVEST_TASK_SECONDS, then replaces itself with a task resuming the run from its checkpoint
+(the rest of a `harvest_daily` chain waits for the last one). No task outlives the brokers'
+timeouts (Redis' visibility_timeout, RabbitMQ's consumer_timeout), and a task delivered twice
+finds the set locked or the run done. A task redelivered after its worker died resumes the
+run it had started (recorded as the run's task_id); one that finds its set locked by a dead
+worker waits for the lock to lapse (HARVEST_LOCK_TTL) and tries again.
+"""
 
 from __future__ import annotations
 
 import logging
+import time
 from datetime import date
 
 from celery import chain, shared_task
 from django.conf import settings
 
 from . import harvesting, indexing
+from .harvest_lock import HarvestLocked, harvest_runs_stale
+from .models import HarvestRun
 
 logger = logging.getLogger(__name__)
 
@@ -17,8 +29,17 @@ def _date(value: str | None) -> date | None:
     return date.fromisoformat(value) if value else None
 
 
-@shared_task(name="papers.harvest_window", acks_late=True, ignore_result=False)
+def _run_of_this_task(task_id: str | None, resume_run_id: int | None) -> HarvestRun | None:
+    if resume_run_id is not None:
+        return HarvestRun.objects.filter(pk=resume_run_id).first()
+    if not task_id:
+        return None
+    return HarvestRun.objects.filter(task_id=task_id).order_by("-pk").first()
+
+
+@shared_task(bind=True, name="papers.harvest_window", acks_late=True, ignore_result=False)
 def harvest_window(
+    self,
     set_spec: str = "",
     metadata_prefix: str | None = None,
     from_date: str | None = None,
@@ -28,12 +49,20 @@ def harvest_window(
     incremental: bool = False,
 ) -> dict:
     """Harvest one window of one set (dates as ISO strings). Safe to run twice: the upsert is
-    idempotent and the set lock makes a second concurrent call return "locked" at once.
+    idempotent and the set lock keeps a second delivery off a live run.
 
     A failed harvest is recorded on its HarvestRun (and resumed by the next incremental run);
     the task returns the summary instead of raising, so a chain of sets goes on.
     """
-    started: list[harvesting.HarvestRun] = []
+    inline = bool(self.request.called_directly or self.request.is_eager)
+    task_id = "" if self.request.called_directly else (self.request.id or "")
+    run = _run_of_this_task(task_id, resume_run_id)
+    if run is not None:
+        if run.status == HarvestRun.Status.SUCCEEDED:
+            # Delivered again after the run was finished (by us or by another delivery).
+            return harvesting.HarvestSummary.of(run).as_dict()
+        resume_run_id = run.pk
+    started: list[HarvestRun] = []
     try:
         run = harvesting.harvest_window(
             set_spec=set_spec,
@@ -44,20 +73,29 @@ def harvest_window(
             resume_run_id=resume_run_id,
             incremental=incremental,
             on_start=started.append,
+            task_id=task_id,
+            deadline=None if inline else time.monotonic() + settings.HARVEST_TASK_SECONDS,
         )
-    except harvesting.HarvestLocked as exc:
-        logger.info("harvest of %r skipped: %s", set_spec, exc)
-        return harvesting.HarvestSummary(
-            status="locked", set_spec=set_spec, error=str(exc)
-        ).as_dict()
+    except HarvestLocked as exc:
+        if inline or self.request.retries >= settings.HARVEST_LOCKED_RETRIES:
+            logger.info("harvest of %r skipped: %s", set_spec, exc)
+            summary = harvesting.HarvestSummary(status="locked", set_spec=set_spec, error=str(exc))
+            return summary.as_dict()
+        # Perhaps the lock of a worker that died running this very run: it lapses by then.
+        raise self.retry(countdown=settings.HARVEST_LOCK_TTL, max_retries=None) from exc
     except Exception as exc:
-        logger.exception("harvest of %r failed", set_spec)
-        error = f"{type(exc).__name__}: {exc}"
+        run_id = started[0].pk if started else resume_run_id
+        message = harvesting.harvest_failure_message(run_id, exc)
+        logger.error("%s", message)
         if not started:
             return harvesting.HarvestSummary(
-                status="failed", set_spec=set_spec, error=error
+                status="failed", run_id=run_id, set_spec=set_spec, error=message
             ).as_dict()
-        return harvesting.HarvestSummary.of(started[0], error=error).as_dict()
+        return harvesting.HarvestSummary.of(started[0], error=message).as_dict()
+    if run.status == HarvestRun.Status.RUNNING:
+        # Past HARVEST_TASK_SECONDS: the rest of the run goes on in a task of its own.
+        logger.info("harvest run %s: page %s reached, continuing in a new task", run.pk, run.pages)
+        return self.replace(harvest_window.si(resume_run_id=run.pk))
     return harvesting.HarvestSummary.of(run).as_dict()
 
 
@@ -72,6 +110,16 @@ def harvest_daily() -> list[str]:
     if sets:
         chain(*(harvest_window.si(set_spec=s, incremental=True) for s in sets)).apply_async()
     return sets
+
+
+@shared_task(name="papers.harvest_resume_stale")
+def harvest_resume_stale() -> list[int]:
+    """Resume every run whose process died (its heartbeat stopped), from its checkpoint."""
+    runs = list(harvest_runs_stale().values_list("pk", flat=True))
+    for run_id in runs:
+        logger.warning("harvest run %s: its heartbeat stopped; resuming it", run_id)
+        harvest_window.apply_async(kwargs={"resume_run_id": run_id})
+    return runs
 
 
 @shared_task(name="papers.index_search", acks_late=True)

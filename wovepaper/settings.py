@@ -6,6 +6,7 @@ a SQLite file under var/, Celery tasks run inline, the local-memory cache and co
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -262,7 +263,14 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 6 * 3600)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 6 * 3600 - 60)
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_DEFAULT_QUEUE = "default"
+# Broker options as JSON. Redis redelivers a task that is not acknowledged within
+# `visibility_timeout` (1 h by default) and RabbitMQ closes a consumer after `consumer_timeout`
+# (30 min, set on the server): harvest tasks hand over to a continuation after
+# HARVEST_TASK_SECONDS to stay well inside both (README, "Running it").
+CELERY_BROKER_TRANSPORT_OPTIONS = json.loads(env("CELERY_BROKER_TRANSPORT_OPTIONS") or "{}")
+# Prepended to every queue name, so that two deployments (or test runs) can share a broker.
+CELERY_QUEUE_PREFIX = env("CELERY_QUEUE_PREFIX")
+CELERY_TASK_DEFAULT_QUEUE = f"{CELERY_QUEUE_PREFIX}default"
 CELERY_BEAT_SCHEDULE: dict = {}
 # Once a day at DIGEST_HOUR (UTC): daily digests, and weekly ones not yet sent this ISO week.
 # Each run sends only what is not recorded as sent, so a rerun or a retry is harmless.
@@ -274,12 +282,13 @@ CELERY_TASK_ROUTES: dict = {}
 # Matching: the backlog newest first, and researcher figures refreshed oldest first.
 CELERY_TASK_ROUTES.update(
     {
-        "researchers.match_papers": {"queue": "match"},
-        "researchers.match_next_batch": {"queue": "match"},
-        "researchers.refresh_figures": {"queue": "match"},
+        "researchers.match_papers": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
+        "researchers.match_next_batch": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
+        "researchers.refresh_figures": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         # One worker consumes `harvest`: arXiv counts requests from all our machines together.
-        "papers.harvest_window": {"queue": "harvest"},
-        "papers.harvest_daily": {"queue": "harvest"},
+        "papers.harvest_window": {"queue": f"{CELERY_QUEUE_PREFIX}harvest"},
+        "papers.harvest_daily": {"queue": f"{CELERY_QUEUE_PREFIX}harvest"},
+        "papers.harvest_resume_stale": {"queue": f"{CELERY_QUEUE_PREFIX}harvest"},
     }
 )
 CELERY_BEAT_SCHEDULE.update(
@@ -335,9 +344,16 @@ ARXIV_BACKOFF_CAP = float(env("ARXIV_BACKOFF_CAP", "900"))
 ARXIV_RETRY_AFTER_CAP = float(env("ARXIV_RETRY_AFTER_CAP", "900"))
 HARVEST_SETS = env_list("HARVEST_SETS", "cs,math,physics,q-bio,q-fin,stat,eess,econ")
 HARVEST_METADATA_PREFIX = env("HARVEST_METADATA_PREFIX", "arXivRaw")
-# The set lock expires if its holder dies; a live harvest renews it after every page, and one
-# page can take up to ARXIV_OAI_MAX_RETRIES backoffs of ARXIV_BACKOFF_CAP (2 h by default).
-HARVEST_LOCK_TIMEOUT = env_int("HARVEST_LOCK_TIMEOUT", 4 * 3600)
+# One harvest per set: the set's lock lapses this many seconds after its holder dies (a live
+# harvest's heartbeat renews it every third of it), and a running run whose heartbeat is
+# older is shown as stale and resumed by papers.harvest_resume_stale.
+HARVEST_LOCK_TTL = env_int("HARVEST_LOCK_TTL", 120)
+# A harvest task hands the rest of its run to a continuation task after this long (at a page
+# boundary), so that no task outlives the brokers' timeouts.
+HARVEST_TASK_SECONDS = env_int("HARVEST_TASK_SECONDS", 600)
+# A harvest task that finds its set locked tries again after HARVEST_LOCK_TTL, this many times
+# (a redelivered task whose dead predecessor's lock has not lapsed yet), then gives up.
+HARVEST_LOCKED_RETRIES = env_int("HARVEST_LOCKED_RETRIES", 3)
 # Matching runs in another worker; without a broker (tasks inline) it is left to `manage.py`.
 HARVEST_ENQUEUE_MATCHING = env_bool("HARVEST_ENQUEUE_MATCHING", bool(CELERY_BROKER_URL))
 # Harvest pages index their papers as they land; this sweep catches up on anything a lost
@@ -345,6 +361,11 @@ HARVEST_ENQUEUE_MATCHING = env_bool("HARVEST_ENQUEUE_MATCHING", bool(CELERY_BROK
 CELERY_BEAT_SCHEDULE["papers-index-search-pending"] = {
     "task": "papers.index_search_pending",
     "schedule": env_int("SEARCH_INDEX_SWEEP_SECONDS", 900),
+}
+# Runs whose process died (stale heartbeat) are resumed from their checkpoint.
+CELERY_BEAT_SCHEDULE["papers-harvest-resume-stale"] = {
+    "task": "papers.harvest_resume_stale",
+    "schedule": env_int("HARVEST_RESUME_STALE_SECONDS", 300),
 }
 # New papers reach OAI-PMH around 22:30 America/New_York, Sunday to Thursday.
 # The open bulk file of identity links (/data/identity-links.jsonl.gz), daily.

@@ -1,15 +1,16 @@
-"""arXiv's OAI-PMH interface over httpx, with arXiv's flow control.
+"""arXiv's OAI-PMH interface, on the shared client base with arXiv's retry policy.
 
-One `httpx.Client` per `ArxivOAIClient` (one connection, a timeout, our User-Agent). Every
-request first takes a slot from a limiter shared through the Django cache (Redis in
+Every request first takes a slot from a limiter shared through the Django cache (Redis in
 production), so all workers together send at most one request per `ARXIV_MIN_INTERVAL` seconds,
-as arXiv's terms ask. Then:
+as arXiv's terms ask. Then, by `ARXIV_RETRY_POLICY` (wovepaper.lib.http.ServiceClient.fetch):
 
-- HTTP 503/429 with `Retry-After: N` (N > 0): wait N seconds (capped by ARXIV_RETRY_AFTER_CAP)
-  and retry. `Retry-After: 0` or none: exponential backoff with jitter (arXiv answers 503 with
-  `Retry-After: 0` after ~180 s on overloaded days).
-- Timeouts, connection errors, other 5xx, and bodies that are not well-formed XML (a cut
-  response): exponential backoff with jitter, up to ARXIV_OAI_MAX_RETRIES retries.
+- HTTP 503/429 with `Retry-After: N` (N > 0): wait N seconds (shortened to
+  ARXIV_RETRY_AFTER_CAP) and retry. `Retry-After: 0` or none: exponential backoff with jitter
+  (arXiv answers 503 with `Retry-After: 0` after ~180 s on overloaded days).
+- Timeouts, connection errors, other 5xx, bodies that are not well-formed XML (a cut response)
+  and list pages that cannot continue their list (no resumptionToken in the answer to one, a
+  list ending short of the size it announced): exponential backoff with jitter, up to
+  ARXIV_OAI_MAX_RETRIES retries.
 - Other 4xx: raised at once (retrying cannot help).
 
 Parsing is done by the pure functions in `papers.oai`; this module returns their dataclasses.
@@ -18,10 +19,7 @@ Parsing is done by the pure functions in `papers.oai`; this module returns their
 from __future__ import annotations
 
 import logging
-import random
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import date
 from functools import partial
 from typing import TypeVar
@@ -31,14 +29,17 @@ from django.conf import settings
 from lxml import etree
 
 from papers import oai
-from wovepaper.lib.http import RateLimiter, parse_retry_after
+from wovepaper.lib.http import RetryPolicy, ServiceClient, ServiceError, UnusableAnswer
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-class ArxivOAIClientError(Exception):
+class ArxivOAIClientError(ServiceError):
     """The request could not be completed; the message says what was tried."""
+
+    def __init__(self, message: str, *, status: int | None = None):
+        super().__init__("arXiv OAI-PMH", message, status=status)
 
 
 class ArxivUnavailable(ArxivOAIClientError):
@@ -49,14 +50,32 @@ class MalformedResponse(ArxivOAIClientError):
     """The body stayed unreadable as XML (e.g. cut short) after every retry."""
 
 
-@dataclass(slots=True)
-class Wait:
-    reason: str
-    requested: float
-    slept: float
+class IncompleteList(ArxivOAIClientError):
+    """A list page could not continue its list (see papers.oai.list_page_problem) after every
+    retry: taking it would end the harvest early and lose the rest of the list."""
 
 
-class ArxivOAIClient:
+class _NotWellFormed(UnusableAnswer):
+    pass
+
+
+class _CannotContinue(UnusableAnswer):
+    pass
+
+
+def arxiv_retry_policy() -> RetryPolicy:
+    return RetryPolicy(
+        attempts=settings.ARXIV_OAI_MAX_RETRIES + 1,
+        backoff=settings.ARXIV_BACKOFF_BASE,
+        backoff_max=settings.ARXIV_BACKOFF_CAP,
+        retry_after_max=settings.ARXIV_RETRY_AFTER_CAP,
+        shorten_long_retry_after=True,
+        zero_retry_after_backs_off=True,
+        jitter=(0.5, 1.0),
+    )
+
+
+class ArxivOAIClient(ServiceClient):
     """Thin OAI-PMH client for arXiv. Not thread-safe: one per harvest.
 
     Settings (overridable per instance): ARXIV_OAI_URL, ARXIV_OAI_TIMEOUT, ARXIV_MIN_INTERVAL,
@@ -64,132 +83,75 @@ class ArxivOAIClient:
     HTTP_USER_AGENT. `transport` lets tests wrap the real HTTP transport.
     """
 
+    # One limiter key for every client of arXiv: the terms count all our machines together.
+    service = "arxiv"
+
     def __init__(
         self,
         *,
         base_url: str | None = None,
         timeout: float | None = None,
         min_interval: float | None = None,
-        max_retries: int | None = None,
-        backoff_base: float | None = None,
-        backoff_cap: float | None = None,
-        retry_after_cap: float | None = None,
+        retry: RetryPolicy | None = None,
         transport: httpx.BaseTransport | None = None,
     ):
-        self.base_url = base_url or settings.ARXIV_OAI_URL
-        timeout = settings.ARXIV_OAI_TIMEOUT if timeout is None else timeout
-        self.max_retries = settings.ARXIV_OAI_MAX_RETRIES if max_retries is None else max_retries
-        self.backoff_base = settings.ARXIV_BACKOFF_BASE if backoff_base is None else backoff_base
-        self.backoff_cap = settings.ARXIV_BACKOFF_CAP if backoff_cap is None else backoff_cap
-        self.retry_after_cap = (
-            settings.ARXIV_RETRY_AFTER_CAP if retry_after_cap is None else retry_after_cap
-        )
         interval = settings.ARXIV_MIN_INTERVAL if min_interval is None else min_interval
-        # One limiter key for every client of arXiv: the terms count all our machines together.
-        self.limiter = RateLimiter("arxiv", 1.0 / interval if interval > 0 else 0)
-        self.http = httpx.Client(
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 30.0)),
-            headers={"User-Agent": settings.HTTP_USER_AGENT},
+        super().__init__(
+            base_url=base_url or settings.ARXIV_OAI_URL,
+            rate=1.0 / interval if interval > 0 else 0,
+            timeout=settings.ARXIV_OAI_TIMEOUT if timeout is None else timeout,
+            # arXiv can take ~180 s to answer on busy days; connecting must not.
+            connect_timeout=30.0,
+            retry=retry or arxiv_retry_policy(),
             transport=transport,
-            # The legacy endpoint redirects; a redirect is not a new request for the limiter.
-            follow_redirects=True,
         )
-        self.waits: list[Wait] = []
-        self.requests_sent = 0
-
-    def close(self) -> None:
-        self.http.close()
 
     def __enter__(self) -> ArxivOAIClient:
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    # -- the answers ---------------------------------------------------------------------------
 
-    # -- flow control --------------------------------------------------------------------------
+    def refused(self, response: httpx.Response, method: str, path: str) -> ServiceError:
+        return ArxivOAIClientError(
+            f"HTTP {response.status_code} from {response.request.url}: {response.text[:300]!r}",
+            status=response.status_code,
+        )
 
-    def _backoff(self, attempt: int) -> float:
-        delay = min(self.backoff_cap, self.backoff_base * (2**attempt))
-        # Jitter spreads workers that failed together so they do not retry together.
-        return random.uniform(delay / 2, delay)
-
-    def _wait(self, seconds: float, reason: str, requested: float | None = None) -> None:
-        logger.warning("arXiv OAI-PMH: waiting %.1fs before retrying (%s)", seconds, reason)
-        started = time.monotonic()
-        time.sleep(max(0.0, seconds))
-        self.waits.append(
-            Wait(
-                reason=reason,
-                requested=seconds if requested is None else requested,
-                slept=time.monotonic() - started,
+    def gave_up(self, method, path, params, problem, unusable) -> ServiceError:
+        attempts = self.retry.attempts
+        where = f"{self.base_url} {params.get('verb')}"
+        if isinstance(unusable, _NotWellFormed):
+            return MalformedResponse(
+                f"{where} {_describe(params)}: response still not well-formed after "
+                f"{attempts} attempts; {problem}"
             )
-        )
+        if isinstance(unusable, _CannotContinue):
+            return IncompleteList(f"{where} {_describe(params)}: {problem} ({attempts} attempts)")
+        return ArxivUnavailable(f"{where}: gave up after {attempts} attempts; last: {problem}")
 
-    def _get(self, params: dict[str, str]) -> bytes:
-        """GET the endpoint with flow control; return the body of the first 200 answer."""
-        last_problem = ""
-        for attempt in range(self.max_retries + 1):
-            self.limiter.acquire()
-            self.requests_sent += 1
-            delay: float | None = None
-            requested: float | None = None
-            try:
-                response = self.http.get(self.base_url, params=params)
-            except httpx.TransportError as exc:
-                # Timeouts, refused/reset connections, bodies shorter than Content-Length.
-                last_problem = f"{type(exc).__name__}: {exc}"
-            else:
-                status = response.status_code
-                if status == 200:
-                    return response.content
-                last_problem = f"HTTP {status}"
-                if status in (429, 503):
-                    retry_after = parse_retry_after(response.headers.get("Retry-After"))
-                    # 0 or absent means "back off" (arXiv's overloaded-day answer), not "now".
-                    if retry_after:
-                        requested = retry_after
-                        last_problem += f" Retry-After {retry_after:g}s"
-                        delay = min(retry_after, self.retry_after_cap)
-                elif status < 500:
-                    raise ArxivOAIClientError(
-                        f"HTTP {status} from {response.request.url}: {response.text[:300]!r}"
-                    )
-            if attempt == self.max_retries:
-                break
-            if delay is None:
-                delay = self._backoff(attempt)
-            self._wait(delay, last_problem, requested)
-        raise ArxivUnavailable(
-            f"{self.base_url} {params.get('verb')}: gave up after {self.max_retries + 1} "
-            f"attempts; last: {last_problem}"
-        )
+    def get_xml(self, params: dict[str, str], parse: Callable[[bytes], T]) -> T:
+        """GET the endpoint and parse the body; a body that is not well-formed XML is
+        fetched again like any failed request."""
 
-    def fetch(self, params: dict[str, str], parse: Callable[[bytes], T]) -> T:
-        """GET and parse; a body that is not well-formed XML is fetched again with backoff."""
-        problem = ""
-        for attempt in range(self.max_retries + 1):
-            body = self._get(params)
+        def parse_body(response: httpx.Response) -> T:
+            body = response.content
             try:
                 return parse(body)
             except etree.XMLSyntaxError as exc:
-                problem = f"not well-formed XML ({len(body)} bytes): {exc}"
-                if attempt < self.max_retries:
-                    self._wait(self._backoff(attempt), problem)
-        raise MalformedResponse(
-            f"{self.base_url} {params.get('verb')} {_describe(params)}: response still not "
-            f"well-formed after {self.max_retries + 1} attempts; {problem}"
-        )
+                raise _NotWellFormed(f"not well-formed XML ({len(body)} bytes): {exc}") from exc
+
+        return self.fetch("GET", "", parse_body, params=params)
 
     # -- verbs ---------------------------------------------------------------------------------
 
     def identify(self) -> oai.Identify:
-        return self.fetch({"verb": "Identify"}, oai.parse_identify)
+        return self.get_xml({"verb": "Identify"}, oai.parse_identify)
 
     def list_sets(self) -> list[oai.OAISet]:
         sets: list[oai.OAISet] = []
         params = {"verb": "ListSets"}
         while True:
-            page, token = self.fetch(params, oai.parse_list_sets)
+            page, token = self.get_xml(params, oai.parse_list_sets)
             sets.extend(page)
             if token is None or token.is_last:
                 return sets
@@ -201,7 +163,7 @@ class ArxivOAIClient:
             "identifier": f"oai:arXiv.org:{arxiv_id}",
             "metadataPrefix": metadata_prefix,
         }
-        return self.fetch(params, partial(oai.parse_get_record, metadata_prefix=metadata_prefix))
+        return self.get_xml(params, partial(oai.parse_get_record, metadata_prefix=metadata_prefix))
 
     def list_records_page(
         self,
@@ -211,12 +173,27 @@ class ArxivOAIClient:
         from_date: date | None = None,
         until_date: date | None = None,
         resumption_token: str = "",
+        so_far: oai.ListSoFar | None = None,
     ) -> oai.ListPage:
-        """One ListRecords page: the window's first, or the one a resumption token points to."""
+        """One ListRecords page: the window's first, or the one a resumption token points to.
+
+        The page must be able to continue its list (`so_far`: what the earlier pages said; by
+        default, only that the token was asked for); one that cannot is asked for again.
+        """
         params = _list_params(
             "ListRecords", metadata_prefix, set_spec, from_date, until_date, resumption_token
         )
-        return self.fetch(params, partial(oai.parse_list_records, metadata_prefix=metadata_prefix))
+        if so_far is None and resumption_token:
+            so_far = oai.ListSoFar(token=resumption_token)
+
+        def parse(body: bytes) -> oai.ListPage:
+            page = oai.parse_list_records(body, metadata_prefix=metadata_prefix)
+            problem = oai.list_page_problem(page, so_far)
+            if problem:
+                raise _CannotContinue(problem)
+            return page
+
+        return self.get_xml(params, parse)
 
     def list_records(self, **window) -> Iterator[oai.ListPage]:
         """Every page of a window, following resumption tokens to the end (no checkpoints)."""
@@ -234,7 +211,7 @@ class ArxivOAIClient:
         params = _list_params(
             "ListIdentifiers", metadata_prefix, set_spec, from_date, until_date, resumption_token
         )
-        return self.fetch(params, oai.parse_list_identifiers)
+        return self.get_xml(params, oai.parse_list_identifiers)
 
     def list_identifiers(self, **window) -> Iterator[oai.HeaderPage]:
         yield from _follow_tokens(self.list_identifiers_page, window)

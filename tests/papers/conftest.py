@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.core.cache import cache
+from django.core.management import call_command
 from werkzeug import Response
 
 OAI_DIR = Path(__file__).parent.parent / "fixtures" / "arxiv-oai"
@@ -53,16 +55,44 @@ def oai_url(settings, httpserver) -> str:
     milliseconds.
     """
     url = httpserver.url_for("/oai")
+    point_harvester_at(settings, url)
+    yield url
+    cache.clear()
+
+
+def harvest_command(*args: str) -> tuple[str, str]:
+    """`manage.py harvest_arxiv --metadata-prefix arXiv --no-progress ARGS`: (stdout, stderr)."""
+    out, err = StringIO(), StringIO()
+    call_command(
+        "harvest_arxiv",
+        "--metadata-prefix",
+        "arXiv",
+        "--no-progress",
+        *args,
+        stdout=out,
+        stderr=err,
+    )
+    return out.getvalue(), err.getvalue()
+
+
+def point_harvester_at(
+    settings,
+    url: str,
+    *,
+    interval: float = 0.01,
+    timeout: float = 2.0,
+    retries: int = 3,
+    retry_after_cap: float = 0.05,
+) -> None:
+    """Harvest from `url` with waits of milliseconds, no matching hand-off, a clean cache."""
     settings.ARXIV_OAI_URL = url
-    settings.ARXIV_MIN_INTERVAL = 0.01
-    settings.ARXIV_OAI_TIMEOUT = 2.0
-    settings.ARXIV_OAI_MAX_RETRIES = 3
+    settings.ARXIV_MIN_INTERVAL = interval
+    settings.ARXIV_OAI_TIMEOUT = timeout
+    settings.ARXIV_OAI_MAX_RETRIES = retries
     settings.ARXIV_BACKOFF_BASE = 0.01
     settings.ARXIV_BACKOFF_CAP = 0.05
-    settings.ARXIV_RETRY_AFTER_CAP = 0.05
+    settings.ARXIV_RETRY_AFTER_CAP = retry_after_cap
     settings.HARVEST_ENQUEUE_MATCHING = False
-    cache.clear()
-    yield url
     cache.clear()
 
 

@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 from lxml import etree
 
 from papers import oai
-from papers.clients.arxiv import ArxivOAIClient
+from papers.clients.arxiv import ArxivOAIClient, IncompleteList
 from papers.harvesting import (
     HarvestLocked,
     harvest_lock,
@@ -201,12 +201,12 @@ def test_every_harvested_paper_matches_its_xml(oai_url, httpserver, db, name):
 
 
 def test_arxiv_raw_page_gives_versions_v1_dates_and_affiliations(oai_url, httpserver, db):
-    serve(httpserver, {"verb": "ListRecords", **QUANT_PH}, oai_bytes(RAW_PAGE))
-    serve(
-        httpserver,
-        {"verb": "ListRecords", "resumptionToken": "496549|47001"},
-        oai_bytes("current_error_noRecordsMatch.xml"),
+    # The recorded page is the 47th of its list: served as the whole list, its token says so.
+    body = oai_bytes(RAW_PAGE).replace(
+        b"<resumptionToken completeListSize='907096' cursor='46000'>496549|47001<",
+        b"<resumptionToken completeListSize='47000' cursor='46000'><",
     )
+    serve(httpserver, {"verb": "ListRecords", **QUANT_PH}, body)
     run = harvest_window(set_spec="physics:quant-ph", metadata_prefix="arXivRaw")
     assert run.status == HarvestRun.Status.SUCCEEDED and run.created == 1000
     paper = Paper.objects.get(arxiv_id="0801.3674")
@@ -371,6 +371,28 @@ def test_bad_resumption_token_restarts_the_window_from_its_checkpoint(oai_url, h
     assert (run.pages, run.created, run.unchanged) == (3, 6, 3)
     assert run.checkpoint_datestamp == date(2008, 11, 26)
     assert Paper.objects.count() == 6
+
+
+def test_a_list_that_ends_early_is_retried_then_fails_the_run_resumably(oai_url, httpserver, db):
+    """The answer to a token must carry a token (empty on the last page), and a list must
+    deliver what it announced: noRecordsMatch, or a page without a token, in answer to a
+    token is a list cut short. Taking it would end the harvest "succeeded" at 1,000 of the
+    announced 907,096 records, and the next incremental run would start after the rest."""
+    serve(httpserver, {"verb": "ListRecords", **QUANT_PH}, oai_bytes(RAW_PAGE))
+    serve(
+        httpserver,
+        {"verb": "ListRecords", "resumptionToken": "496549|47001"},
+        oai_bytes("current_error_noRecordsMatch.xml"),
+    )
+    with pytest.raises(IncompleteList, match="noRecordsMatch in answer to resumptionToken"):
+        harvest_window(set_spec="physics:quant-ph", metadata_prefix="arXivRaw")
+    run = HarvestRun.objects.get()
+    assert run.status == HarvestRun.Status.FAILED
+    assert (run.pages, run.resumption_token, run.created) == (1, "496549|47001", 1000)
+    assert [q.get("resumptionToken") for q in requested(httpserver)] == [None] + [
+        "496549|47001"
+    ] * 4  # ARXIV_OAI_MAX_RETRIES is 3 in these tests
+    assert harvest_next_from(set_spec="physics:quant-ph", metadata_prefix="arXivRaw") is None
 
 
 def test_no_records_match_is_an_empty_successful_run(oai_url, httpserver, db):

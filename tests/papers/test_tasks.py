@@ -10,7 +10,8 @@ from celery.contrib.testing.worker import start_worker
 from django.conf import settings
 from kombu import pools as kombu_pools
 
-from papers.harvesting import harvest_lock, matching_enqueue
+from papers.handoff import HandOff
+from papers.harvesting import harvest_lock
 from papers.models import HarvestRun, Paper
 from papers.tasks import harvest_daily, harvest_window
 from tests.papers.conftest import oai_bytes, requested, serve, serve_arxiv_chain
@@ -156,7 +157,7 @@ def test_beat_schedule_runs_the_daily_harvest():
 
 def test_matching_is_not_enqueued_without_a_broker_by_default(db):
     assert settings.HARVEST_ENQUEUE_MATCHING is bool(settings.CELERY_BROKER_URL)
-    assert matching_enqueue([1, 2, 3]) == (1 if settings.HARVEST_ENQUEUE_MATCHING else 0)
+    assert HandOff().match([1, 2, 3]) == (1 if settings.HARVEST_ENQUEUE_MATCHING else 0)
 
 
 def test_an_unreachable_broker_never_fails_the_harvest(settings, db):
@@ -168,7 +169,9 @@ def test_an_unreachable_broker_never_fails_the_harvest(settings, db):
     _reset_broker_pools(celery_app)
     settings.HARVEST_ENQUEUE_MATCHING = True
     try:
-        assert matching_enqueue([1, 2]) == 0
+        handoff = HandOff()
+        assert handoff.match([1, 2]) == 0
+        assert handoff.broker_down and handoff.matching_not_queued == 2
     finally:
         celery_app.conf.update(broker_url=saved[0], task_always_eager=saved[1])
         _reset_broker_pools(celery_app)

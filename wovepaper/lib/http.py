@@ -21,6 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
@@ -39,10 +40,19 @@ class ServiceError(Exception):
 
 @dataclass(frozen=True)
 class RetryPolicy:
+    """How one service's transient failures are retried (see ServiceClient.fetch)."""
+
     attempts: int
     backoff: float  # seconds before the first retry; doubles each time, with jitter
     backoff_max: float
-    retry_after_max: float  # the longest Retry-After we wait for; longer is an error
+    retry_after_max: float  # the longest Retry-After waited for
+    # Past retry_after_max: give up (an API asking for an hour means its quota is spent), or
+    # wait retry_after_max and try again (arXiv: a misbehaving proxy must not stall a harvest).
+    shorten_long_retry_after: bool = False
+    # `Retry-After: 0`: retry at once, or back off (arXiv answers 503 `Retry-After: 0` when it
+    # is overloaded, and means "later").
+    zero_retry_after_backs_off: bool = False
+    jitter: tuple[float, float] = (0.75, 1.25)  # the backoff is multiplied by a factor in here
 
     @classmethod
     def from_settings(cls) -> RetryPolicy:
@@ -52,6 +62,24 @@ class RetryPolicy:
             backoff_max=settings.HTTP_RETRY_BACKOFF_MAX,
             retry_after_max=settings.HTTP_RETRY_AFTER_MAX,
         )
+
+    def backoff_for(self, attempt: int) -> float:
+        """Seconds to wait after failed attempt number `attempt` (1-based)."""
+        delay = min(self.backoff_max, self.backoff * 2 ** (attempt - 1))
+        # Jitter spreads workers that failed together so they do not retry together.
+        return delay * random.uniform(*self.jitter)
+
+
+class UnusableAnswer(Exception):
+    """The service answered, but with something that cannot be used as it is (a body cut
+    short, a list that ends too early): fetched again like a failed request."""
+
+
+@dataclass(slots=True)
+class Wait:
+    reason: str
+    requested: float
+    slept: float
 
 
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
@@ -109,7 +137,10 @@ class RateLimiter:
 
 
 class ServiceClient:
-    """One external service: base URL, headers, timeout, rate limit and retry policy."""
+    """One external service: base URL, headers, timeout, rate limit and retry policy.
+
+    `waits` and `requests_sent` tell what the flow control did, for logs and tests.
+    """
 
     service = "service"
 
@@ -121,6 +152,7 @@ class ServiceClient:
         headers: dict[str, str] | None = None,
         params: dict[str, str] | None = None,
         timeout: float | None = None,
+        connect_timeout: float | None = None,
         retry: RetryPolicy | None = None,
         transport: httpx.BaseTransport | None = None,
     ):
@@ -128,15 +160,18 @@ class ServiceClient:
         self.limiter = RateLimiter(self.service, rate)
         self.retry = retry or RetryPolicy.from_settings()
         self.default_params = params or {}
+        timeout = timeout if timeout is not None else settings.HTTP_TIMEOUT
+        connect_timeout = (
+            connect_timeout if connect_timeout is not None else settings.HTTP_CONNECT_TIMEOUT
+        )
         self.http = httpx.Client(
             headers={"User-Agent": settings.HTTP_USER_AGENT, **(headers or {})},
-            timeout=httpx.Timeout(
-                timeout if timeout is not None else settings.HTTP_TIMEOUT,
-                connect=min(timeout or settings.HTTP_TIMEOUT, settings.HTTP_CONNECT_TIMEOUT),
-            ),
+            timeout=httpx.Timeout(timeout, connect=min(timeout, connect_timeout)),
             transport=transport,
-            follow_redirects=True,  # OpenAlex answers 301 for merged ids
+            follow_redirects=True,  # OpenAlex answers 301 for merged ids; arXiv's legacy URL too
         )
+        self.waits: list[Wait] = []
+        self.requests_sent = 0
 
     def close(self) -> None:
         self.http.close()
@@ -156,56 +191,106 @@ class ServiceClient:
         json: object = None,
         ok_statuses: frozenset[int] = frozenset({200}),
     ) -> httpx.Response:
-        """Send one request, retrying transient failures; return a response in `ok_statuses`.
+        """Send one request, retrying transient failures; return a response in `ok_statuses`."""
+        return self.fetch(method, path, _as_is, params=params, json=json, ok_statuses=ok_statuses)
 
-        Raises ServiceError when the service stays unreachable, keeps failing, asks to wait
-        longer than HTTP_RETRY_AFTER_MAX, or answers with an unexpected status.
+    def fetch(
+        self,
+        method: str,
+        path: str,
+        parse: Callable[[httpx.Response], T],
+        *,
+        params: dict | None = None,
+        json: object = None,
+        ok_statuses: frozenset[int] = frozenset({200}),
+    ) -> T:
+        """`parse` the first usable answer, retrying transient failures by the retry policy.
+
+        Retried, with backoff (or as long as `Retry-After` asks): timeouts, connection
+        errors, 429 and 5xx, and answers `parse` rejects with UnusableAnswer. Raises
+        ServiceError (see `refused` and `gave_up`) when the service stays unreachable, keeps
+        failing, asks to wait longer than the policy allows, or answers with another status.
         """
-        url = f"{self.base_url}/{path.lstrip('/')}"
+        url = f"{self.base_url}/{path.lstrip('/')}" if path else self.base_url
         merged = {**self.default_params, **(params or {})}
-        last_problem = "no attempt made"
-        for attempt in range(1, self.retry.attempts + 1):
+        policy = self.retry
+        problem = "no attempt made"
+        unusable: UnusableAnswer | None = None
+        for attempt in range(1, policy.attempts + 1):
             self.limiter.acquire()
+            self.requests_sent += 1
             wait: float | None = None
+            requested: float | None = None
+            unusable = None
             try:
                 response = self.http.request(method, url, params=merged or None, json=json)
             except httpx.TimeoutException as exc:
-                last_problem = f"timed out ({type(exc).__name__})"
+                problem = f"timed out ({type(exc).__name__})"
             except httpx.TransportError as exc:
-                last_problem = f"unreachable ({exc or type(exc).__name__})"
+                # Refused or reset connections, bodies shorter than their Content-Length.
+                problem = f"unreachable ({type(exc).__name__}: {exc})".replace(": )", ")")
             else:
-                if response.status_code in ok_statuses:
-                    return response
-                if response.status_code not in RETRY_STATUSES:
-                    raise ServiceError(
-                        self.service,
-                        f"HTTP {response.status_code} for {method} {path}: {response.text[:200]}",
-                        status=response.status_code,
-                    )
-                last_problem = f"HTTP {response.status_code}"
-                wait = parse_retry_after(response.headers.get("Retry-After"))
-                if wait is not None and wait > self.retry.retry_after_max:
-                    raise ServiceError(
-                        self.service,
-                        f"HTTP {response.status_code}, asked to retry after {wait:.0f} s",
-                        status=response.status_code,
-                    )
-            if attempt == self.retry.attempts:
+                status = response.status_code
+                if status in ok_statuses:
+                    try:
+                        return parse(response)
+                    except UnusableAnswer as exc:
+                        unusable, problem = exc, str(exc)
+                elif status not in RETRY_STATUSES:
+                    raise self.refused(response, method, path)
+                else:
+                    problem = f"HTTP {status}"
+                    retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                    if retry_after or (retry_after == 0 and not policy.zero_retry_after_backs_off):
+                        problem += f" Retry-After {retry_after:g}s" if retry_after else ""
+                        requested = wait = retry_after
+                        if retry_after > policy.retry_after_max:
+                            if not policy.shorten_long_retry_after:
+                                raise ServiceError(
+                                    self.service,
+                                    f"HTTP {status}, asked to retry after {retry_after:.0f} s",
+                                    status=status,
+                                )
+                            wait = policy.retry_after_max
+            if attempt == policy.attempts:
                 break
-            if wait is None:
-                backoff = min(self.retry.backoff_max, self.retry.backoff * 2 ** (attempt - 1))
-                wait = backoff * (0.75 + random.random() / 2)
-            logger.info(
-                "%s: %s on %s %s; retry %d in %.2f s",
-                self.service,
-                last_problem,
-                method,
-                path,
-                attempt,
-                wait,
+            self._wait(policy.backoff_for(attempt) if wait is None else wait, problem, requested)
+        raise self.gave_up(method, path, merged, problem, unusable)
+
+    def _wait(self, seconds: float, reason: str, requested: float | None) -> None:
+        logger.warning("%s: %s; retrying in %.2f s", self.service, reason, seconds)
+        started = time.monotonic()
+        time.sleep(max(0.0, seconds))
+        self.waits.append(
+            Wait(
+                reason=reason,
+                requested=seconds if requested is None else requested,
+                slept=time.monotonic() - started,
             )
-            time.sleep(wait)
-        raise ServiceError(self.service, f"{last_problem} after {self.retry.attempts} attempts")
+        )
+
+    def refused(self, response: httpx.Response, method: str, path: str) -> ServiceError:
+        """The error for an answer retrying cannot help (4xx other than 429)."""
+        return ServiceError(
+            self.service,
+            f"HTTP {response.status_code} for {method} {path}: {response.text[:200]}",
+            status=response.status_code,
+        )
+
+    def gave_up(
+        self,
+        method: str,
+        path: str,
+        params: dict,
+        problem: str,
+        unusable: UnusableAnswer | None,
+    ) -> ServiceError:
+        """The error once every attempt failed; `unusable` if the last one was an answer."""
+        return ServiceError(self.service, f"{problem} after {self.retry.attempts} attempts")
+
+
+def _as_is(response: httpx.Response) -> httpx.Response:
+    return response
 
 
 def service_probe(url: str, *, timeout: float) -> str | None:
@@ -226,9 +311,6 @@ def service_probe(url: str, *, timeout: float) -> str | None:
     except httpx.TransportError as exc:
         return str(exc) or type(exc).__name__
     return None
-
-
-T = TypeVar("T")
 
 
 def parsed_answer(

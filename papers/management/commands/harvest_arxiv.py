@@ -7,9 +7,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from papers.clients.arxiv import ArxivOAIClientError
-from papers.harvesting import HarvestError, HarvestLocked, harvest_window
-from papers.oai import METADATA_PREFIXES, OAIError
+from papers.handoff import HandOff
+from papers.harvest_lock import HarvestLocked, harvest_lock_break
+from papers.harvesting import harvest_failure_message, harvest_window
+from papers.models import HarvestRun
+from papers.oai import METADATA_PREFIXES
 
 
 def _day(value: str) -> date:
@@ -47,6 +49,12 @@ class Command(BaseCommand):
             metavar="RUN_ID",
             help="resume this harvest run from its checkpoint",
         )
+        parser.add_argument(
+            "--break-lock",
+            action="store_true",
+            help="first free the set's lock if the run holding it is dead (its heartbeat "
+            "stopped; the admin lists it as stale); refused while a run of the set is alive",
+        )
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(
@@ -58,9 +66,12 @@ class Command(BaseCommand):
         endpoint,
         metadata_prefix,
         resume_run_id,
+        break_lock,
         no_progress,
         **options,
     ):
+        if break_lock:
+            self._break_lock(set_spec, resume_run_id)
         bar = tqdm(
             unit=" records",
             disable=no_progress or options["verbosity"] == 0,
@@ -81,6 +92,7 @@ class Command(BaseCommand):
                 page=run.pages, new=run.created, upd=run.updated, rej=run.rejected, refresh=False
             )
 
+        handoff = HandOff()
         started = time.monotonic()
         try:
             run = harvest_window(
@@ -93,15 +105,21 @@ class Command(BaseCommand):
                 incremental=from_date is None and resume_run_id is None,
                 on_start=on_start,
                 on_page=on_page,
+                handoff=handoff,
             )
         except HarvestLocked as exc:
-            raise CommandError(str(exc)) from exc
-        except (HarvestError, OAIError, ArxivOAIClientError) as exc:
-            run = runs[0] if runs else None
-            where = f" (run {run.pk}: resume with --resume {run.pk})" if run else ""
-            raise CommandError(f"harvest failed{where}: {exc}") from exc
+            raise CommandError(
+                f"{exc}; if its run is dead (the admin lists it as stale), --break-lock frees "
+                "the set at once, else its lock lapses within HARVEST_LOCK_TTL of its death"
+            ) from exc
+        except Exception as exc:  # whatever failed, the operator gets the run to resume
+            raise CommandError(
+                harvest_failure_message(runs[0].pk if runs else resume_run_id, exc)
+            ) from exc
         finally:
             bar.close()
+            if handoff.broker_down:
+                self.stderr.write(handoff.notice())
         elapsed = time.monotonic() - started
         self.stdout.write(
             f"harvest run {run.pk} {run.status}: set {run.set_spec or 'all'}, "
@@ -111,3 +129,14 @@ class Command(BaseCommand):
         )
         if run.response_date:
             self.stdout.write(f"next incremental run starts from {run.response_date.date()}")
+
+    def _break_lock(self, set_spec: str, resume_run_id: int | None) -> None:
+        if resume_run_id is not None:
+            run = HarvestRun.objects.filter(pk=resume_run_id).first()
+            if run is None:
+                raise CommandError(f"there is no harvest run {resume_run_id}")
+            set_spec = run.set_spec
+        try:
+            self.stdout.write(harvest_lock_break(set_spec))
+        except HarvestLocked as exc:
+            raise CommandError(str(exc)) from exc

@@ -1,0 +1,355 @@
+"""A harvest as operators run it, when things around it break: a killed process and its lock,
+a dead run in the admin, the database connection terminated, Redis going away, the broker
+unreachable. Real processes, a real Redis the test starts on its own port, real PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from io import StringIO
+
+import psycopg
+import pytest
+import redis
+from django.core.cache import cache
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection
+from django.utils import timezone
+
+from papers.harvest_lock import HarvestLocked, Heartbeat, harvest_lock, harvest_lock_break
+from papers.harvesting import harvest_run_create
+from papers.models import HarvestRun, Paper, PaperSearchDocument
+from papers.tasks import harvest_resume_stale
+from tests.papers.conftest import harvest_command, point_harvester_at
+from tests.papers.faulty_oai import FaultyOAI
+from tests.papers.test_tasks import _reset_broker_pools
+from tests.workers import ROOT, database_url, wait_for
+from wovepaper.celery import app as celery_app
+
+OWN_REDIS_PORT = 18401  # this suite's port range is 18400-18499
+REDIS_CACHE = "redis://127.0.0.1:6379/4"
+
+
+@pytest.fixture
+def faulty(settings):
+    with FaultyOAI(pages=6, per_page=25) as server:
+        point_harvester_at(settings, server.url, interval=0, timeout=5.0, retries=1)
+        yield server
+        cache.clear()
+
+
+def harvest_that_fails() -> tuple[HarvestRun, str]:
+    """Run the command, expecting the one-line failure that names the run to resume."""
+    with pytest.raises(CommandError) as info:
+        harvest_command()
+    run = HarvestRun.objects.get()
+    message = str(info.value)
+    assert message.startswith(f"harvest failed (run {run.pk}: resume with --resume {run.pk}): ")
+    assert "Traceback" not in message
+    return run, message
+
+
+# ---------------------------------------------------------------------------------------------
+# The lock and its heartbeat
+
+
+def test_a_held_lock_is_kept_by_its_heartbeat_and_lapses_without_it(settings, db):
+    settings.HARVEST_LOCK_TTL = 1
+    cache.clear()
+    run = harvest_run_create(set_spec="cs")
+    with harvest_lock("cs") as lock, Heartbeat(lock, run.pk):
+        time.sleep(2.2)  # twice the TTL: only the heartbeat keeps it
+        assert cache.get(lock.key) == lock.token and not lock.lost.is_set()
+        with pytest.raises(HarvestLocked):
+            harvest_lock("cs").__enter__()
+    # A holder that dies keeps nothing alive: its lock is gone within the TTL.
+    dead = harvest_lock("math")
+    dead.__enter__()
+    with pytest.raises(HarvestLocked):
+        harvest_lock("math").__enter__()
+    time.sleep(1.2)
+    with harvest_lock("math"):
+        pass
+
+
+def test_a_lock_taken_over_after_a_lapse_stops_the_old_holder(settings, db):
+    settings.HARVEST_LOCK_TTL = 60
+    cache.clear()
+    with harvest_lock("cs") as lock:
+        cache.set(lock.key, "someone else", timeout=60)  # as after a lapse and a new holder
+        assert lock.renew() is False and lock.lost.is_set()
+    assert cache.get(lock.key) == "someone else"  # not released: it is not ours
+
+
+def test_the_admin_shows_a_run_whose_heartbeat_stopped_as_stale(admin_client, settings, db):
+    settings.HARVEST_LOCK_TTL = 120
+    dead = harvest_run_create(set_spec="cs")
+    live = harvest_run_create(set_spec="math")
+    done = harvest_run_create(set_spec="q-bio")
+    HarvestRun.objects.filter(pk=dead.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    HarvestRun.objects.filter(pk=live.pk).update(heartbeat_at=timezone.now())
+    HarvestRun.objects.filter(pk=done.pk).update(
+        status=HarvestRun.Status.SUCCEEDED, heartbeat_at=timezone.now() - timedelta(hours=1)
+    )
+    page = admin_client.get("/admin/papers/harvestrun/").content.decode()
+    assert page.count("stale: heartbeat stopped") == 1
+    stale = admin_client.get("/admin/papers/harvestrun/?liveness=stale")
+    assert [r.pk for r in stale.context["cl"].result_list] == [dead.pk]
+    alive = admin_client.get("/admin/papers/harvestrun/?liveness=alive")
+    assert [r.pk for r in alive.context["cl"].result_list] == [live.pk]
+
+
+def test_stale_runs_are_resumed_by_the_periodic_task(faulty, settings, db):
+    settings.HARVEST_LOCK_TTL = 120
+    run = harvest_run_create(metadata_prefix="arXiv")
+    HarvestRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    assert harvest_resume_stale.delay().get() == [run.pk]
+    run.refresh_from_db()
+    assert (run.status, run.pages, Paper.objects.count()) == ("succeeded", 6, 150)
+    assert harvest_resume_stale.delay().get() == []
+
+
+@pytest.mark.postgres
+def test_a_harvest_killed_with_sigkill_is_resumed_at_once_with_break_lock(
+    faulty, settings, transactional_db, tmp_path
+):
+    """kill -9 of a foreground harvest: its lock (in Redis, shared with this process) would
+    block the set until it lapses; --break-lock sees that its holder is gone, frees it, and
+    the resume completes the run with nothing lost."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_CACHE,
+        }
+    }
+    settings.HARVEST_LOCK_TTL = 600  # long enough that only --break-lock can free the set
+    cache.delete("harvest-lock:*")
+    faulty.delay = 0.4
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "HARVEST_"))},
+        "DJANGO_SETTINGS_MODULE": "wovepaper.settings",
+        "DATABASE_URL": database_url(),
+        "REDIS_URL": REDIS_CACHE,
+        "ARXIV_OAI_URL": faulty.url,
+        "ARXIV_MIN_INTERVAL": "0",
+        "HARVEST_LOCK_TTL": "600",
+    }
+    log = (tmp_path / "harvest.log").open("wb")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "manage.py",
+            "harvest_arxiv",
+            "--metadata-prefix",
+            "arXiv",
+            "--no-progress",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        run = wait_for(
+            lambda: HarvestRun.objects.filter(pages__gte=2).first(),
+            timeout=60,
+            what="two pages harvested",
+            on_timeout=lambda: (tmp_path / "harvest.log").read_text(),
+        )
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+        log.close()
+    run.refresh_from_db()
+    assert run.status == HarvestRun.Status.RUNNING and 2 <= run.pages < 6
+
+    with pytest.raises(CommandError, match="--break-lock frees the set"):
+        harvest_command("--resume", str(run.pk))
+    out, _ = harvest_command("--resume", str(run.pk), "--break-lock")
+    assert "is gone" in out and f"harvest run {run.pk} succeeded" in out
+    run.refresh_from_db()
+    assert (run.status, run.pages, run.created) == ("succeeded", 6, 150)
+    assert sorted(Paper.objects.values_list("arxiv_id", flat=True)) == sorted(faulty.arxiv_ids())
+    cache.clear()
+
+
+def test_break_lock_refuses_while_the_holder_lives(settings, db):
+    settings.HARVEST_LOCK_TTL = 120
+    cache.clear()
+    assert harvest_lock_break("cs") == "set 'cs' is not locked"
+    run = harvest_run_create(set_spec="cs")
+    HarvestRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+    with harvest_lock("cs") as lock:  # held by this very process, which is alive
+        with pytest.raises(HarvestLocked, match=f"run {run.pk} of set 'cs' is alive"):
+            harvest_lock_break("cs")
+        assert cache.get(lock.key) == lock.token
+
+
+# ---------------------------------------------------------------------------------------------
+# Failures around the harvest: one clear message, the run to resume
+
+
+@pytest.mark.postgres
+def test_a_terminated_database_connection_fails_the_run_with_a_clear_message(
+    faulty, transactional_db
+):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        harvest_backend = cursor.fetchone()[0]
+
+    def terminate(page: int) -> None:
+        if page == 3:
+            with psycopg.connect(database_url(), autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", [harvest_backend])
+
+    faulty.on_request = terminate
+    run, message = harvest_that_fails()
+    assert "terminating connection" in message or "closed" in message, message
+    assert run.status == HarvestRun.Status.FAILED
+    faulty.on_request = None
+    out, _ = harvest_command("--resume", str(run.pk))
+    run.refresh_from_db()
+    assert (run.status, run.pages, Paper.objects.count()) == ("succeeded", 6, 150)
+
+
+@pytest.fixture
+def own_redis(tmp_path):
+    """A Redis server of this test's own, on its own port, to stop mid-harvest."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server is not installed (the suite needs a real Redis)")
+
+    def start() -> subprocess.Popen:
+        process = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(OWN_REDIS_PORT),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(tmp_path),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=OWN_REDIS_PORT)
+        wait_for(lambda: _pings(client), timeout=10, what="our Redis to start")
+        return process
+
+    servers = [start()]
+    yield servers, start
+    for process in servers:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def _pings(client) -> bool:
+    try:
+        return bool(client.ping())
+    except Exception:
+        return False
+
+
+def test_redis_going_away_fails_the_run_with_a_clear_message(own_redis, faulty, settings, db):
+    servers, start = own_redis
+    settings.ARXIV_MIN_INTERVAL = 0.01  # the rate limiter's slots are taken in Redis
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{OWN_REDIS_PORT}/0",
+        }
+    }
+
+    def stop_redis(page: int) -> None:
+        if page == 3 and servers[0].poll() is None:
+            servers[0].kill()
+            servers[0].wait(timeout=10)
+
+    faulty.on_request = stop_redis
+    run, message = harvest_that_fails()
+    assert "ConnectionError" in message, message
+    assert run.status == HarvestRun.Status.FAILED and 2 <= run.pages < 6
+    faulty.on_request = None
+    servers.append(start())
+    harvest_command("--resume", str(run.pk))
+    run.refresh_from_db()
+    assert (run.status, Paper.objects.count()) == ("succeeded", 150)
+
+
+def test_with_the_broker_unreachable_every_paper_is_searchable_and_it_is_said_once(
+    faulty, settings, transactional_db, caplog
+):
+    saved = (celery_app.conf.broker_url, celery_app.conf.task_always_eager)
+    celery_app.conf.update(
+        broker_url="redis://127.0.0.1:1/0", task_always_eager=False, broker_connection_timeout=1
+    )
+    _reset_broker_pools(celery_app)
+    settings.HARVEST_ENQUEUE_MATCHING = True
+    caplog.set_level(logging.INFO)
+    try:
+        started = time.monotonic()
+        out, err = harvest_command()
+        elapsed = time.monotonic() - started
+    finally:
+        celery_app.conf.update(broker_url=saved[0], task_always_eager=saved[1])
+        _reset_broker_pools(celery_app)
+    run = HarvestRun.objects.get()
+    assert f"harvest run {run.pk} succeeded" in out and Paper.objects.count() == 150
+    assert err.count("the Celery broker is unreachable") == 1
+    assert "matching (150 papers so far) is left for `manage.py catch_up`" in err
+    notices = [r for r in caplog.records if "broker is unreachable" in r.getMessage()]
+    assert len(notices) == 1
+    assert not [r for r in caplog.records if r.exc_info], "no traceback is logged"
+    if connection.vendor == "postgresql":
+        assert PaperSearchDocument.objects.count() == 150
+    assert elapsed < 20, elapsed  # the broker was tried once, not once per page
+
+
+def test_catch_up_builds_pending_search_documents_and_queues_the_matching_backlog(
+    paper_factory, settings, transactional_db
+):
+    """After a harvest without its broker: the documents still missing are built here, and one
+    match_next_batch message per MATCH_BATCH_SIZE waiting papers lands on the match queue."""
+    for _ in range(5):
+        paper_factory()
+    if connection.vendor == "postgresql":
+        PaperSearchDocument.objects.all().delete()  # as if no index task ever ran
+    settings.MATCH_BATCH_SIZE = 2
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    queue = f"ops-catch-up-{os.getpid()}"
+    saved = {k: celery_app.conf[k] for k in ("broker_url", "task_always_eager", "task_routes")}
+    celery_app.conf.update(
+        broker_url=REDIS_CACHE,
+        task_always_eager=False,
+        task_routes={"researchers.match_next_batch": {"queue": queue}},
+    )
+    _reset_broker_pools(celery_app)
+    client = redis.Redis.from_url(REDIS_CACHE)
+    try:
+        out = StringIO()
+        call_command("catch_up", stdout=out)
+        assert client.llen(queue) == 3
+        messages = [json.loads(m) for m in client.lrange(queue, 0, -1)]
+    finally:
+        client.delete(queue)
+        celery_app.conf.update(saved)
+        _reset_broker_pools(celery_app)
+    assert {m["headers"]["task"] for m in messages} == {"researchers.match_next_batch"}
+    assert "matching queued: 3 batches of up to 2 papers for the 5 papers waiting" in out.getvalue()
+    if connection.vendor == "postgresql":
+        assert "search documents built: 5" in out.getvalue()
+        assert PaperSearchDocument.objects.count() == 5
