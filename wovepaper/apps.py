@@ -6,3 +6,6 @@ class WovepaperConfig(AppConfig):
 
     name = "wovepaper"
     label = "wovepaper"
+
+    def ready(self) -> None:
+        from . import checks  # noqa: F401  registers the system checks

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Health check for one host: the web process answers, and every Celery worker named here
+# answers a ping over the broker (`celery inspect ping`). Exit status 0 when all are healthy.
+#   deploy/healthcheck.sh [worker-name ...]   (default: harvest, match and default on this host)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+host="$(hostname)"
+workers=("$@")
+[ ${#workers[@]} -eq 0 ] && workers=("harvest@$host" "match@$host" "default@$host")
+status=0
+if ! curl -fsS -o /dev/null --max-time 10 "http://127.0.0.1:${PORT:-8000}/robots.txt"; then
+  echo "web: no answer on port ${PORT:-8000}" >&2
+  status=1
+fi
+for worker in "${workers[@]}"; do
+  if ! celery -A wovepaper inspect ping --timeout 10 -d "$worker" >/dev/null; then
+    echo "celery: $worker does not answer a ping" >&2
+    status=1
+  fi
+done
+exit $status
