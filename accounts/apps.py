@@ -1,8 +1,12 @@
+from allauth.account.apps import AccountConfig
 from django.apps import AppConfig
 
 
 class AccountsConfig(AppConfig):
     name = "accounts"
+    verbose_name = "Accounts"
+    # This module holds a second AppConfig (below): Django needs to be told which is ours.
+    default = True
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
@@ -12,3 +16,10 @@ class AccountsConfig(AppConfig):
         from .curation import PARTICIPANT
 
         merge_participant_register(PARTICIPANT)
+
+
+class SignInConfig(AccountConfig):
+    """allauth's account app under its own admin heading: both apps are called "Accounts" by
+    default, which made two "Accounts" sections in the admin."""
+
+    verbose_name = "Sign-in"

@@ -19,7 +19,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from papers.selectors import papers_with_bylines
+from papers.selectors import papers_with_short_bylines
 
 from .models import Profile, SentDigest
 from .selectors import digest_papers, followed_researcher_ids
@@ -97,7 +97,7 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
         return DigestOutcome("nothing-new", period_key=key)
     papers_qs = digest_papers(researcher_ids=researcher_ids, since=since, now=now)
     limit = settings.DIGEST_MAX_PAPERS
-    papers = papers_with_bylines(papers_qs[: limit + 1])
+    papers = papers_with_short_bylines(papers_qs[: limit + 1], focus_ids=researcher_ids)
     if not papers:
         return DigestOutcome("nothing-new", period_key=key)
     total = len(papers) if len(papers) <= limit else papers_qs.count()

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 from rest_framework.authtoken.models import Token
 
-from papers.selectors import papers_with_bylines
+from papers.selectors import papers_with_short_bylines
 from researchers.models import Researcher
 from researchers.reports import reports_of_user
 from researchers.selectors import researchers_search
@@ -285,7 +285,7 @@ def following(request: HttpRequest) -> HttpResponse:
         feed = selectors.FeedPage(researcher_ids=ids, limit=FEED_PAGE_SIZE * FEED_MAX_PAGES)
         paginator = Paginator(feed, FEED_PAGE_SIZE)
         page = paginator.get_page(request.GET.get("page"))
-        papers = papers_with_bylines(page.object_list)
+        papers = papers_with_short_bylines(page.object_list, focus_ids=ids)
     follows = list(selectors.follows_for_user(user=request.user)[: SIDEBAR_FOLLOWS + 1])
     context = {
         "papers": papers,

@@ -7,7 +7,7 @@ import re
 from django.db.models import Q, QuerySet
 
 from papers.models import Authorship, Paper
-from papers.selectors import paper_list_prefetch
+from papers.selectors import papers_with_short_bylines
 
 from .models import AuthorshipInstitution, Institution
 
@@ -69,7 +69,7 @@ def institution_papers(institution: Institution, *, offset: int = 0, limit: int 
     papers = Paper.objects.filter(
         pk__in=AuthorshipInstitution.objects.filter(institution=institution).values("paper_id")
     ).order_by("-published", "-id")
-    return list(paper_list_prefetch(papers)[offset : offset + limit])
+    return papers_with_short_bylines(papers[offset : offset + limit])
 
 
 def institutions_browse(

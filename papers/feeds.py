@@ -16,8 +16,8 @@ from django.utils.html import escape
 
 from wovepaper.lib.api.redirects import site_url
 
-from .models import Paper, PaperCategory
-from .selectors import paper_list_prefetch, papers_by_category, papers_listed
+from .models import Paper
+from .selectors import category_is_held, paper_list_prefetch, papers_by_category, papers_listed
 
 FEED_SIZE = 50
 # XML 1.0 allows tab, newline and carriage return below 0x20, and nothing else there.
@@ -91,7 +91,7 @@ class LatestPapersAtomFeed(LatestPapersFeed):
 class CategoryFeed(PaperFeed):
     def get_object(self, request, code: str) -> str:
         # A feed for any string would be an endless set of empty URLs: only categories we hold.
-        if not PaperCategory.objects.filter(code=code).exists():
+        if not category_is_held(code):
             raise Http404("No papers in that category.")
         return code
 

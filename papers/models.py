@@ -7,6 +7,8 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.utils import timezone
 
+CITATION_SOURCES = {"s2": "Semantic Scholar", "openalex": "OpenAlex"}
+
 
 class Paper(models.Model):
     """One arXiv paper, at its latest version. `arxiv_id` is the natural key (no version suffix)."""
@@ -29,6 +31,11 @@ class Paper(models.Model):
     license = models.CharField(max_length=255, blank=True)
     submitter = models.CharField(max_length=255, blank=True)
     cited_by_count = models.PositiveIntegerField(null=True, blank=True)
+    # Where `cited_by_count` came from ("s2" or "openalex", as ResearcherExternalId.source) and
+    # when matching read it. Nullable so that adding it is an ALTER TABLE ADD COLUMN: SQLite
+    # would otherwise rebuild papers_paper, which drops its FTS5 triggers.
+    cited_by_source = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
+    cited_by_updated_at = models.DateTimeField(null=True, blank=True)
     # NULL, not "", for "unknown": many papers lack these and a unique constraint ignores NULLs.
     semantic_scholar_id = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     openalex_id = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001
@@ -58,6 +65,20 @@ class Paper(models.Model):
 
     def get_absolute_url(self) -> str:
         return f"/papers/{self.url_slug}"
+
+    @property
+    def cited_by_source_name(self) -> str:
+        source = self.cited_by_source or ""
+        return CITATION_SOURCES.get(source, source)
+
+    @property
+    def cited_by_source_url(self) -> str:
+        """The source's record of this paper, where its citation count can be checked."""
+        if self.cited_by_source == "s2" and self.semantic_scholar_id:
+            return f"https://www.semanticscholar.org/paper/{self.semantic_scholar_id}"
+        if self.cited_by_source == "openalex" and self.openalex_id:
+            return f"https://openalex.org/{self.openalex_id}"
+        return ""
 
     @property
     def category_list(self) -> list[str]:
@@ -118,6 +139,7 @@ class PaperCategory(models.Model):
     published = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name_plural = "paper categories"
         constraints = [
             models.UniqueConstraint(fields=["paper", "code"], name="papercategory_unique"),
         ]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from django.apps import apps
-from django.db.models import F, Prefetch, QuerySet, prefetch_related_objects
+from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery, prefetch_related_objects
 
+from .bylines import BYLINE_FULL, byline_short
 from .models import Authorship, Paper, PaperCategory
 
 
@@ -26,6 +27,50 @@ def papers_with_bylines(papers: Sequence[Paper] | Iterable[Paper]) -> list[Paper
     """The same prefetch for a list already loaded (e.g. search results in rank order)."""
     papers = list(papers)
     prefetch_related_objects(papers, _bylines())
+    return papers
+
+
+def papers_with_short_bylines(
+    papers: Sequence[Paper] | Iterable[Paper], *, focus_ids: Iterable[int] = ()
+) -> list[Paper]:
+    """Papers for a list page, each with `byline` (a papers.bylines.Byline): the first names,
+    the names of the `focus_ids` researchers wherever they stand, and the byline's length.
+
+    Two queries for any number of papers and any byline length: the names shown (never the
+    hundreds of a collaboration paper), and the length of the bylines that may be longer than
+    BYLINE_FULL, each read as its last position from the (paper, position) index.
+    """
+    papers = list(papers)
+    if not papers:
+        return papers
+    focus = sorted(set(focus_ids))
+    shown = Q(position__lte=BYLINE_FULL)
+    if focus:
+        shown |= Q(researcher_id__in=focus)
+    names = Authorship.objects.filter(shown).select_related("researcher").order_by("position")
+    prefetch_related_objects(
+        papers, Prefetch("authorships", queryset=names, to_attr="byline_authorships")
+    )
+    heads = {
+        paper.pk: sum(1 for a in paper.byline_authorships if a.position <= BYLINE_FULL)
+        for paper in papers
+    }
+    maybe_longer = [pk for pk, n in heads.items() if n >= BYLINE_FULL]
+    lengths: dict[int, int] = {}
+    if maybe_longer:
+        last_position = (
+            Authorship.objects.filter(paper_id=OuterRef("pk"))
+            .order_by("-position")
+            .values("position")[:1]
+        )
+        lengths = dict(
+            Paper.objects.filter(pk__in=maybe_longer)
+            .annotate(n=Subquery(last_position))
+            .values_list("pk", "n")
+        )
+    for paper in papers:
+        total = lengths.get(paper.pk) or heads[paper.pk]
+        paper.byline = byline_short(paper.byline_authorships, total, focus)
     return papers
 
 
@@ -55,13 +100,18 @@ def paper_for_page(arxiv_id: str) -> Paper | None:
     )
 
 
-def papers_newest(*, limit: int) -> list[Paper]:
+def papers_newest(*, limit: int, offset: int = 0) -> list[Paper]:
     """The newest papers on arXiv that we hold, with bylines (one index range scan)."""
-    return list(
-        paper_list_prefetch(Paper.objects.filter(is_deleted=False).order_by("-published", "-id"))[
-            :limit
+    return papers_with_short_bylines(
+        Paper.objects.filter(is_deleted=False).order_by("-published", "-id")[
+            offset : offset + limit
         ]
     )
+
+
+def category_is_held(code: str) -> bool:
+    """Whether any paper we hold is listed in category `code` (one index probe)."""
+    return PaperCategory.objects.filter(code=code).exists()
 
 
 def papers_in_category(*, code: str, offset: int, limit: int) -> list[Paper]:
@@ -72,7 +122,7 @@ def papers_in_category(*, code: str, offset: int, limit: int) -> list[Paper]:
         .values_list("paper_id", flat=True)[offset : offset + limit]
     )
     by_id = Paper.objects.in_bulk(ids)
-    return papers_with_bylines(by_id[i] for i in ids if i in by_id)
+    return papers_with_short_bylines(by_id[i] for i in ids if i in by_id)
 
 
 def papers_listed() -> QuerySet[Paper]:

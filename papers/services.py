@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from .models import Paper
 
 
 @dataclass(frozen=True)
 class PaperSourceRecord:
-    """What the sources say about one paper: its ids there and its citation count."""
+    """What the sources say about one paper: its ids there and its citation count, with the
+    source of the count ("s2" or "openalex") and when it was read."""
 
     paper_id: int
     semantic_scholar_id: str | None
     openalex_id: str | None
     cited_by_count: int | None
+    cited_by_source: str | None = None
+    cited_by_updated_at: datetime | None = None
 
 
 def papers_store_source_records(*, records: Sequence[PaperSourceRecord]) -> None:
@@ -48,6 +52,10 @@ def papers_store_source_records(*, records: Sequence[PaperSourceRecord]) -> None
             semantic_scholar_id=None,
             openalex_id=None,
             cited_by_count=record.cited_by_count,
+            cited_by_source=record.cited_by_source if record.cited_by_count is not None else None,
+            cited_by_updated_at=record.cited_by_updated_at
+            if record.cited_by_count is not None
+            else None,
         )
         if record.semantic_scholar_id and record.semantic_scholar_id not in taken_s2:
             row.semantic_scholar_id = record.semantic_scholar_id
@@ -59,5 +67,13 @@ def papers_store_source_records(*, records: Sequence[PaperSourceRecord]) -> None
     # Clear the ids first so that two papers of the batch can swap them without a collision.
     Paper.objects.filter(pk__in=own).update(semantic_scholar_id=None, openalex_id=None)
     Paper.objects.bulk_update(
-        updates, ["semantic_scholar_id", "openalex_id", "cited_by_count"], batch_size=500
+        updates,
+        [
+            "semantic_scholar_id",
+            "openalex_id",
+            "cited_by_count",
+            "cited_by_source",
+            "cited_by_updated_at",
+        ],
+        batch_size=500,
     )

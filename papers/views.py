@@ -20,6 +20,9 @@ PAPER_KEY = re.compile(
     r"(?:v(?P<version>\d+))?(?:-(?P<slug>.*))?$",
     re.IGNORECASE,
 )
+# Bylines longer than BYLINE_FOLD_FROM names show their first BYLINE_OPEN, the rest folded.
+BYLINE_FOLD_FROM = 40
+BYLINE_OPEN = 30
 
 
 def _normalize_old_style(arxiv_id: str) -> str:
@@ -51,6 +54,8 @@ def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
         authorship.link = (
             researcher.merged_into if researcher and researcher.merged_into_id else researcher
         )
+    # A collaboration's byline opens with its first names; the rest unfold on request.
+    folded = authorships[BYLINE_OPEN:] if len(authorships) > BYLINE_FOLD_FROM else []
     abstract_paragraphs = [p.strip() for p in re.split(r"\n\s*\n", paper.abstract) if p.strip()]
     categories = [{"code": code, "name": category_name(code)} for code in paper.category_list]
     return render_page(
@@ -60,6 +65,8 @@ def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
             "paper": paper,
             "authorships": authorships,
             "paper_has_linked_authors": any(a.researcher_id for a in authorships),
+            "authorships_open": authorships[: len(authorships) - len(folded)],
+            "authorships_folded": folded,
             "abstract_paragraphs": abstract_paragraphs,
             "categories": categories,
             "primary_name": category_name(paper.primary_category),
@@ -107,7 +114,7 @@ def _paper_jsonld(paper: Paper, authorships: list, categories: list[dict]) -> di
     if paper.cited_by_count is not None:
         article["citationCount"] = paper.cited_by_count
     primary = paper.primary_category
-    field_path = "/search" + (f"?category={quote(primary)}" if primary else "")
+    field_path = f"/categories/{quote(primary)}" if primary else "/papers"
     return jsonld_with_breadcrumbs(
         article,
         [

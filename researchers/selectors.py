@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 
-from django.db.models import F, Min, Q, QuerySet
+from django.db.models import Count, F, Min, Q, QuerySet
 from django.utils import timezone
 
-from papers.models import Authorship, Paper
-from papers.selectors import paper_list_prefetch
+from papers.models import Authorship, Paper, PaperCategory
+from papers.selectors import papers_with_short_bylines
 
 from .models import (
     CurationEntry,
@@ -109,10 +109,42 @@ def researcher_papers(
             | Q(categories__contains=f" {category} ")
         )
     papers = papers.order_by(*PAPER_SORTS.get(sort, PAPER_SORTS["newest"]))
-    rows = paper_list_prefetch(papers)[offset : offset + limit]
+    rows = papers[offset : offset + limit]
     # One person matched at two positions of a paper (a curation slip) would repeat a row;
     # dropping it here is cheaper than DISTINCT over whole paper rows.
-    return list({paper.pk: paper for paper in rows}.values())
+    unique = {paper.pk: paper for paper in rows}.values()
+    return papers_with_short_bylines(unique, focus_ids=[researcher.pk])
+
+
+def researchers_active_in_category(
+    code: str, *, recent: int = 300, byline_head: int = 50, limit: int = 10
+) -> list[tuple[Researcher, int]]:
+    """The researchers with most papers among the `recent` newest papers of an arXiv category,
+    with that count, most first.
+
+    Three queries whatever the size of the field: the newest papers through the (code,
+    -published) index, their matched authors counted in the database, and those researchers.
+    Only the first `byline_head` names of a byline count, so that one collaboration paper's
+    hundreds of authors neither crowd out the field nor make the count slow.
+    """
+    paper_ids = list(
+        PaperCategory.objects.filter(code=code)
+        .order_by("-published", "-paper_id")
+        .values_list("paper_id", flat=True)[:recent]
+    )
+    counts = list(
+        Authorship.objects.filter(
+            paper_id__in=paper_ids, researcher__isnull=False, position__lte=byline_head
+        )
+        .values("researcher_id")
+        .annotate(n=Count("paper_id", distinct=True))
+        .order_by("-n", "researcher_id")
+        .values_list("researcher_id", "n")[: limit * 2]
+    )
+    live = Researcher.objects.filter(
+        pk__in=[rid for rid, _ in counts], merged_into__isnull=True
+    ).in_bulk()
+    return [(live[rid], n) for rid, n in counts if rid in live][:limit]
 
 
 def researchers_browse(

@@ -19,7 +19,10 @@ from papers.models import Authorship, PaperCategory
 from .models import Researcher
 
 CHUNK = 500
-TOP_COAUTHORS = 20
+# Co-authors stored per researcher: the page draws the first ones and lists them all.
+TOP_COAUTHORS = 200
+# The first ones also carry which of them wrote together (the graph's edges).
+LINKED_COAUTHORS = 40
 # Co-authors are counted on papers with at most this many authors: in a 3,000-author
 # collaboration paper everyone is everyone's co-author, which says nothing.
 COAUTHOR_MAX_AUTHORS = 50
@@ -66,6 +69,19 @@ def _position(position: int, authors: int) -> str:
     return "middle"
 
 
+def _coauthor_links(linked: list[int], shared: list[set[int]]) -> dict[int, Counter]:
+    """How many of the researcher's papers each pair of `linked` co-authors wrote together,
+    kept on the one of the pair that comes first in `linked` (the more frequent co-author)."""
+    rank = {other: n for n, other in enumerate(linked)}
+    out: dict[int, Counter] = defaultdict(Counter)
+    for members in shared:
+        present = sorted((m for m in members if m in rank), key=rank.__getitem__)
+        for i, a in enumerate(present):
+            for b in present[i + 1 :]:
+                out[a][b] += 1
+    return out
+
+
 def _update_chunk(ids: list[int]) -> None:
     now = timezone.now()
     papers: dict[int, dict[int, tuple[int, int, int, int | None]]] = defaultdict(dict)
@@ -97,18 +113,25 @@ def _update_chunk(ids: list[int]) -> None:
     large = Authorship.objects.filter(
         paper_id=OuterRef("paper_id"), position__gt=COAUTHOR_MAX_AUTHORS
     )
-    pairs: dict[int, Counter] = defaultdict(Counter)
-    for rid, other, n in (
+    # The matched authors of each of these researchers' papers (up to COAUTHOR_MAX_AUTHORS
+    # names): who wrote with them, and which of their co-authors wrote together.
+    authors_of: dict[int, set[int]] = defaultdict(set)
+    for paper_id, other in (
         Authorship.objects.filter(
-            paper__authorships__researcher_id__in=ids, researcher__isnull=False
+            paper_id__in=Authorship.objects.filter(researcher_id__in=ids).values("paper_id"),
+            researcher__isnull=False,
         )
         .exclude(Exists(large))
-        .values_list("paper__authorships__researcher_id", "researcher_id")
-        .annotate(n=Count("paper_id", distinct=True))
+        .values_list("paper_id", "researcher_id")
     ):
-        if rid != other:
-            pairs[rid][other] = n
-    top = {rid: counter.most_common(TOP_COAUTHORS) for rid, counter in pairs.items()}
+        authors_of[paper_id].add(other)
+    top: dict[int, list[tuple[int, int]]] = {}
+    links: dict[int, dict[int, Counter]] = {}
+    for rid in ids:
+        shared = [authors_of[p] for p in papers.get(rid, {}) if p in authors_of]
+        counts = Counter(other for members in shared for other in members if other != rid)
+        top[rid] = counts.most_common(TOP_COAUTHORS)
+        links[rid] = _coauthor_links([other for other, _ in top[rid][:LINKED_COAUTHORS]], shared)
     wanted = {other for items in top.values() for other, _ in items}
     names = {
         pk: (name, slug)
@@ -140,8 +163,13 @@ def _update_chunk(ids: list[int]) -> None:
                     {
                         "id": other,
                         "name": name,
-                        "slug": f"{other}-{slug}" if slug else str(other),
+                        "slug": slug,
                         "count": n,
+                        **(
+                            {"links": sorted(links[rid][other].items())}
+                            if links[rid].get(other)
+                            else {}
+                        ),
                     }
                 )
         updates.append(

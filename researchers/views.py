@@ -13,6 +13,7 @@ from wovepaper.lib.paging import query_choice, window
 from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
 from . import identity, selectors
+from .coauthors import coauthor_graph, coauthor_path
 from .models import Researcher
 
 RESEARCHER_KEY = re.compile(r"^(?P<id>\d{1,18})(?:-(?P<slug>.*))?$")
@@ -20,7 +21,8 @@ CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?$")
 PER_PAGE = 24
 CURATE_PERMISSION = "researchers.curate_researcher"
 FIELDS_SHOWN = 12
-COAUTHORS_SHOWN = 16
+# Co-authors listed before the rest fold away.
+COAUTHORS_OPEN = 24
 POSITIONS = [
     ("first", "First author"),
     ("middle", "Middle author"),
@@ -55,6 +57,11 @@ def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
     if expected:
         pager.total_pages = math.ceil(expected / PER_PAGE)
 
+    coauthors = [
+        {**c, "url": coauthor_path(c) if c.get("id") else ""}
+        for c in researcher.coauthors or []
+        if isinstance(c, dict)
+    ]
     context = {
         "researcher": researcher,
         "pager": pager,
@@ -68,11 +75,15 @@ def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
         "same_name": identity.researcher_same_name_explained(researcher),
         "identity_panel": identity.researcher_identity_panel(researcher),
         "history": identity.researcher_public_history(researcher),
-        "coauthors": researcher.coauthors[:COAUTHORS_SHOWN],
-        "network": _coauthor_network(researcher),
+        "coauthors": coauthors,
+        "coauthors_open": coauthors[:COAUTHORS_OPEN],
+        "coauthors_folded": coauthors[COAUTHORS_OPEN:],
+        "graph": coauthor_graph(coauthors),
         "other_cited_papers": max(researcher.cited_papers_count - 1, 0),
     }
-    context["jsonld"] = _researcher_jsonld(researcher, context["identity_panel"].records)
+    records = context["identity_panel"].records
+    context["figures_source"] = _figures_source(researcher, records)
+    context["jsonld"] = _researcher_jsonld(researcher, records)
     # Curators only: anonymous visitors and readers run no extra query for this.
     user = request.user
     if user.is_authenticated and user.is_staff and user.has_perm(CURATE_PERMISSION):
@@ -116,40 +127,15 @@ def _field_bars(researcher: Researcher, active: str) -> list[dict]:
     ]
 
 
-def _coauthor_network(researcher: Researcher) -> dict | None:
-    """Coordinates for a small radial graph: the researcher in the middle, co-authors around,
-    line width by shared papers. Computed here so the template only draws."""
-    coauthors = [c for c in researcher.coauthors[:COAUTHORS_SHOWN] if c.get("id")]
-    if not coauthors:
+def _figures_source(researcher: Researcher, records: list[identity.SourceRecord]) -> dict | None:
+    """The source of the stored figures by name, with its record of this researcher."""
+    if not researcher.figures_source:
         return None
-    size, centre, radius = 360, 180, 130
-    top = max(c.get("count", 1) for c in coauthors) or 1
-    nodes = []
-    for index, c in enumerate(coauthors):
-        angle = 2 * math.pi * index / len(coauthors) - math.pi / 2
-        x = centre + radius * math.cos(angle)
-        y = centre + radius * math.sin(angle)
-        nodes.append(
-            {
-                "x": round(x, 1),
-                "y": round(y, 1),
-                "lx": round(centre + (radius + 14) * math.cos(angle), 1),
-                "ly": round(centre + (radius + 14) * math.sin(angle) + 4, 1),
-                "anchor": "start"
-                if math.cos(angle) > 0.2
-                else "end"
-                if math.cos(angle) < -0.2
-                else "middle",
-                "width": round(1 + 4 * c.get("count", 1) / top, 1),
-                "r": round(4 + 4 * c.get("count", 1) / top, 1),
-                "name": c.get("name", ""),
-                "count": c.get("count", 0),
-                "url": f"/researchers/{c['id']}-{c['slug']}"
-                if c.get("slug")
-                else f"/researchers/{c['id']}",
-            }
-        )
-    return {"size": size, "centre": centre, "nodes": nodes}
+    source = researcher.figures_source
+    return {
+        "name": identity.SOURCE_LABELS.get(source, source),
+        "url": next((r.url for r in records if r.source == source and r.url), ""),
+    }
 
 
 def _researcher_jsonld(researcher: Researcher, identities: list[identity.SourceRecord]) -> dict:

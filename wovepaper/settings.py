@@ -64,7 +64,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "allauth",
-    "allauth.account",
+    "accounts.apps.SignInConfig",  # allauth.account, under the admin heading "Sign-in"
     "allauth.socialaccount",
     "allauth.socialaccount.providers.github",
     "allauth.socialaccount.providers.orcid",

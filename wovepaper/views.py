@@ -5,16 +5,21 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
 from institutions.selectors import institutions_search
 from papers.search import paper_search
-from papers.selectors import papers_in_category, papers_newest, papers_with_bylines
-from papers.taxonomy import POPULAR, category_name
+from papers.selectors import (
+    category_is_held,
+    papers_in_category,
+    papers_newest,
+    papers_with_short_bylines,
+)
+from papers.taxonomy import POPULAR, archive_name, category_name, is_known_category
 from papers.views import PAPER_KEY
-from researchers.selectors import researchers_search
+from researchers.selectors import researchers_active_in_category, researchers_search
 from wovepaper.lib.negotiation import render_page, wants_markdown
 from wovepaper.lib.paging import window
 
@@ -22,6 +27,8 @@ from .forms import SORTS, TABS, SearchForm
 from .selectors import site_figures
 
 PER_PAGE = 20
+LIST_PER_PAGE = 24
+ACTIVE_WINDOW = 300
 SIDE_RESULTS = 5
 MAX_SEARCH_PAGE = 100
 
@@ -34,6 +41,46 @@ def home(request: HttpRequest) -> HttpResponse:
             "figures": site_figures(),
             "papers": papers_newest(limit=10),
             "popular": _popular(),
+        },
+    )
+
+
+def papers_list(request: HttpRequest) -> HttpResponse:
+    """The newest papers of the whole archive, paged."""
+    pager = window(
+        request,
+        lambda offset, limit: papers_newest(offset=offset, limit=limit),
+        per_page=LIST_PER_PAGE,
+    )
+    return render_page(
+        request,
+        "papers/list",
+        {"pager": pager, "papers": pager.items, "popular": _popular()},
+    )
+
+
+def category(request: HttpRequest, code: str) -> HttpResponse:
+    """An arXiv category: its newest papers, the researchers most active in it lately, its feeds."""
+    if not is_known_category(code) and not category_is_held(code):
+        raise Http404("not an arXiv category we hold")
+    pager = window(
+        request,
+        lambda offset, limit: papers_in_category(code=code, offset=offset, limit=limit),
+        per_page=LIST_PER_PAGE,
+    )
+    return render_page(
+        request,
+        "papers/category",
+        {
+            "code": code,
+            "name": category_name(code),
+            "archive": archive_name(code),
+            "pager": pager,
+            "papers": pager.items,
+            "active": researchers_active_in_category(code, recent=ACTIVE_WINDOW)
+            if pager.page == 1
+            else [],
+            "active_window": ACTIVE_WINDOW,
         },
     )
 
@@ -88,6 +135,14 @@ def search(request: HttpRequest) -> HttpResponse:
                 max_page=MAX_SEARCH_PAGE,
             )
             context.update(pager=pager, institutions=pager.items)
+    # Words that name a researcher or an institution but appear in no paper lead with the names.
+    context["names_lead"] = bool(
+        query
+        and tab == "papers"
+        and not context["total"]
+        and not context["papers"]
+        and (context["researchers"] or context["institutions"])
+    )
     context["tab_urls"] = {t: _tab_url(request, t) for t in TABS}
     # A history restore asks for the whole page again, even though it comes from htmx.
     if request.htmx and not request.htmx.history_restore_request and not wants_markdown(request):
@@ -131,7 +186,7 @@ def _search_papers(request: HttpRequest, context: dict, data: dict) -> None:
             pager.total_pages = min(-(-result.total // PER_PAGE), MAX_SEARCH_PAGE)
         context.update(
             pager=pager,
-            papers=papers_with_bylines(pager.items),
+            papers=papers_with_short_bylines(pager.items),
             total=result.total,
             total_is_capped=result.total_is_capped,
         )

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from papers.api.serializers import paper_api_url
+from researchers.coauthors import coauthor_path
 from researchers.models import Researcher
 from wovepaper.lib.api.redirects import absolute_api_url, site_url
 from wovepaper.lib.api.schema import QueryTextField
@@ -130,8 +131,7 @@ class ResearcherDetailSerializer(ResearcherSerializer):
         for entry in obj.coauthors or []:
             if not isinstance(entry, dict) or not isinstance(entry.get("id"), int):
                 continue
-            slug = entry.get("slug") or ""
-            path = f"/researchers/{entry['id']}-{slug}" if slug else f"/researchers/{entry['id']}"
+            path = coauthor_path(entry)
             out.append(
                 {
                     "id": entry["id"],

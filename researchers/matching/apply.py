@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.utils import timezone
 
 from institutions.services import AuthorshipAffiliations, institutions_link_authorships
 from papers.models import Authorship, Paper
@@ -159,7 +160,9 @@ def _store_conflicts(conflicts: list[IdentityConflict]) -> int:
 
 
 def _source_records(papers: Sequence[Paper], found: Found) -> list[PaperSourceRecord]:
-    """Each known paper's ids in the sources and its citation count (Semantic Scholar's first)."""
+    """Each known paper's ids in the sources and its citation count (Semantic Scholar's first),
+    with the count's source and date."""
+    now = timezone.now()
     records = []
     for paper in papers:
         s2 = found.s2.get(paper.arxiv_id)
@@ -167,16 +170,22 @@ def _source_records(papers: Sequence[Paper], found: Found) -> list[PaperSourceRe
         if s2 is None and work is None:
             continue
         counts = [
-            c
-            for c in (s2.citation_count if s2 else None, work.cited_by_count if work else None)
+            (c, source)
+            for c, source in (
+                (s2.citation_count if s2 else None, "s2"),
+                (work.cited_by_count if work else None, "openalex"),
+            )
             if c is not None
         ]
+        count, source = counts[0] if counts else (None, None)
         records.append(
             PaperSourceRecord(
                 paper_id=paper.pk,
                 semantic_scholar_id=s2.paper_id if s2 else None,
                 openalex_id=work.work_id if work else None,
-                cited_by_count=counts[0] if counts else None,
+                cited_by_count=count,
+                cited_by_source=source,
+                cited_by_updated_at=now if counts else None,
             )
         )
     return records

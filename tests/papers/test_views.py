@@ -37,7 +37,9 @@ def test_paper_page_shows_the_paper(client, paper_factory):
     html = response.content.decode()
     assert "Spectral gaps of random graphs" in html
     assert "<p>First paragraph about gaps.</p>" in html
-    assert "<p>Second paragraph with $\\lambda_2$.</p>" in html
+    # TeX is shown as MathML, with the source kept as its alternative text.
+    assert '<p>Second paragraph with <math alttext="\\lambda_2" display="inline">' in html
+    assert "<mi>λ</mi><mn>2</mn>" in html
     assert "Combinatorics" in html and "Discrete Mathematics" in html
     assert "Ada Lovelace" in html and "Alan Turing" in html
     assert f"https://arxiv.org/abs/{paper.arxiv_id}" in html

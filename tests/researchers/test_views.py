@@ -158,8 +158,12 @@ def test_category_filter_marks_the_active_field(client, author_with_papers):
     researcher.field_counts = {"cs.DC": 4, "cs.LG": 2}
     researcher.save()
     html = client.get(researcher.get_absolute_url() + "?category=cs.LG").content.decode()
-    assert 'href="?category=cs.LG" title="cs.LG" aria-current="true"' in html
-    assert 'href="?category=cs.DC" title="cs.DC">' in html
+    # Each field reads as its arXiv code, with its name on hover and for screen readers.
+    assert (
+        'href="?category=cs.LG" title="Machine Learning" aria-label="cs.LG: Machine Learning"'
+        ' aria-current="true"><span class="mono">cs.LG</span>' in html
+    )
+    assert 'href="?category=cs.DC" title="Distributed, Parallel, and Cluster Computing"' in html
     titles = re.findall(r'<h3><a href="[^"]+">(Paper \d+)</a></h3>', html)
     assert sorted(titles) == ["Paper 01", "Paper 03"]
 

@@ -1,0 +1,64 @@
+"""Short bylines for paper lists: the first few names, the page's own researcher in place with
+their position ("312th of 702"), and how many more there are.
+
+A collaboration paper has hundreds of authors; a list shows a handful of names per paper and
+the paper page keeps the whole byline. Only the names a list shows are read from the database
+(papers.selectors.papers_with_short_bylines).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+# Bylines up to this long are shown whole; longer ones show their first BYLINE_HEAD names.
+BYLINE_FULL = 8
+BYLINE_HEAD = 3
+
+
+@dataclass(frozen=True)
+class BylineName:
+    name: str
+    url: str
+    position: int
+    focus: bool
+    after_gap: bool
+
+
+@dataclass(frozen=True)
+class Byline:
+    names: list[BylineName]
+    total: int
+
+    @property
+    def more(self) -> int:
+        return max(self.total - len(self.names), 0)
+
+    @property
+    def is_cut(self) -> bool:
+        return self.total > len(self.names)
+
+
+def byline_short(authorships: Sequence, total: int, focus_ids: Iterable[int] = ()) -> Byline:
+    """The names to show for a byline of `total` names, from its authorships in position order
+    (the first BYLINE_FULL and those of the focus researchers are enough)."""
+    focus = set(focus_ids)
+    whole = total <= BYLINE_FULL
+    names: list[BylineName] = []
+    last = 0
+    for a in authorships:
+        is_focus = a.researcher_id is not None and a.researcher_id in focus
+        if not (whole or a.position <= BYLINE_HEAD or is_focus):
+            continue
+        researcher = a.researcher
+        names.append(
+            BylineName(
+                name=a.name,
+                url=researcher.get_absolute_url() if researcher else "",
+                position=a.position,
+                focus=is_focus and not whole,
+                after_gap=a.position > last + 1,
+            )
+        )
+        last = a.position
+    return Byline(names=names, total=max(total, last))

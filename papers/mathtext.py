@@ -1,0 +1,214 @@
+"""TeX in titles and abstracts, shown as MathML rendered on the server.
+
+arXiv titles and abstracts are plain text with TeX math between `$...$` (sometimes `$$...$$`,
+`\\(...\\)`, `\\[...\\]`). Each formula is converted by latex2mathml, then rebuilt from an allowlist
+of MathML elements and attributes: the converter copies `\\text{...}` and `\\href{...}` through
+as they are, so its output is never trusted as it stands. A formula that does not convert, or
+converts into anything outside the allowlist, is shown as its escaped source. Text outside the
+formulas is always escaped.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from functools import lru_cache
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from latex2mathml.converter import convert
+
+MATHML_NS = "{http://www.w3.org/1998/Math/MathML}"
+ELEMENTS = frozenset(
+    {
+        "math",
+        "mrow",
+        "mi",
+        "mn",
+        "mo",
+        "ms",
+        "mtext",
+        "mspace",
+        "msub",
+        "msup",
+        "msubsup",
+        "mfrac",
+        "msqrt",
+        "mroot",
+        "mstyle",
+        "mpadded",
+        "mphantom",
+        "menclose",
+        "munder",
+        "mover",
+        "munderover",
+        "mtable",
+        "mtr",
+        "mtd",
+        "mmultiscripts",
+        "mprescripts",
+        "none",
+        "mfenced",
+    }
+)
+ATTRIBUTES = frozenset(
+    {
+        "display",
+        "mathvariant",
+        "stretchy",
+        "fence",
+        "separator",
+        "lspace",
+        "rspace",
+        "accent",
+        "accentunder",
+        "displaystyle",
+        "scriptlevel",
+        "linethickness",
+        "columnalign",
+        "columnspacing",
+        "rowspacing",
+        "columnlines",
+        "rowlines",
+        "frame",
+        "notation",
+        "width",
+        "height",
+        "depth",
+        "minsize",
+        "maxsize",
+        "movablelimits",
+        "symmetric",
+        "largeop",
+        "form",
+        "open",
+        "close",
+        "separators",
+    }
+)
+# Shorthands that abstracts use as if they were standard (authors define them in their papers);
+# anything else unknown falls back to the source.
+MACROS = {
+    "R": r"\mathbb{R}",
+    "C": r"\mathbb{C}",
+    "N": r"\mathbb{N}",
+    "Z": r"\mathbb{Z}",
+    "Q": r"\mathbb{Q}",
+    "la": r"\langle",
+    "ra": r"\rangle",
+    "eps": r"\epsilon",
+}
+_MACRO = re.compile(r"\\(" + "|".join(MACROS) + r")(?![A-Za-z])")
+# Formulas longer than this are shown as source: a runaway `$` would otherwise swallow a
+# paragraph into one giant formula.
+MAX_FORMULA = 400
+
+# Display math first; inline `$...$` follows pandoc's rule (no space just inside the dollars,
+# no digit right after the closing one), so "costs $5 and $10" stays text. Last, a command
+# written without dollars, as many physics titles do ("\Lambda_b^0 baryon", "J/\psi"), with
+# its sub- and superscripts: shown as MathML when it converts, as plain text when not.
+_MATH = re.compile(
+    r"\$\$(?P<dd>.+?)\$\$"
+    r"|\\\[(?P<bd>.+?)\\\]"
+    r"|\\\((?P<bi>.+?)\\\)"
+    r"|(?<![\\$])\$(?P<di>[^\s$](?:[^$]*?[^\s\\$])?)\$(?![\d$])"
+    r"|(?P<bare>\\[A-Za-z]+(?:[_^](?:\{[^{}$]*\}|[A-Za-z0-9+\-*'])+)*)",
+    re.DOTALL,
+)
+
+
+def segments(text: str) -> list[tuple[str, str, bool]]:
+    """(source, tex, display) pieces: tex is empty for plain text, and equal to the source for
+    a command written without delimiters."""
+    pieces: list[tuple[str, str, bool]] = []
+    at = 0
+    for match in _MATH.finditer(text):
+        if match.start() > at:
+            pieces.append((text[at : match.start()], "", False))
+        tex = match["dd"] or match["bd"] or match["bi"] or match["di"] or match["bare"] or ""
+        pieces.append((match.group(0), tex, bool(match["dd"] or match["bd"])))
+        at = match.end()
+    if at < len(text):
+        pieces.append((text[at:], "", False))
+    return pieces
+
+
+def _serialise(element: ET.Element, out: list[str]) -> None:
+    tag = element.tag.removeprefix(MATHML_NS)
+    if tag not in ELEMENTS:
+        raise ValueError(f"not allowed: {tag}")
+    text = element.text or ""
+    if "\\" in text:
+        raise ValueError("unconverted command")  # latex2mathml keeps unknown commands as text
+    attrs = "".join(
+        f' {k}="{escape(v)}"' for k, v in sorted(element.attrib.items()) if k in ATTRIBUTES
+    )
+    out.append(f"<{tag}{attrs}>{escape(text)}")
+    for child in element:
+        _serialise(child, out)
+        tail = child.tail or ""
+        if "\\" in tail:
+            raise ValueError("unconverted command")
+        out.append(escape(tail))
+    out.append(f"</{tag}>")
+
+
+@lru_cache(maxsize=8192)
+def formula_html(tex: str, display: bool = False) -> str | None:
+    """MathML for one formula, or None when it does not convert cleanly."""
+    if len(tex) > MAX_FORMULA:
+        return None
+    try:
+        expanded = _MACRO.sub(lambda m: MACROS[m[1]], tex)
+        root = ET.fromstring(convert(expanded, display="block" if display else "inline"))
+        out: list[str] = []
+        _serialise(root, out)
+    except Exception:  # the converter raises many kinds; any of them means "show the source"
+        return None
+    html = "".join(out)
+    alt = escape(" ".join(tex.split()))
+    return html.replace("<math", f'<math alttext="{alt}"', 1)
+
+
+def _text_html(text: str) -> str:
+    # TeX's thin space between a number and its unit ("1.1\,fb") is written outside the math.
+    return escape(text).replace("\\,", "\u202f")
+
+
+def _piece_html(source: str, tex: str, display: bool) -> str:
+    if not tex:
+        return _text_html(source)
+    html = formula_html(tex, display)
+    if html is not None:
+        return html
+    # A bare command that does not convert (\emph, \cite, an accent) is just text.
+    return escape(source) if source == tex else f'<span class="tex">{escape(source)}</span>'
+
+
+def tex_html(text: str) -> SafeString:
+    """Escaped text with its formulas as MathML."""
+    return mark_safe("".join(_piece_html(*piece) for piece in segments(text or "")))
+
+
+def tex_html_words(text: str, limit: int) -> SafeString:
+    """As tex_html, cut after `limit` words; a formula counts as one word and is never cut."""
+    out: list[str] = []
+    left = limit
+    for source, tex, display in segments(text or ""):
+        if tex:
+            out.append(_piece_html(source, tex, display))
+            left -= 1
+        else:
+            words = re.split(r"(\s+)", source)
+            kept = []
+            for word in words:
+                if word.strip():
+                    if left <= 0:
+                        break
+                    left -= 1
+                kept.append(word)
+            out.append(_text_html("".join(kept)))
+        if left <= 0:
+            out.append(" …")
+            break
+    return mark_safe("".join(out).replace("  …", " …"))
