@@ -22,7 +22,7 @@ from django.utils import timezone
 from papers.selectors import papers_with_short_bylines
 
 from .models import Profile, SentDigest
-from .selectors import digest_papers, followed_researcher_ids
+from .selectors import digest_papers, followed_institution_ids, followed_researcher_ids
 
 logger = logging.getLogger(__name__)
 
@@ -93,9 +93,12 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
 
     since = profile.last_digest_at or now - PERIODS[frequency]
     researcher_ids = followed_researcher_ids(user=user)
-    if not researcher_ids:
+    institution_ids = followed_institution_ids(user=user)
+    if not researcher_ids and not institution_ids:
         return DigestOutcome("nothing-new", period_key=key)
-    papers_qs = digest_papers(researcher_ids=researcher_ids, since=since, now=now)
+    papers_qs = digest_papers(
+        researcher_ids=researcher_ids, since=since, now=now, institution_ids=institution_ids
+    )
     limit = settings.DIGEST_MAX_PAPERS
     papers = papers_with_short_bylines(papers_qs[: limit + 1], focus_ids=researcher_ids)
     if not papers:
@@ -109,13 +112,25 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
                 SentDigest.objects.create(user_id=user_id, period_key=key, paper_count=total)
         except IntegrityError:
             return DigestOutcome("already-sent", period_key=key)
-        _message(user=user, frequency=frequency, papers=papers, total=total, since=since).send()
+        followed = (
+            "researchers and institutions you follow"
+            if institution_ids
+            else "researchers you follow"
+        )
+        _message(
+            user=user,
+            frequency=frequency,
+            papers=papers,
+            total=total,
+            since=since,
+            followed=followed,
+        ).send()
         Profile.objects.filter(pk=profile.pk).update(last_digest_at=now)
     return DigestOutcome("sent", paper_count=total, period_key=key)
 
 
 def _message(
-    *, user, frequency: str, papers: list, total: int, since: datetime
+    *, user, frequency: str, papers: list, total: int, since: datetime, followed: str
 ) -> EmailMultiAlternatives:
     unsubscribe = unsubscribe_url(user_id=user.pk)
     context = {
@@ -123,13 +138,14 @@ def _message(
         "total": total,
         "shown": len(papers),
         "since": since,
+        "followed": followed,
         "frequency": Profile.Digest(frequency).label.lower(),
         "SITE_URL": settings.SITE_URL,
         "unsubscribe_url": unsubscribe,
         "feed_url": f"{settings.SITE_URL}{reverse('accounts:following')}",
         "settings_url": f"{settings.SITE_URL}{reverse('accounts:settings')}",
     }
-    subject = f"[wovepaper] {total} new paper{'s' if total != 1 else ''} by researchers you follow"
+    subject = f"[wovepaper] {total} new paper{'s' if total != 1 else ''} by {followed}"
     message = EmailMultiAlternatives(
         subject=subject,
         body=render_to_string("accounts/email/digest.txt", context),

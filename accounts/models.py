@@ -69,6 +69,33 @@ class Follow(models.Model):
         return f"user {self.user_id} follows researcher {self.researcher_id}"
 
 
+class InstitutionFollow(models.Model):
+    """A user follows an institution: papers with an author at it join the user's feed and
+    digest."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="institution_follows"
+    )
+    institution = models.ForeignKey(
+        "institutions.Institution", on_delete=models.CASCADE, related_name="follows"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "institution"], name="institution_follow_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["user", "-created_at"], name="instfollow_user_created_idx"),
+            models.Index(fields=["institution"], name="instfollow_institution_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"user {self.user_id} follows institution {self.institution_id}"
+
+
 class Claim(models.Model):
     """A user says "this is me" about a researcher record; staff confirm or reject it."""
 

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 
+from institutions.models import AuthorshipInstitution, Institution
 from papers.models import Authorship, Paper, PaperCategory
 from researchers.models import Researcher
 from researchers.selectors import researcher_survivor_ids
 
-from .models import Claim, Follow, Profile
+from .models import Claim, Follow, InstitutionFollow, Profile
 
 # How many of the newest papers in the chosen fields suggestions look at: enough to find the
 # active researchers, few enough that the query is one short index range scan per field.
@@ -31,26 +33,58 @@ def followed_researcher_ids(*, user: AbstractBaseUser) -> list[int]:
     return sorted(ids | set(researcher_survivor_ids(ids).values()))
 
 
-def feed_papers(*, researcher_ids: list[int], since: datetime | None = None) -> QuerySet[Paper]:
-    """Newest papers by these researchers; a semi-join on the authorship index, no DISTINCT."""
+def followed_institution_ids(*, user: AbstractBaseUser) -> list[int]:
+    return sorted(
+        InstitutionFollow.objects.filter(user=user).values_list("institution_id", flat=True)
+    )
+
+
+def _followed(researcher_ids: Sequence[int], institution_ids: Sequence[int]) -> Q:
+    """Papers by these researchers or with an author at these institutions: semi-joins on the
+    (researcher, paper) and (institution, paper) indexes, no DISTINCT."""
+    wanted = Q(
+        pk__in=Authorship.objects.filter(researcher_id__in=researcher_ids).values("paper_id")
+    )
+    if institution_ids:
+        wanted |= Q(
+            pk__in=AuthorshipInstitution.objects.filter(institution_id__in=institution_ids).values(
+                "paper_id"
+            )
+        )
+    return wanted
+
+
+def feed_papers(
+    *,
+    researcher_ids: list[int],
+    institution_ids: Sequence[int] = (),
+    since: datetime | None = None,
+) -> QuerySet[Paper]:
+    """Newest papers by these researchers or from these institutions."""
     papers = Paper.objects.filter(
-        pk__in=Authorship.objects.filter(researcher_id__in=researcher_ids).values("paper_id"),
-        is_deleted=False,
+        _followed(researcher_ids, list(institution_ids)), is_deleted=False
     )
     if since is not None:
         papers = papers.filter(published__gt=since)
     return papers.order_by("-published", "-id")
 
 
-def digest_papers(*, researcher_ids: list[int], since: datetime, now: datetime) -> QuerySet[Paper]:
+def digest_papers(
+    *,
+    researcher_ids: Sequence[int],
+    since: datetime,
+    now: datetime,
+    institution_ids: Sequence[int] = (),
+) -> QuerySet[Paper]:
     """Papers new to a digest reader since `since`: published since then, or published a little
     earlier (DIGEST_LATE_MATCH_DAYS) but only matched to a followed researcher since then, so a
     paper that matching reached after the last digest is not lost. Older back-catalogue that
-    matching attaches later belongs on the researcher's page, not in a digest."""
+    matching attaches later belongs on the researcher's page, not in a digest. Papers from the
+    followed institutions count when published since then."""
     followed = Authorship.objects.filter(researcher_id__in=researcher_ids)
     late_cutoff = since - timedelta(days=settings.DIGEST_LATE_MATCH_DAYS)
     return Paper.objects.filter(
-        Q(pk__in=followed.values("paper_id"), published__gt=since)
+        Q(_followed(researcher_ids, institution_ids), published__gt=since)
         | Q(
             pk__in=followed.filter(matched_at__gt=since).values("paper_id"),
             published__gt=late_cutoff,
@@ -60,16 +94,19 @@ def digest_papers(*, researcher_ids: list[int], since: datetime, now: datetime) 
     ).order_by("-published", "-id")
 
 
-def feed_count(*, researcher_ids: list[int]) -> int:
-    """How many papers the feed holds, counted on the authorship index alone (an index-only
-    scan of the followed researchers' rows): counting through the semi-join on papers makes
+def feed_count(*, researcher_ids: Sequence[int], institution_ids: Sequence[int] = ()) -> int:
+    """How many papers the feed holds, counted on the authorship and institution-link indexes
+    alone (index-only scans of the followed rows): counting through the semi-join on papers makes
     PostgreSQL hash the whole paper table. Withdrawn-and-deleted papers are not subtracted."""
-    return (
-        Authorship.objects.filter(researcher_id__in=researcher_ids)
-        .values("paper_id")
-        .distinct()
-        .count()
-    )
+    by_researcher = Authorship.objects.filter(researcher_id__in=researcher_ids).values("paper_id")
+    if not institution_ids:
+        return by_researcher.distinct().count()
+    at_institutions = AuthorshipInstitution.objects.filter(
+        institution_id__in=institution_ids
+    ).values("paper_id")
+    # UNION (not ALL) counts a paper found both ways once; Authorship's default ordering has to
+    # go, a compound statement takes none.
+    return by_researcher.order_by().union(at_institutions.order_by()).count()
 
 
 class FeedPage:
@@ -79,16 +116,21 @@ class FeedPage:
     (until Authorship carries `published`, the feed cannot be a merge of per-researcher ranges).
     """
 
-    def __init__(self, *, researcher_ids: list[int], limit: int):
-        self.papers = feed_papers(researcher_ids=researcher_ids)
+    def __init__(
+        self, *, researcher_ids: list[int], limit: int, institution_ids: Sequence[int] = ()
+    ):
+        self.papers = feed_papers(researcher_ids=researcher_ids, institution_ids=institution_ids)
         self.researcher_ids = researcher_ids
+        self.institution_ids = list(institution_ids)
         self.limit = limit
         self._total: int | None = None
 
     @property
     def total(self) -> int:
         if self._total is None:
-            self._total = feed_count(researcher_ids=self.researcher_ids)
+            self._total = feed_count(
+                researcher_ids=self.researcher_ids, institution_ids=self.institution_ids
+            )
         return self._total
 
     def count(self) -> int:
@@ -179,3 +221,23 @@ def researchers_with_follow_state(
         r.follower_count = counts.get(r.pk, 0)
         r.is_followed = r.pk in followed
     return researchers
+
+
+def institution_follow_state(
+    *, user: AbstractBaseUser | None, institution: Institution
+) -> tuple[int, bool]:
+    """How many follow the institution, and whether `user` does (two indexed queries)."""
+    count = InstitutionFollow.objects.filter(institution=institution).count()
+    following = bool(
+        getattr(user, "is_authenticated", False)
+        and InstitutionFollow.objects.filter(user=user, institution=institution).exists()
+    )
+    return count, following
+
+
+def institution_follows_for_user(*, user: AbstractBaseUser) -> QuerySet[InstitutionFollow]:
+    return (
+        InstitutionFollow.objects.filter(user=user)
+        .select_related("institution")
+        .order_by("-created_at", "-id")
+    )

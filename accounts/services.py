@@ -6,10 +6,11 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from institutions.models import Institution
 from researchers.models import IdentityConflict, Researcher, ResearcherExternalId
 from researchers.selectors import researcher_survivor_id
 
-from .models import Claim, Follow, Profile
+from .models import Claim, Follow, InstitutionFollow, Profile
 
 
 class FollowError(ValueError):
@@ -109,6 +110,22 @@ def researcher_unfollow(*, user: AbstractBaseUser, researcher: Researcher) -> in
     except FollowError:
         pass
     deleted, _ = Follow.objects.filter(user=user, researcher_id__in=ids).delete()
+    return deleted
+
+
+def institution_follow(*, user: AbstractBaseUser, institution: Institution) -> InstitutionFollow:
+    """Follow an institution. Idempotent, as researcher_follow."""
+    try:
+        with transaction.atomic():
+            follow, _ = InstitutionFollow.objects.get_or_create(user=user, institution=institution)
+    except IntegrityError:
+        follow = InstitutionFollow.objects.get(user=user, institution=institution)
+    return follow
+
+
+def institution_unfollow(*, user: AbstractBaseUser, institution: Institution) -> int:
+    """Stop following an institution. Returns rows removed (0 when it was not followed)."""
+    deleted, _ = InstitutionFollow.objects.filter(user=user, institution=institution).delete()
     return deleted
 
 
@@ -240,6 +257,17 @@ def user_export(*, user: AbstractBaseUser) -> dict:
             .select_related("researcher")
             .order_by("created_at")
             .iterator(chunk_size=1000)
+        ],
+        "institution_follows": [
+            {
+                "institution_id": f.institution_id,
+                "name": f.institution.name,
+                "url": f.institution.get_absolute_url(),
+                "since": f.created_at.isoformat(),
+            }
+            for f in InstitutionFollow.objects.filter(user=user)
+            .select_related("institution")
+            .order_by("created_at")
         ],
         "claims": [
             {

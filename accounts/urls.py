@@ -22,5 +22,15 @@ urlpatterns = [
     path("following/researchers/<int:researcher_id>/follow", views.follow, name="follow"),
     path("following/researchers/<int:researcher_id>/unfollow", views.unfollow, name="unfollow"),
     path("following/researchers/<int:researcher_id>/claim", views.claim, name="claim"),
+    path(
+        "following/institutions/<int:institution_id>/follow",
+        views.follow_institution,
+        name="follow_institution",
+    ),
+    path(
+        "following/institutions/<int:institution_id>/unfollow",
+        views.unfollow_institution,
+        name="unfollow_institution",
+    ),
     path("digest/unsubscribe/<str:token>", views.digest_unsubscribe, name="digest_unsubscribe"),
 ]

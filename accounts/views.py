@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import wraps
+from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -12,6 +13,7 @@ from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
+from django.db.models import Model
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -22,6 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 from rest_framework.authtoken.models import Token
 
+from institutions.models import Institution
 from papers.selectors import papers_with_short_bylines
 from researchers.models import Researcher
 from researchers.reports import reports_of_user
@@ -32,7 +35,7 @@ from . import digests, selectors, services
 from .categories import categories_by_code, categories_search, category_list
 from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
 from .models import Profile
-from .templatetags.follow_tags import follow_button_context
+from .templatetags.follow_tags import follow_button_context, institution_follow_button_context
 
 FEED_PAGE_SIZE = 20
 FEED_MAX_PAGES = 25
@@ -52,23 +55,31 @@ def _safe_next(request: HttpRequest, fallback: str) -> str:
 # --- follow / unfollow / claim --------------------------------------------------------------
 
 
-def _researcher_action(view: Callable[[HttpRequest, Researcher, str], HttpResponse]):
-    """Load the researcher a button acts on and where to go afterwards; a signed-out visitor is
-    sent to sign in first and comes back to the same place (an htmx button cannot follow a
-    redirect itself, so it is told to)."""
+def _action_on(model: type[Model]):
+    """Load the record (researcher, institution) a button acts on and where to go afterwards; a
+    signed-out visitor is sent to sign in first and comes back to the same place (an htmx button
+    cannot follow a redirect itself, so it is told to)."""
 
-    @wraps(view)
-    def wrapper(request: HttpRequest, researcher_id: int) -> HttpResponse:
-        researcher = get_object_or_404(Researcher, pk=researcher_id)
-        next_url = _safe_next(request, researcher.get_absolute_url())
-        if request.user.is_authenticated:
-            return view(request, researcher, next_url)
-        if request.htmx:
-            login_url = f"{reverse('account_login')}?{urlencode({'next': next_url})}"
-            return HttpResponseClientRedirect(login_url)
-        return redirect_to_login(next_url)
+    def decorate(view: Callable[[HttpRequest, Any, str], HttpResponse]):
+        @wraps(view)
+        def wrapper(request: HttpRequest, **kwargs: int) -> HttpResponse:
+            (pk,) = kwargs.values()
+            record = get_object_or_404(model, pk=pk)
+            next_url = _safe_next(request, record.get_absolute_url())
+            if request.user.is_authenticated:
+                return view(request, record, next_url)
+            if request.htmx:
+                login_url = f"{reverse('account_login')}?{urlencode({'next': next_url})}"
+                return HttpResponseClientRedirect(login_url)
+            return redirect_to_login(next_url)
 
-    return wrapper
+        return wrapper
+
+    return decorate
+
+
+_researcher_action = _action_on(Researcher)
+_institution_action = _action_on(Institution)
 
 
 @require_POST
@@ -99,6 +110,38 @@ def _follow_answer(
     if request.htmx:
         context = follow_button_context(request, researcher, next_url=next_url)
         return render(request, "accounts/_follow_button.html", context)
+    messages.success(request, message)
+    return redirect(next_url)
+
+
+@require_POST
+@_institution_action
+def follow_institution(
+    request: HttpRequest, institution: Institution, next_url: str
+) -> HttpResponse:
+    services.institution_follow(user=request.user, institution=institution)
+    return _institution_follow_answer(
+        request, institution, next_url, f"You now follow {institution.name}."
+    )
+
+
+@require_POST
+@_institution_action
+def unfollow_institution(
+    request: HttpRequest, institution: Institution, next_url: str
+) -> HttpResponse:
+    services.institution_unfollow(user=request.user, institution=institution)
+    return _institution_follow_answer(
+        request, institution, next_url, f"You no longer follow {institution.name}."
+    )
+
+
+def _institution_follow_answer(
+    request: HttpRequest, institution: Institution, next_url: str, message: str
+) -> HttpResponse:
+    if request.htmx:
+        context = institution_follow_button_context(request, institution, next_url=next_url)
+        return render(request, "accounts/_institution_follow_button.html", context)
     messages.success(request, message)
     return redirect(next_url)
 
@@ -279,10 +322,15 @@ def onboarding_finish(request: HttpRequest) -> HttpResponse:
 @require_GET
 def following(request: HttpRequest) -> HttpResponse:
     ids = selectors.followed_researcher_ids(user=request.user)
+    institution_ids = selectors.followed_institution_ids(user=request.user)
     page = feed = None
     papers: list = []
-    if ids:
-        feed = selectors.FeedPage(researcher_ids=ids, limit=FEED_PAGE_SIZE * FEED_MAX_PAGES)
+    if ids or institution_ids:
+        feed = selectors.FeedPage(
+            researcher_ids=ids,
+            institution_ids=institution_ids,
+            limit=FEED_PAGE_SIZE * FEED_MAX_PAGES,
+        )
         paginator = Paginator(feed, FEED_PAGE_SIZE)
         page = paginator.get_page(request.GET.get("page"))
         papers = papers_with_short_bylines(page.object_list, focus_ids=ids)
@@ -293,7 +341,13 @@ def following(request: HttpRequest) -> HttpResponse:
         "total": feed.total if feed else 0,
         "follows": follows[:SIDEBAR_FOLLOWS],
         "more_follows": len(follows) > SIDEBAR_FOLLOWS,
-        "empty_message": "None of the researchers you follow has a paper here yet.",
+        "institution_follows": list(
+            selectors.institution_follows_for_user(user=request.user)[:SIDEBAR_FOLLOWS]
+        )
+        if institution_ids
+        else [],
+        "empty_message": "None of the researchers and institutions you follow has a paper here "
+        "yet.",
     }
     return render_page(request, "accounts/following", context)
 

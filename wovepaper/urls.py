@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path, register_converter
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
+from institutions.feeds import InstitutionAtomFeed, InstitutionFeed
 from papers.feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, LatestPapersFeed
 from researchers.feeds import ResearcherAtomFeed, ResearcherFeed
 from wovepaper import readers, views
@@ -51,6 +52,8 @@ urlpatterns = [
     re_path(rf"^feeds/category/{CATEGORY}\.atom$", CategoryAtomFeed(), name="feed-category-atom"),
     path("researchers/<api_id:pk>/feed.rss", ResearcherFeed(), name="feed-researcher-rss"),
     path("researchers/<api_id:pk>/feed.atom", ResearcherAtomFeed(), name="feed-researcher-atom"),
+    path("institutions/<api_id:pk>/feed.rss", InstitutionFeed(), name="feed-institution-rss"),
+    path("institutions/<api_id:pk>/feed.atom", InstitutionAtomFeed(), name="feed-institution-atom"),
     path("", views.home, name="home"),
     path("search", views.search, name="search"),
     path("papers", views.papers_list, name="papers"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import template
 from django.http import HttpRequest
 
+from institutions.models import Institution
 from researchers.models import Researcher
 
 from .. import selectors
@@ -39,6 +40,33 @@ def follow_button_context(
 @register.inclusion_tag("accounts/_follow_button.html", takes_context=True)
 def follow_button(context, researcher: Researcher) -> dict:
     ctx = follow_button_context(context.get("request"), researcher)
+    ctx["csrf_token"] = context.get("csrf_token")
+    return ctx
+
+
+def institution_follow_button_context(
+    request: HttpRequest | None, institution: Institution, *, next_url: str | None = None
+) -> dict:
+    user = getattr(request, "user", None)
+    signed_in = bool(user is not None and user.is_authenticated)
+    count, following = selectors.institution_follow_state(user=user, institution=institution)
+    if next_url is None:
+        next_url = (
+            request.get_full_path() if request is not None else institution.get_absolute_url()
+        )
+    return {
+        "institution": institution,
+        "follower_count": count,
+        "following": following,
+        "signed_in": signed_in,
+        "next_url": next_url,
+    }
+
+
+@register.inclusion_tag("accounts/_institution_follow_button.html", takes_context=True)
+def institution_follow_button(context, institution: Institution) -> dict:
+    """`{% institution_follow_button institution %}`: follow an institution's new papers."""
+    ctx = institution_follow_button_context(context.get("request"), institution)
     ctx["csrf_token"] = context.get("csrf_token")
     return ctx
 

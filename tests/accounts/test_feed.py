@@ -61,8 +61,9 @@ def test_feed_query_count_does_not_grow(
         authored_paper(researcher)
         authored_paper(researcher)
     client.force_login(user)
-    # session, user, onboarding check, follows, merges, count, page, bylines, sidebar
-    with django_assert_max_num_queries(9):
+    # session, user, onboarding check, follows, merges, followed institutions, count, page,
+    # bylines, sidebar
+    with django_assert_max_num_queries(10):
         response = client.get("/following")
     assert response.content.decode().count('class="paper-item"') == 20
 
