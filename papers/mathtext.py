@@ -103,15 +103,16 @@ _MACRO = re.compile(r"\\(" + "|".join(MACROS) + r")(?![A-Za-z])")
 # paragraph into one giant formula.
 MAX_FORMULA = 400
 
-# Display math first; inline `$...$` follows pandoc's rule (no space just inside the dollars,
-# no digit right after the closing one), so "costs $5 and $10" stays text. Last, a command
-# written without dollars, as many physics titles do ("\Lambda_b^0 baryon", "J/\psi"), with
-# its sub- and superscripts: shown as MathML when it converts, as plain text when not.
+# Display math first; inline `$...$` follows pandoc's rule (no space just after the opening
+# dollar, no digit right after the closing one), so "costs $5 and $10" stays text; unlike
+# pandoc, a space before the closing dollar is allowed, as arXiv authors write "$x \tau $".
+# Last, a command written without dollars, as many physics titles do ("\Lambda_b^0 baryon",
+# "J/\psi"), with its sub- and superscripts: MathML when it converts, plain text when not.
 _MATH = re.compile(
     r"\$\$(?P<dd>.+?)\$\$"
     r"|\\\[(?P<bd>.+?)\\\]"
     r"|\\\((?P<bi>.+?)\\\)"
-    r"|(?<![\\$])\$(?P<di>[^\s$](?:[^$]*?[^\s\\$])?)\$(?![\d$])"
+    r"|(?<![\\$])\$(?P<di>[^\s$](?:[^$]*?[^\\$])?)\$(?![\d$])"
     r"|(?P<bare>\\[A-Za-z]+(?:[_^](?:\{[^{}$]*\}|[A-Za-z0-9+\-*'])+)*)",
     re.DOTALL,
 )

@@ -80,3 +80,9 @@ def test_commands_written_without_dollars_convert_when_they_can():
     assert "<mi>ψ</mi>" in tex_html(r"Bs->J/\psi K+K-")
     # What does not convert is left as the plain text it was.
     assert tex_html(r"an \emph{old} \cite{x} note") == r"an \emph{old} \cite{x} note"
+
+
+def test_a_space_before_the_closing_dollar_still_closes_the_formula():
+    # 1302.1042 in the bundled sample.
+    html = tex_html("observed in $B \\to D^{(*)} \\, \\tau \\, {\\bar\n  \\nu}_\\tau $ decays")
+    assert html.count("<math") == 1 and html.endswith("</math> decays")
