@@ -35,7 +35,7 @@ from . import digests, selectors, services
 from .categories import categories_by_code, categories_search, category_list
 from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
 from .models import Profile
-from .templatetags.follow_tags import follow_button_context, institution_follow_button_context
+from .templatetags.follow_tags import follow_button_context
 
 FEED_PAGE_SIZE = 20
 FEED_MAX_PAGES = 25
@@ -105,10 +105,10 @@ def unfollow(request: HttpRequest, researcher: Researcher, next_url: str) -> Htt
 
 
 def _follow_answer(
-    request: HttpRequest, researcher: Researcher, next_url: str, message: str
+    request: HttpRequest, record: Researcher | Institution, next_url: str, message: str
 ) -> HttpResponse:
     if request.htmx:
-        context = follow_button_context(request, researcher, next_url=next_url)
+        context = follow_button_context(request, record, next_url=next_url)
         return render(request, "accounts/_follow_button.html", context)
     messages.success(request, message)
     return redirect(next_url)
@@ -120,9 +120,7 @@ def follow_institution(
     request: HttpRequest, institution: Institution, next_url: str
 ) -> HttpResponse:
     services.institution_follow(user=request.user, institution=institution)
-    return _institution_follow_answer(
-        request, institution, next_url, f"You now follow {institution.name}."
-    )
+    return _follow_answer(request, institution, next_url, f"You now follow {institution.name}.")
 
 
 @require_POST
@@ -131,19 +129,9 @@ def unfollow_institution(
     request: HttpRequest, institution: Institution, next_url: str
 ) -> HttpResponse:
     services.institution_unfollow(user=request.user, institution=institution)
-    return _institution_follow_answer(
+    return _follow_answer(
         request, institution, next_url, f"You no longer follow {institution.name}."
     )
-
-
-def _institution_follow_answer(
-    request: HttpRequest, institution: Institution, next_url: str, message: str
-) -> HttpResponse:
-    if request.htmx:
-        context = institution_follow_button_context(request, institution, next_url=next_url)
-        return render(request, "accounts/_institution_follow_button.html", context)
-    messages.success(request, message)
-    return redirect(next_url)
 
 
 @require_POST

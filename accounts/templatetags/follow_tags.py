@@ -1,9 +1,11 @@
-"""`{% load follow_tags %}{% follow_button researcher %}`: the follow button with its count."""
+"""`{% load follow_tags %}{% follow_button researcher %}` (or an institution): the follow button
+with its count."""
 
 from __future__ import annotations
 
 from django import template
 from django.http import HttpRequest
+from django.urls import reverse
 
 from institutions.models import Institution
 from researchers.models import Researcher
@@ -13,60 +15,65 @@ from .. import selectors
 register = template.Library()
 
 
-def follow_button_context(
-    request: HttpRequest | None, researcher: Researcher, *, next_url: str | None = None
+def _button(
+    request: HttpRequest | None,
+    record: Researcher | Institution,
+    *,
+    count: int,
+    following: bool,
+    signed_in: bool,
+    next_url: str | None,
 ) -> dict:
-    """What the button shows. Reads `follower_count` and `is_followed` when a list set them
-    (accounts.selectors.researchers_with_follow_state); otherwise two small indexed queries."""
-    user = getattr(request, "user", None)
-    signed_in = bool(user is not None and user.is_authenticated)
-    count = getattr(researcher, "follower_count", None)
-    if count is None:
-        count = selectors.follower_count(researcher=researcher)
-    following = getattr(researcher, "is_followed", None)
-    if following is None:
-        following = signed_in and selectors.is_following(user=user, researcher=researcher)
+    """What the one follow button template shows, for a researcher or an institution."""
     if next_url is None:
-        next_url = request.get_full_path() if request is not None else researcher.get_absolute_url()
+        next_url = request.get_full_path() if request is not None else record.get_absolute_url()
+    if isinstance(record, Institution):
+        kind, name = "institution", record.name
+        hint = "papers with an author there show in your feed"
+        urls = ("accounts:follow_institution", "accounts:unfollow_institution")
+    else:
+        kind, name = "researcher", record.display_name
+        hint = "their new papers show in your feed"
+        urls = ("accounts:follow", "accounts:unfollow")
     return {
-        "researcher": researcher,
+        kind: record,
+        "dom_id": f"follow-{record.pk}" if kind == "researcher" else f"follow-{kind}-{record.pk}",
+        "name": name,
+        "hint": hint,
+        "action_url": reverse(urls[1] if following else urls[0], args=[record.pk]),
         "follower_count": count,
         "following": following,
         "signed_in": signed_in,
         "next_url": next_url,
     }
+
+
+def follow_button_context(
+    request: HttpRequest | None, record: Researcher | Institution, *, next_url: str | None = None
+) -> dict:
+    """What the button shows. For a researcher, reads `follower_count` and `is_followed` when a
+    list set them (accounts.selectors.researchers_with_follow_state); otherwise two small
+    indexed queries."""
+    user = getattr(request, "user", None)
+    signed_in = bool(user is not None and user.is_authenticated)
+    if isinstance(record, Institution):
+        count, following = selectors.institution_follow_state(user=user, institution=record)
+    else:
+        count = getattr(record, "follower_count", None)
+        if count is None:
+            count = selectors.follower_count(researcher=record)
+        following = getattr(record, "is_followed", None)
+        if following is None:
+            following = signed_in and selectors.is_following(user=user, researcher=record)
+    return _button(
+        request, record, count=count, following=following, signed_in=signed_in, next_url=next_url
+    )
 
 
 @register.inclusion_tag("accounts/_follow_button.html", takes_context=True)
-def follow_button(context, researcher: Researcher) -> dict:
-    ctx = follow_button_context(context.get("request"), researcher)
-    ctx["csrf_token"] = context.get("csrf_token")
-    return ctx
-
-
-def institution_follow_button_context(
-    request: HttpRequest | None, institution: Institution, *, next_url: str | None = None
-) -> dict:
-    user = getattr(request, "user", None)
-    signed_in = bool(user is not None and user.is_authenticated)
-    count, following = selectors.institution_follow_state(user=user, institution=institution)
-    if next_url is None:
-        next_url = (
-            request.get_full_path() if request is not None else institution.get_absolute_url()
-        )
-    return {
-        "institution": institution,
-        "follower_count": count,
-        "following": following,
-        "signed_in": signed_in,
-        "next_url": next_url,
-    }
-
-
-@register.inclusion_tag("accounts/_institution_follow_button.html", takes_context=True)
-def institution_follow_button(context, institution: Institution) -> dict:
-    """`{% institution_follow_button institution %}`: follow an institution's new papers."""
-    ctx = institution_follow_button_context(context.get("request"), institution)
+def follow_button(context, record: Researcher | Institution) -> dict:
+    """`{% follow_button researcher %}` or `{% follow_button institution %}`."""
+    ctx = follow_button_context(context.get("request"), record)
     ctx["csrf_token"] = context.get("csrf_token")
     return ctx
 
