@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Follow
 from institutions.models import AuthorshipInstitution, Institution
+from papers.indexing import search_index_papers
 from papers.ingest import papers_upsert
 from papers.models import Authorship, Paper
 from papers.snapshot import parse_snapshot_line
@@ -55,7 +56,9 @@ def _attach(authorships, researcher, institution):
 def add_collaboration(sample_path, world) -> list[Paper]:
     with gzip.open(sample_path, "rt", encoding="utf-8") as lines:
         records = [parse_snapshot_line(line) for line in lines if line[8:17] in LHCB]
-    papers_upsert(records)
+    _, changed = papers_upsert(records)
+    # As the harvest's task would: PostgreSQL searches documents built after the write.
+    search_index_papers(changed)
     _attach(
         Authorship.objects.filter(paper__arxiv_id__in=LHCB, keyname="Lefèvre"),
         world["researcher"],
