@@ -28,7 +28,7 @@ from institutions.models import Institution
 from papers.selectors import papers_with_short_bylines
 from researchers.models import Researcher
 from researchers.reports import reports_of_user
-from researchers.selectors import researchers_search
+from researchers.search import researchers_search
 from wovepaper.lib.negotiation import render_page
 
 from . import digests, selectors, services
@@ -236,7 +236,7 @@ def onboarding_researchers(request: HttpRequest) -> HttpResponse:
         services.onboarding_advance(profile=profile, step=Profile.Step.CLAIM)
         return redirect("accounts:onboarding_claim")
     query = request.GET.get("q", "").strip()
-    results = researchers_search(query) if query else []
+    results = researchers_search(query).items if query else []
     suggested = (
         []
         if query
@@ -261,7 +261,7 @@ def onboarding_researchers(request: HttpRequest) -> HttpResponse:
 @require_GET
 def onboarding_claim(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
-    results = researchers_search(query) if query else []
+    results = researchers_search(query).items if query else []
     claims = list(selectors.claims_for_user(user=request.user)[:10])
     profile = services.profile_get_or_create(user=request.user)
     # Weekly is offered first to someone who has not chosen yet; they see it before finishing.

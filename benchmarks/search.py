@@ -1,24 +1,38 @@
-"""Keyword search latency: papers.search.paper_search over the papers in DATABASE_URL.
+"""Search latency: our search interface beside bare tantivy, per query class and sort.
 
-Runs each query in each sort order a few times and prints the median wall time of the first
-page, with how many papers match. Load a database first, e.g. with the 1,000,000-record
-synthetic snapshot (see README, Performance):
+For each engine given (`--engines`, default: the database of DATABASE_URL and tantivy), the
+first page of results of `papers.search.paper_search` (the engine call and the page's papers
+loaded from the database, what the site's search does) is timed beside the same query on a
+bare tantivy index of the same titles and abstracts (the reference: tantivy-py, BM25, no
+Django), interleaved query by query so that both see the same machine load. Printed per query
+class (common, mid, rare, phrase, two words, no match) and sort (relevance, newest, oldest,
+most cited), without and with filters (a category and a date range): p50 and p95 and the
+ratio ours / reference. `--http` also times the search page over HTTP against the home page,
+served by gunicorn.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/wovepaper_1m python manage.py migrate
-    DATABASE_URL=... python manage.py import_arxiv_snapshot benchmarks/out/snapshot-1000000.jsonl.gz
-    DATABASE_URL=... python benchmarks/search.py
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/wovepaper_search_bench \\
+        python benchmarks/search.py --size 100000
+
+`--size N` loads the synthetic snapshot of N records (benchmarks/generate_snapshot.py) into an
+empty database first; the tantivy indexes (ours and the reference) are built once under
+benchmarks/out/ and reused while the paper count is unchanged.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import time
+import urllib.request
+from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "benchmarks" / "out"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wovepaper.settings")
 
@@ -26,46 +40,353 @@ import django  # noqa: E402
 
 django.setup()
 
+import tantivy  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
 from papers.models import Paper  # noqa: E402
-from papers.search import paper_search  # noqa: E402
+from papers.search import PAPERS, paper_search  # noqa: E402
 
-# From words in a fifth of all abstracts down to none at all.
-QUERIES = [
-    "quantum",
-    "network",
-    "graph",
-    "zeta function",
-    "topological insulator",
-    "neural networks",
-    "dark matter halo",
-    "xylophone",
-]
-SORTS = ["relevance", "newest", "oldest", "cited"]
+# Query classes over the synthetic snapshot's vocabulary (drawn from real arXiv abstracts);
+# the match counts printed beside them say what each class means at the size measured.
+CLASSES: dict[str, list[str]] = {
+    "common": ["quantum", "model", "field", "energy"],
+    "mid": ["zeta function", "galaxies", "entanglement", "lattice"],
+    "rare": ["xenon", "holonomy", "gyrokinetic", "photodissociation"],
+    "phrase": ['"dark matter"', '"neural network"', '"magnetic field"', '"phase transition"'],
+    "two words": ["neural networks", "black hole", "spin chain", "graph coloring"],
+    "no match": ["xylophone", "zzyzx quantum", "qwertyuiop", "flibbertigibbet"],
+}
+SORTS = {
+    "relevance": None,
+    "newest": ("published", tantivy.Order.Desc),
+    "oldest": ("published", tantivy.Order.Asc),
+    "cited": ("cited", tantivy.Order.Desc),
+}
+FILTER = {"category": "hep-th", "date_from": date(2012, 1, 1), "date_to": date(2020, 1, 1)}
+
+
+def ensure_papers(size: int | None) -> int:
+    count = Paper.objects.count()
+    if size and count == 0:
+        snapshot = OUT / f"snapshot-{size}.jsonl.gz"
+        if not snapshot.exists():
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(ROOT / "benchmarks/generate_snapshot.py"),
+                    "--records",
+                    str(size),
+                    "--out",
+                    str(snapshot),
+                ],
+                check=True,
+            )
+        call_command("import_arxiv_snapshot", str(snapshot))
+        count = Paper.objects.count()
+    if size and count != size:
+        sys.exit(f"the database holds {count:,} papers, not {size:,}: use an empty one")
+    return count
+
+
+class Reference:
+    """Bare tantivy over the same documents: the speed of the engine itself."""
+
+    def __init__(self, directory: Path, count: int) -> None:
+        builder = tantivy.SchemaBuilder()
+        builder.add_text_field("title", tokenizer_name="en_stem")
+        builder.add_text_field("abstract", tokenizer_name="en_stem")
+        builder.add_text_field("categories", tokenizer_name="raw", index_option="basic")
+        builder.add_date_field("published", indexed=True, fast=True)
+        builder.add_integer_field("cited", indexed=True, fast=True)
+        builder.add_unsigned_field("id", fast=True)
+        self.schema = builder.build()
+        marker = directory / f"built-{count}"
+        if not marker.exists():
+            shutil.rmtree(directory, ignore_errors=True)
+            directory.mkdir(parents=True)
+        self.index = tantivy.Index(self.schema, path=str(directory))
+        if not marker.exists():
+            self._build()
+            marker.touch()
+        self.index.reload()
+
+    def _build(self) -> None:
+        writer = self.index.writer(heap_size=256_000_000)
+        for document in PAPERS.documents(list(Paper.objects.values_list("pk", flat=True))):
+            doc = tantivy.Document()
+            doc.add_unsigned("id", document["id"])
+            doc.add_text("title", document["title"])
+            doc.add_text("abstract", document["abstract"])
+            for code in document["categories"]:
+                doc.add_text("categories", code)
+            if document["published"]:
+                doc.add_date("published", document["published"])
+            doc.add_integer("cited", document["cited"] if document["cited"] is not None else -1)
+            writer.add_document(doc)
+        writer.commit()
+        writer.wait_merging_threads()
+
+    def search(self, text: str, sort: str, filtered: bool) -> int:
+        query = self.index.parse_query(
+            text, ["title", "abstract"], field_boosts={"title": 2.0}, conjunction_by_default=True
+        )
+        if filtered:
+            from datetime import UTC, datetime
+
+            query = tantivy.Query.boolean_query(
+                [
+                    (tantivy.Occur.Must, query),
+                    (
+                        tantivy.Occur.Must,
+                        tantivy.Query.term_query(self.schema, "categories", FILTER["category"]),
+                    ),
+                    (
+                        tantivy.Occur.Must,
+                        tantivy.Query.range_query(
+                            self.schema,
+                            "published",
+                            tantivy.FieldType.Date,
+                            datetime(2012, 1, 1, tzinfo=UTC),
+                            datetime(2020, 1, 1, tzinfo=UTC),
+                            include_upper=False,
+                        ),
+                    ),
+                ]
+            )
+        searcher = self.index.searcher()
+        options: dict = {"limit": 20, "count": True}
+        if SORTS[sort]:
+            options["order_by_field"], options["order"] = SORTS[sort]
+        result = searcher.search(query, **options)
+        searcher.fast_field_values("id", [address for _, address in result.hits])
+        return result.count
+
+
+def use_engine(engine: str) -> None:
+    # The registry keeps one backend per configuration, so switching back and forth reopens
+    # nothing.
+    settings.SEARCH_ENGINE = engine
+    settings.SEARCH_INDEX_DIR = OUT / "search-index"
+
+
+def timed(function, *args, **kwargs) -> tuple[float, object]:
+    started = time.perf_counter()
+    result = function(*args, **kwargs)
+    return (time.perf_counter() - started) * 1000, result
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def bench_calls(engines: list[str], reference: Reference, repeat: int) -> None:
+    print(
+        f"\nsearch call, first page of 20 (ms; p50 / p95 over {repeat} runs of each query; "
+        "ratio = p95 ours / p95 bare tantivy)"
+    )
+    header = (
+        f"{'class':<10}{'sort':<10}{'filters':<8}{'matches':>9}"
+        + "".join(f"{engine + ' p50/p95':>22}{'ratio':>8}" for engine in engines)
+        + f"{'tantivy p50/p95':>20}"
+    )
+    print(header)
+    for name, queries in CLASSES.items():
+        for sort in SORTS:
+            for filtered in (False, True):
+                ours: dict[str, list[float]] = {e: [] for e in engines}
+                bare: list[float] = []
+                matches = set()
+                for _ in range(repeat):
+                    for text in queries:
+                        for engine in engines:
+                            use_engine(engine)
+                            ms, page = timed(
+                                paper_search, text, sort=sort, **(_filters() if filtered else {})
+                            )
+                            ours[engine].append(ms)
+                            if engine == engines[-1]:
+                                matches.add(page.total)
+                        ms, _count = timed(reference.search, text, sort, filtered)
+                        bare.append(ms)
+                ref95 = percentile(bare, 0.95)
+                cells = "".join(
+                    f"{statistics.median(v):>10.1f} /{percentile(v, 0.95):>8.1f}"
+                    f"{percentile(v, 0.95) / ref95:>9.1f}x"
+                    for v in ours.values()
+                )
+                span = f"{min(matches):,}-{max(matches):,}" if matches else "?"
+                print(
+                    f"{name:<10}{sort:<10}{'yes' if filtered else 'no':<8}{span:>9}{cells}"
+                    f"{statistics.median(bare):>10.2f} /{percentile(bare, 0.95):>7.2f}"
+                )
+
+
+def _filters() -> dict:
+    return {
+        "category": FILTER["category"],
+        "date_from": FILTER["date_from"],
+        "date_to": FILTER["date_to"],
+    }
+
+
+# --- over HTTP --------------------------------------------------------------------------------
+
+WRK_SCRIPT = """
+local paths = {%s}
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("GET", paths[(i %% #paths) + 1])
+end
+"""
+
+
+def search_paths() -> list[str]:
+    from urllib.parse import urlencode
+
+    paths = []
+    for queries in CLASSES.values():
+        for text in queries:
+            for sort in SORTS:
+                paths.append("/search?" + urlencode({"q": text, "sort": sort}))
+    return paths
+
+
+class Server:
+    """gunicorn serving the site on 127.0.0.1:`port` with the given search engine."""
+
+    def __init__(self, engine: str, port: int, workers: int) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        env = {
+            **os.environ,
+            "SEARCH_ENGINE": engine,
+            "SEARCH_INDEX_DIR": str(OUT / "search-index"),
+            "WOVEPAPER_BENCHMARK": "1",
+        }
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "wovepaper.wsgi",
+                "-b",
+                f"127.0.0.1:{port}",
+                "-w",
+                str(workers),
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+        )
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(self.url + "/", timeout=2).read()
+                return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("gunicorn did not start")
+
+    def get(self, path: str) -> float:
+        started = time.perf_counter()
+        with urllib.request.urlopen(self.url + path, timeout=30) as response:
+            response.read()
+        return (time.perf_counter() - started) * 1000
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def bench_http(engine: str, port: int, workers: int, repeat: int, wrk_seconds: int) -> None:
+    server = Server(engine, port, workers)
+    try:
+        paths = search_paths()
+        for path in paths:  # warm each worker's caches and index readers
+            server.get(path)
+        search_ms: list[float] = []
+        home_ms: list[float] = []
+        for _ in range(repeat):
+            for path in paths:
+                search_ms.append(server.get(path))
+                home_ms.append(server.get("/"))
+        print(
+            f"\nover HTTP, {engine} engine, gunicorn {workers} workers, one client: "
+            f"/search p50 {statistics.median(search_ms):.1f} ms, "
+            f"p95 {percentile(search_ms, 0.95):.1f} ms ({len(search_ms)} requests over "
+            f"{len(paths)} query and sort pairs); home page p50 "
+            f"{statistics.median(home_ms):.1f} ms, p95 {percentile(home_ms, 0.95):.1f} ms"
+        )
+        if wrk_seconds and shutil.which("wrk"):
+            script = OUT / "wrk-search.lua"
+            script.write_text(WRK_SCRIPT % ", ".join(f'"{p}"' for p in paths))
+            print(f"wrk -t2 -c32 -d{wrk_seconds}s --latency -s {script.name} {server.url}/search")
+            result = subprocess.run(
+                [
+                    "wrk",
+                    "-t2",
+                    "-c32",
+                    f"-d{wrk_seconds}s",
+                    "--latency",
+                    "-s",
+                    str(script),
+                    server.url + "/search",
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            print(result.stdout)
+    finally:
+        server.stop()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("queries", nargs="*", default=QUERIES)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-    print(
-        f"{Paper.objects.count():,} papers, {connection.vendor} "
-        f"({connection.settings_dict['NAME']}), median of {args.repeat}"
+    parser.add_argument(
+        "--size",
+        type=int,
+        default=None,
+        help="load this many synthetic papers into an empty database first "
+        "(100000 for CI-size runs, 1000000 for the README's figures)",
     )
-    print(f"{'query':<24}{'matches':>9}" + "".join(f"{s:>11}" for s in SORTS))
-    for query in args.queries:
-        cells, total = [], ""
-        for sort in SORTS:
-            times = []
-            for _ in range(args.repeat):
-                started = time.perf_counter()
-                result = paper_search(query, sort=sort)
-                times.append(time.perf_counter() - started)
-            total = f"{result.total:,}{'+' if result.total_is_capped else ''}"
-            cells.append(f"{statistics.median(times) * 1000:>8.0f} ms")
-        print(f"{query:<24}{total:>9}" + "".join(cells))
+    parser.add_argument("--engines", default="database,tantivy")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--http", action="store_true", help="also time the pages over HTTP")
+    parser.add_argument("--port", type=int, default=18201)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--wrk-seconds", type=int, default=60)
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    count = ensure_papers(args.size)
+    engines = args.engines.split(",")
+    print(
+        f"{count:,} papers, {connection.vendor} ({connection.settings_dict['NAME']}), "
+        f"engines: {', '.join(engines)}; {os.cpu_count()} CPUs, load average "
+        f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+    )
+    reference = Reference(OUT / f"tantivy-reference-{count}", count)
+    if "tantivy" in engines:
+        use_engine("tantivy")
+        from papers.search import paper_search_backend
+
+        backend = paper_search_backend()
+        if getattr(backend, "document_count", lambda: 0)() != count:
+            started = time.perf_counter()
+            call_command("rebuild_search_index", "papers", verbosity=0)
+            print(
+                f"built our tantivy index of {count:,} papers in "
+                f"{time.perf_counter() - started:.0f} s"
+            )
+    bench_calls(engines, reference, args.repeat)
+    if args.http:
+        for engine in engines:
+            bench_http(engine, args.port, args.workers, max(1, args.repeat // 2), args.wrk_seconds)
+    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

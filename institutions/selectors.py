@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from papers.models import Authorship, Paper
 from papers.selectors import papers_with_short_bylines
@@ -79,18 +79,6 @@ def institutions_browse(
     if country:
         qs = qs.filter(country_code=country.upper())
     return list(qs.order_by(*LIST_SORTS.get(sort, LIST_SORTS["papers"]))[offset : offset + limit])
-
-
-def institutions_search(query: str, *, offset: int = 0, limit: int = 20) -> list[Institution]:
-    """Institutions whose name contains the query (trigram index on upper(name) in PostgreSQL)."""
-    query = " ".join((query or "").split())
-    if len(query) < 2:
-        return []
-    return list(
-        Institution.objects.filter(Q(name__icontains=query)).order_by("-paper_count", "id")[
-            offset : offset + limit
-        ]
-    )
 
 
 def institution_get(key: str | int) -> Institution | None:

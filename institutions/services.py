@@ -12,8 +12,11 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from slugify import slugify
 
+from wovepaper.lib.search.indexer import engine_index_enqueue
+
 from .clients.ror import RorClient
 from .models import AuthorshipInstitution, Institution
+from .search import INSTITUTIONS
 
 logger = logging.getLogger(__name__)
 
@@ -223,3 +226,5 @@ def institutions_update_stats(institution_ids: Iterable[int]) -> None:
             ["paper_count", "researcher_count"],
             batch_size=500,
         )
+    # Paper counts order the name search; new institutions join it.
+    engine_index_enqueue(INSTITUTIONS, ids)

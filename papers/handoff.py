@@ -19,7 +19,10 @@ from itertools import islice
 from django.conf import settings
 from kombu.exceptions import OperationalError as BrokerError
 
+from wovepaper.lib.search.indexer import engine_index_enqueue
+
 from .indexing import search_index_papers
+from .search import PAPERS
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +52,7 @@ class HandOff:
         if not paper_ids:
             return
         self.index(paper_ids)
+        engine_index_enqueue(PAPERS, paper_ids)
         self.match(paper_ids)
 
     def index(self, paper_ids: list[int]) -> None:

@@ -11,9 +11,12 @@ from typing import TypeVar
 
 from django.db import connection
 
+from wovepaper.lib.search.indexer import engine_index_enqueue
+
 from .indexing import BackgroundIndexer, search_index_enabled, search_index_pending
 from .ingest import UpsertCounts, papers_upsert, record_rejection
 from .records import PaperRecord, RecordError
+from .search import PAPERS
 from .snapshot import iter_snapshot_lines, parse_snapshot_line
 
 ProgressCallback = Callable[[int], None]
@@ -134,6 +137,8 @@ def snapshot_import(
                 changed_ids.extend(ids)
                 if indexer and ids:
                     indexer.submit(ids)
+                if build_search_index:
+                    engine_index_enqueue(PAPERS, ids)
                 if progress:
                     progress(len(batch.records))
     finally:

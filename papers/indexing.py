@@ -30,7 +30,10 @@ from itertools import islice
 from django.db import connection, connections
 from django.db.models import Max, Min
 
+from wovepaper.lib.search.indexer import engine_index_enqueue
+
 from .models import Paper, PaperSearchDocument
+from .search import PAPERS
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +58,8 @@ _UPSERT = (
     "ON CONFLICT (paper_id) DO UPDATE "
     "SET source_hash = EXCLUDED.source_hash, document = EXCLUDED.document"
 )
+# What the engines' documents hold (papers.search.documents).
+ENGINE_FIELDS = {"title", "abstract", "categories", "published", "cited_by_count", "is_deleted"}
 _STALE = "(d.paper_id IS NULL OR d.source_hash <> p.source_hash)"
 
 
@@ -207,6 +212,9 @@ class BackgroundIndexer:
 def paper_saved_reindex(sender, instance: Paper, update_fields=None, **kwargs) -> None:
     """post_save: a paper saved one at a time (the admin, a fix by hand) is searchable as saved.
     The bulk writers (import, harvest) send no signal and leave their papers to the stage."""
-    if update_fields is not None and not {"title", "abstract"} & set(update_fields):
-        return  # nothing the document is built from
+    changed = set(update_fields) if update_fields is not None else None
+    if changed is None or ENGINE_FIELDS & changed:
+        engine_index_enqueue(PAPERS, [instance.pk])
+    if changed is not None and not {"title", "abstract"} & changed:
+        return  # nothing the PostgreSQL document is built from
     search_index_papers([instance.pk], force=True)

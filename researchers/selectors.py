@@ -19,7 +19,6 @@ from .models import (
     Researcher,
     ResearcherExternalId,
 )
-from .names import name_key
 
 # A chain of merges longer than this is a curation mistake (or a cycle); stop following it.
 MAX_MERGE_HOPS = 10
@@ -155,18 +154,6 @@ def researchers_browse(
         # Rows without an h-index would sort first in a descending index scan; leave them out.
         qs = qs.filter(h_index__isnull=False)
     return list(qs.order_by(*LIST_SORTS.get(sort, LIST_SORTS["papers"]))[offset : offset + limit])
-
-
-def researchers_search(query: str, *, offset: int = 0, limit: int = 20) -> list[Researcher]:
-    """Researchers whose name key contains the normalised query (a trigram index on PostgreSQL)."""
-    key = name_key(query)
-    if len(key) < 2:
-        return []
-    return list(
-        Researcher.objects.filter(Q(name_key__contains=key), merged_into__isnull=True).order_by(
-            "-paper_count", "id"
-        )[offset : offset + limit]
-    )
 
 
 def researcher_survivor_ids(researcher_ids: Iterable[int]) -> dict[int, int]:

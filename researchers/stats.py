@@ -15,8 +15,10 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Subquery
 from django.utils import timezone
 
 from papers.models import Authorship, PaperCategory
+from wovepaper.lib.search.indexer import engine_index_enqueue
 
 from .models import Researcher
+from .search import RESEARCHERS
 
 CHUNK = 500
 # Co-authors stored per researcher: the page draws the first ones and lists them all.
@@ -56,6 +58,8 @@ def researchers_update_stats(researcher_ids: Iterable[int]) -> int:
     ids = sorted(set(researcher_ids))
     for start in range(0, len(ids), CHUNK):
         _update_chunk(ids[start : start + CHUNK])
+    # Paper counts order the name search, and merges remove records from it.
+    engine_index_enqueue(RESEARCHERS, ids)
     return len(ids)
 
 

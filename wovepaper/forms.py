@@ -4,6 +4,8 @@ import re
 
 from django import forms
 
+from .search import SiteSearch
+
 SORTS = [
     ("relevance", "Best match"),
     ("newest", "Newest"),
@@ -34,3 +36,15 @@ class SearchForm(forms.Form):
         if start and end and start > end:
             self.add_error("date_to", "The end date comes before the start date.")
         return data
+
+    def site_search(self) -> SiteSearch:
+        """What a valid form asks for."""
+        data = self.cleaned_data
+        return SiteSearch(
+            query=data.get("q", ""),
+            tab=data.get("tab") or "papers",
+            category=data.get("category", ""),
+            date_from=data.get("date_from"),
+            date_to=data.get("date_to"),
+            sort=data.get("sort") or "relevance",
+        )

@@ -367,6 +367,23 @@ CELERY_BEAT_SCHEDULE["papers-harvest-resume-stale"] = {
     "task": "papers.harvest_resume_stale",
     "schedule": env_int("HARVEST_RESUME_STALE_SECONDS", 300),
 }
+
+# Search (wovepaper.lib.search): "database" is the database's own full text (SQLite FTS5, the
+# embedded default; PostgreSQL, a fallback that ranks a bounded pool of the matches of common
+# words), "tantivy" an index on local disk (one indexer writes it, from the Celery queue
+# "search" with one worker process, and every web process reads it),
+# "opensearch" a cluster at OPENSEARCH_URL. Build an engine's index with
+# `manage.py rebuild_search_index`; after that, writes feed it after commit.
+SEARCH_ENGINE = env("SEARCH_ENGINE", "database")
+SEARCH_INDEX_DIR = Path(env("SEARCH_INDEX_DIR", str(DATA_DIR / "search-index")))
+OPENSEARCH_URL = env("OPENSEARCH_URL", "http://127.0.0.1:9200")
+OPENSEARCH_INDEX_PREFIX = env("OPENSEARCH_INDEX_PREFIX", "wovepaper")
+SEARCH_COLLECTIONS = {
+    "papers": "papers.search.PAPERS",
+    "researchers": "researchers.search.RESEARCHERS",
+    "institutions": "institutions.search.INSTITUTIONS",
+}
+CELERY_TASK_ROUTES["search.index_engine"] = {"queue": "search"}
 # New papers reach OAI-PMH around 22:30 America/New_York, Sunday to Thursday.
 # The open bulk file of identity links (/data/identity-links.jsonl.gz), daily.
 CELERY_BEAT_SCHEDULE["researchers-export-identity-links"] = {

@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
-from institutions.selectors import institutions_search
-from papers.search import paper_search
-from papers.selectors import (
-    category_is_held,
-    papers_in_category,
-    papers_newest,
-    papers_with_short_bylines,
-)
+from papers.selectors import category_is_held, papers_in_category, papers_newest
 from papers.taxonomy import POPULAR, archive_name, category_name, is_known_category
 from papers.views import PAPER_KEY
-from researchers.selectors import researchers_active_in_category, researchers_search
+from researchers.selectors import researchers_active_in_category
 from wovepaper.lib.negotiation import render_page, wants_markdown
-from wovepaper.lib.paging import window
+from wovepaper.lib.paging import page_number, search_window, window
 
 from .forms import SORTS, TABS, SearchForm
+from .search import SiteSearch, site_search
 from .selectors import site_figures
 
 PER_PAGE = 20
@@ -90,60 +82,47 @@ def _popular() -> list[dict]:
 
 
 def search(request: HttpRequest) -> HttpResponse:
+    """Form, then the one search selector, then render (the results fragment for htmx)."""
     form = SearchForm(request.GET or None)
-    data = form.cleaned_data if form.is_valid() else {}
-    query = data.get("q", "")
-    tab = data.get("tab") or "papers"
-    category = data.get("category", "")
-    context: dict = {
+    wanted = form.site_search() if form.is_bound and form.is_valid() else SiteSearch()
+    page = page_number(request, max_page=MAX_SEARCH_PAGE)
+    results = site_search(
+        wanted, offset=(page - 1) * PER_PAGE, limit=PER_PAGE, side_limit=SIDE_RESULTS
+    )
+    pager = None
+    if wanted.query or (wanted.tab == "papers" and wanted.category):
+        pager = search_window(
+            request, results.main, page=page, per_page=PER_PAGE, max_page=MAX_SEARCH_PAGE
+        )
+    found = results.main
+    context = {
         "form": form,
-        "query": query,
-        "tab": tab,
-        "category": category,
-        "category_label": category_name(category) if category else "",
-        "sort": data.get("sort") or "relevance",
+        "query": wanted.query,
+        "tab": wanted.tab,
+        "category": wanted.category,
+        "category_label": category_name(wanted.category) if wanted.category else "",
+        "sort": wanted.sort,
         "sorts": SORTS,
-        "date_from": data.get("date_from"),
-        "date_to": data.get("date_to"),
-        "papers": [],
-        "researchers": [],
-        "institutions": [],
-        "pager": None,
-        "total": None,
-        "total_is_capped": False,
+        "date_from": wanted.date_from,
+        "date_to": wanted.date_to,
+        "papers": found.items if wanted.tab == "papers" else [],
+        "researchers": found.items if wanted.tab == "researchers" else results.researchers,
+        "institutions": found.items if wanted.tab == "institutions" else results.institutions,
+        "pager": pager,
+        "total": found.total if wanted.tab == "papers" and wanted.query else None,
+        "total_is_capped": found.total_is_capped,
+        "total_is_approximate": found.approximate,
         "popular": _popular(),
+        "tab_urls": {t: _tab_url(request, t) for t in TABS},
     }
-    if form.is_bound and form.is_valid():
-        if tab == "papers":
-            _search_papers(request, context, data)
-            if query:
-                context["researchers"] = researchers_search(query, limit=SIDE_RESULTS)
-                context["institutions"] = institutions_search(query, limit=SIDE_RESULTS)
-        elif tab == "researchers" and query:
-            pager = window(
-                request,
-                lambda o, n: researchers_search(query, offset=o, limit=n),
-                per_page=PER_PAGE,
-                max_page=MAX_SEARCH_PAGE,
-            )
-            context.update(pager=pager, researchers=pager.items)
-        elif tab == "institutions" and query:
-            pager = window(
-                request,
-                lambda o, n: institutions_search(query, offset=o, limit=n),
-                per_page=PER_PAGE,
-                max_page=MAX_SEARCH_PAGE,
-            )
-            context.update(pager=pager, institutions=pager.items)
     # Words that name a researcher or an institution but appear in no paper lead with the names.
     context["names_lead"] = bool(
-        query
-        and tab == "papers"
+        wanted.query
+        and wanted.tab == "papers"
         and not context["total"]
         and not context["papers"]
         and (context["researchers"] or context["institutions"])
     )
-    context["tab_urls"] = {t: _tab_url(request, t) for t in TABS}
     # A history restore asks for the whole page again, even though it comes from htmx.
     if request.htmx and not request.htmx.history_restore_request and not wants_markdown(request):
         response = render(request, "wovepaper/_search_results.html", context)
@@ -158,47 +137,6 @@ def _tab_url(request: HttpRequest, tab: str) -> str:
     params.pop("page", None)
     params["tab"] = tab
     return f"{request.path}?{params.urlencode()}"
-
-
-def _search_papers(request: HttpRequest, context: dict, data: dict) -> None:
-    query, category = data.get("q", ""), data.get("category", "")
-    if query:
-        date_to = data.get("date_to")
-        found = {}
-
-        def fetch(offset: int, limit: int) -> list:
-            result = paper_search(
-                query,
-                category=category or None,
-                date_from=data.get("date_from"),
-                # The form's end date is inclusive; the backend's is exclusive.
-                date_to=date_to + timedelta(days=1) if date_to else None,
-                sort=data.get("sort") or "relevance",
-                offset=offset,
-                limit=limit,
-            )
-            found["result"] = result
-            return result.papers
-
-        pager = window(request, fetch, per_page=PER_PAGE, max_page=MAX_SEARCH_PAGE)
-        result = found["result"]
-        if result.total and not result.total_is_capped:
-            pager.total_pages = min(-(-result.total // PER_PAGE), MAX_SEARCH_PAGE)
-        context.update(
-            pager=pager,
-            papers=papers_with_short_bylines(pager.items),
-            total=result.total,
-            total_is_capped=result.total_is_capped,
-        )
-    elif category:
-        # No words, just a field: its newest papers, straight from the category index.
-        pager = window(
-            request,
-            lambda o, n: papers_in_category(code=category, offset=o, limit=n),
-            per_page=PER_PAGE,
-            max_page=MAX_SEARCH_PAGE,
-        )
-        context.update(pager=pager, papers=pager.items)
 
 
 def about(request: HttpRequest) -> HttpResponse:

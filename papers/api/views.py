@@ -203,7 +203,7 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
             offset=(page - 1) * size,
             limit=size,
         )
-        papers = papers_with_bylines(result.papers)
+        papers = papers_with_bylines(result.items)
         url = request.build_absolute_uri()
         has_next = page * size < result.total and page < 500
         return Response(

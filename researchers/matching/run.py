@@ -12,7 +12,9 @@ from django.utils import timezone
 
 from institutions.services import institutions_complete_from_ror, institutions_update_stats
 from papers.models import Paper
+from papers.search import PAPERS
 from wovepaper.lib.http import ServiceError
+from wovepaper.lib.search.indexer import engine_index_enqueue
 
 from ..figures import researchers_refresh_figures
 from ..models import MatchRun
@@ -62,6 +64,8 @@ def match_papers(
         if own_clients:
             active.close()
     _after_batch(result, clients=clients)
+    # Citation counts may have changed, which the engines sort by.
+    engine_index_enqueue(PAPERS, [paper.pk for paper in papers])
     return result
 
 

@@ -32,12 +32,12 @@ def test_bulk_writes_are_searchable_once_indexed_and_changes_reindex(db):
     )
     assert paper_search("tropical").total == 0  # written, not yet indexed
     assert search_index_pending() == 2
-    assert [p.arxiv_id for p in paper_search("tropical").papers] == ["2401.00001", "2401.00002"]
+    assert [p.arxiv_id for p in paper_search("tropical").items] == ["2401.00001", "2401.00002"]
     assert search_index_pending() == 0  # idempotent
 
     _, changed = papers_upsert([_record("2401.00002", "Sheaves on surfaces")])
     assert search_index_papers(changed) == 1
-    assert [p.arxiv_id for p in paper_search("tropical").papers] == ["2401.00001"]
+    assert [p.arxiv_id for p in paper_search("tropical").items] == ["2401.00001"]
     assert paper_search("surfaces").total == 1
     assert search_index_papers(changed) == 0  # already current
 
@@ -111,7 +111,7 @@ def test_harvested_page_is_indexed_when_its_transaction_commits(
     assert changed
     assert PaperSearchDocument.objects.filter(paper_id__in=changed).count() == len(changed)
     paper = Paper.objects.get(pk=changed[0])
-    assert paper.pk in [p.pk for p in paper_search(paper.title, limit=50).papers]
+    assert paper.pk in [p.pk for p in paper_search(paper.title, limit=50).items]
 
 
 @pytest.mark.postgres

@@ -12,23 +12,11 @@ from django.utils.cache import patch_vary_headers
 
 
 def wants_markdown(request: HttpRequest) -> bool:
-    """True when text/markdown is acceptable and preferred over text/html (or html is absent)."""
-    accept = request.headers.get("Accept", "")
-    if "text/markdown" not in accept:
+    """True when the client prefers text/markdown to text/html, as Django reads Accept
+    (quality, then specificity, then the header's order); a browser's */* stays on HTML."""
+    if "text/markdown" not in request.headers.get("Accept", ""):
         return False
-    preferences = {}
-    for item in accept.split(","):
-        media, *params = [part.strip() for part in item.split(";")]
-        quality = 1.0
-        for param in params:
-            if param.startswith("q="):
-                try:
-                    quality = float(param[2:])
-                except ValueError:
-                    quality = 0.0
-        preferences[media] = quality
-    markdown = preferences.get("text/markdown", 0)
-    return markdown > 0 and markdown >= preferences.get("text/html", 0)
+    return request.get_preferred_type(["text/html", "text/markdown"]) == "text/markdown"
 
 
 def render_page(

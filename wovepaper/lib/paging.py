@@ -12,6 +12,8 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from .search import SearchPage
+
 MAX_PAGE = 400
 
 
@@ -78,5 +80,24 @@ def window(
         has_next=has_next,
         previous_url=page_url(request, page - 1) if page > 1 else "",
         next_url=page_url(request, page + 1) if has_next else "",
+        per_page=per_page,
+    )
+
+
+def search_window(
+    request: HttpRequest, found: SearchPage, *, page: int, per_page: int, max_page: int
+) -> Window:
+    """The pager of page `page` of search results: the next page exists while matches remain
+    (or counting stopped short of them), and the page count is known when the total is exact."""
+    shown = (page - 1) * per_page + len(found.items)
+    has_next = page < max_page and (shown < found.total or found.total_is_capped)
+    exact = found.total and not found.total_is_capped and not found.approximate
+    return Window(
+        items=found.items,
+        page=page,
+        has_next=has_next,
+        previous_url=page_url(request, page - 1) if page > 1 else "",
+        next_url=page_url(request, page + 1) if has_next else "",
+        total_pages=min(-(-found.total // per_page), max_page) if exact else None,
         per_page=per_page,
     )

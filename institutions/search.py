@@ -1,0 +1,72 @@
+"""Institution search through the search interface: names folded (case, accents), each query
+word the start of a word of the name; those with the most papers first."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from wovepaper.lib.search import (
+    Collection,
+    IntegerField,
+    NameField,
+    SearchBackend,
+    SearchPage,
+    SearchQuery,
+    Sort,
+    backend_for,
+)
+from wovepaper.lib.search.orm import each_word, id_batches, queryset_page, with_instances
+
+from .models import Institution
+
+
+def _clean(query: str) -> str:
+    return " ".join((query or "").split())
+
+
+def institution_documents(institution_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
+    rows = Institution.objects.filter(pk__in=list(institution_ids)).values_list(
+        "id", "name", "paper_count"
+    )
+    for institution_id, name, paper_count in rows:
+        yield {"id": institution_id, "name": name, "papers": paper_count}
+
+
+class InstitutionDatabaseBackend(SearchBackend):
+    """Names containing each word of the query, case-insensitively (a trigram index on
+    upper(name) on PostgreSQL). Accents are not folded here: institutions have no folded
+    name column, which the engines do not need. The total says only whether another page
+    follows."""
+
+    engine = "database"
+
+    def search(self, query: SearchQuery) -> SearchPage[int]:
+        text = _clean(query.text)
+        if len(text) < 2:
+            return SearchPage()
+        matches = Institution.objects.filter(each_word("name__icontains", text.split()))
+        return queryset_page(matches.order_by("-paper_count", "id"), query)
+
+
+INSTITUTIONS = Collection(
+    name="institutions",
+    fields=(NameField("name"), IntegerField("papers")),
+    sorts={"relevance": Sort("papers", descending=True)},
+    documents=institution_documents,
+    id_batches=lambda size: id_batches(Institution.objects.all(), size),
+    count=Institution.objects.count,
+    database=InstitutionDatabaseBackend,
+)
+
+
+def institution_search_backend() -> SearchBackend:
+    return backend_for(INSTITUTIONS)
+
+
+def institutions_search(query: str, *, offset: int = 0, limit: int = 20) -> SearchPage[Institution]:
+    """Institutions whose name matches the query, those with the most papers first."""
+    if len(_clean(query)) < 2:
+        return SearchPage()
+    found = institution_search_backend().search(SearchQuery(text=query, offset=offset, limit=limit))
+    return with_instances(found, Institution.objects.all())

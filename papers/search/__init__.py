@@ -1,0 +1,86 @@
+"""Paper search: the papers collection and its selector, over whichever engine is configured
+(wovepaper.lib.search). Pages, the API and the markdown variant all call `paper_search`."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from wovepaper.lib.search import (
+    Collection,
+    DateField,
+    IntegerField,
+    KeywordField,
+    Range,
+    SearchBackend,
+    SearchPage,
+    SearchQuery,
+    Sort,
+    Term,
+    TextField,
+    backend_for,
+)
+from wovepaper.lib.search.orm import with_instances
+
+from ..models import Paper
+from .database import COUNT_CAP, fts5_query, paper_database_backend
+from .documents import paper_documents, paper_id_batches
+
+__all__ = ["COUNT_CAP", "PAPERS", "fts5_query", "paper_search", "paper_search_backend"]
+
+PAPERS = Collection(
+    name="papers",
+    fields=(
+        # Title above abstract, as the PostgreSQL document weighs them (A over B).
+        TextField("title", boost=2.0),
+        TextField("abstract"),
+        KeywordField("categories"),
+        DateField("published"),
+        IntegerField("cited"),
+    ),
+    sorts={
+        "relevance": Sort(None),
+        "newest": Sort("published", descending=True),
+        "oldest": Sort("published", descending=False),
+        "cited": Sort("cited", descending=True),
+    },
+    documents=paper_documents,
+    id_batches=paper_id_batches,
+    count=Paper.objects.count,
+    database=paper_database_backend,
+)
+
+
+def paper_search_backend() -> SearchBackend:
+    return backend_for(PAPERS)
+
+
+def paper_search(
+    query: str,
+    *,
+    category: str | None = None,
+    date_from: date | None = None,
+    date_to: date | None = None,
+    sort: str = "relevance",
+    offset: int = 0,
+    limit: int = 20,
+) -> SearchPage[Paper]:
+    """Ranked keyword search over titles and abstracts. `date_to` is exclusive. One engine
+    call and one query for the papers of the page."""
+    query = (query or "").strip()
+    if not query:
+        return SearchPage()
+    filters: list[Term | Range] = []
+    if category:
+        filters.append(Term("categories", category))
+    if date_from or date_to:
+        filters.append(Range("published", gte=date_from, lt=date_to))
+    found = paper_search_backend().search(
+        SearchQuery(
+            text=query,
+            filters=tuple(filters),
+            sort=sort if sort in PAPERS.sorts else "relevance",
+            offset=offset,
+            limit=limit,
+        )
+    )
+    return with_instances(found, Paper.objects.all())

@@ -1,0 +1,172 @@
+"""Paper search in the database itself, when no engine is configured: SQLite FTS5 (the
+embedded default, an FTS5 table kept by triggers) and PostgreSQL full text (a fallback, over
+the weighted documents papers.indexing builds, GIN-indexed).
+
+PostgreSQL cannot rank the matches of a common word without scoring every one of them (242k
+papers for "quantum" at 1M: 1-2 s), so past COUNT_CAP matches it ranks a bounded pool, the
+first COUNT_CAP matches the index yields, and says so: the page is `approximate` and the total
+"more than". Date orders stay exact at any size, since the planner walks the date index.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import connection
+
+from wovepaper.lib.search import Range, SearchBackend, SearchPage, SearchQuery, Term
+from wovepaper.lib.search.base import Clause, parse_text
+
+PG_VECTOR = "d.document"
+# Counting every match of a very common word is the slow part of a search; past this many we
+# say "more than" instead of counting on, and rank this many candidates at most.
+COUNT_CAP = 10_000
+
+
+def fts5_query(text: str) -> str:
+    """Quote each word (and each phrase) for FTS5 so user input is never read as syntax."""
+    return _fts5(parse_text(text))
+
+
+def _fts5(clauses: list[Clause]) -> str:
+    return " ".join('"' + " ".join(clause.words).replace('"', '""') + '"' for clause in clauses)
+
+
+def pg_tsquery_text(clauses: list[Clause]) -> str:
+    """The same clauses for websearch_to_tsquery: words, and phrases in double quotes."""
+    return " ".join(f'"{" ".join(c.words)}"' if c.is_phrase else c.words[0] for c in clauses)
+
+
+def _filters(query: SearchQuery) -> tuple[list[str], list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    for condition in query.filters:
+        if isinstance(condition, Term) and condition.field == "categories":
+            clauses.append(
+                "EXISTS (SELECT 1 FROM papers_papercategory c "
+                "WHERE c.paper_id = p.id AND c.code = %s)"
+            )
+            params.append(condition.value)
+        elif isinstance(condition, Range) and condition.field == "published":
+            if condition.gte is not None:
+                clauses.append("p.published >= %s")
+                params.append(condition.gte)
+            if condition.lt is not None:
+                clauses.append("p.published < %s")
+                params.append(condition.lt)
+        else:
+            raise ValueError(f"papers cannot be filtered by {condition!r}")
+    return clauses, params
+
+
+class _PaperDatabaseBackend(SearchBackend):
+    engine = "database"
+    source = ""
+    match = ""
+    rank = ""
+    cited_order = ""
+
+    def _match_params(self, clauses: list[Clause]) -> tuple[list[Any], list[Any]]:
+        raise NotImplementedError
+
+    def _order(self, sort: str) -> str:
+        return {
+            "relevance": "rank DESC, p.published DESC",
+            "newest": "p.published DESC, p.id DESC",
+            "oldest": "p.published ASC, p.id ASC",
+            "cited": self.cited_order,
+        }.get(sort, "rank DESC, p.published DESC")
+
+
+class SqliteFts5PaperBackend(_PaperDatabaseBackend):
+    """FTS5's bm25 with title ten times abstract; exact counts and order at any size the
+    embedded default is meant for."""
+
+    source = "papers_paper_fts f JOIN papers_paper p ON p.id = f.rowid"
+    match = "papers_paper_fts MATCH %s"
+    # bm25 is lower for better matches; negate so that rank sorts descending on both vendors.
+    rank = "-bm25(papers_paper_fts, 10.0, 1.0)"
+    cited_order = "p.cited_by_count IS NULL, p.cited_by_count DESC, rank DESC"
+
+    def search(self, query: SearchQuery) -> SearchPage[int]:
+        clauses = query.clauses()
+        if not clauses:
+            return SearchPage()
+        conditions, filter_params = _filters(query)
+        where = " AND ".join([self.match, *conditions])
+        params = [_fts5(clauses), *filter_params]
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT count(*) FROM {self.source} WHERE {where}", params)
+            total = cursor.fetchone()[0]
+            if not total:
+                return SearchPage()
+            cursor.execute(
+                f"SELECT p.id, {self.rank} AS rank FROM {self.source} WHERE {where} "
+                f"ORDER BY {self._order(query.sort)} LIMIT %s OFFSET %s",
+                [*params, query.limit, query.offset],
+            )
+            ids = [row[0] for row in cursor.fetchall()]
+        return SearchPage(items=ids, total=total)
+
+
+class PostgresPaperBackend(_PaperDatabaseBackend):
+    """ts_rank_cd over the weighted documents; exact up to COUNT_CAP matches, a bounded
+    candidate pool beyond (see the module docstring)."""
+
+    source = "papers_papersearchdocument d JOIN papers_paper p ON p.id = d.paper_id"
+    match = f"{PG_VECTOR} @@ websearch_to_tsquery('english', %s)"
+    rank = f"ts_rank_cd({PG_VECTOR}, websearch_to_tsquery('english', %s))"
+    cited_order = "p.cited_by_count DESC NULLS LAST, rank DESC"
+
+    def search(self, query: SearchQuery) -> SearchPage[int]:
+        """At most two queries whatever the data size: the capped count first, since how many
+        papers match decides how to fetch them."""
+        clauses = query.clauses()
+        if not clauses:
+            return SearchPage()
+        text = pg_tsquery_text(clauses)
+        conditions, filter_params = _filters(query)
+        where = " AND ".join([self.match, *conditions])
+        order = self._order(query.sort)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM {self.source} WHERE {where} LIMIT %s) h",
+                [text, *filter_params, COUNT_CAP + 1],
+            )
+            total = cursor.fetchone()[0]
+            if not total:
+                return SearchPage()
+            capped = total > COUNT_CAP
+            pooled = capped and query.sort in ("relevance", "cited")
+            if not capped or pooled:
+                # Few matches: take them all from the GIN index, then sort. Left to itself the
+                # planner may walk every paper by date hoping to meet 20 matches soon, which
+                # for a rare word is a scan of the whole table (1.5 s at 1M papers). Many
+                # matches, ranked: the first COUNT_CAP the index yields are the pool.
+                select = (
+                    f"WITH p AS MATERIALIZED ("
+                    f"SELECT p.id, p.published, p.cited_by_count, {self.rank} AS rank "
+                    f"FROM {self.source} WHERE {where} LIMIT %s) "
+                    f"SELECT p.id, p.rank FROM p"
+                )
+                params = [text, text, *filter_params, COUNT_CAP]
+            else:
+                # Many matches in date order: the date index meets 20 of them at once.
+                select = f"SELECT p.id, {self.rank} AS rank FROM {self.source} WHERE {where}"
+                params = [text, text, *filter_params]
+            cursor.execute(
+                f"{select} ORDER BY {order} LIMIT %s OFFSET %s",
+                [*params, query.limit, query.offset],
+            )
+            ids = [row[0] for row in cursor.fetchall()]
+        return SearchPage(
+            items=ids, total=min(total, COUNT_CAP), total_is_capped=capped, approximate=pooled
+        )
+
+
+def paper_database_backend(collection) -> SearchBackend:
+    if connection.vendor == "postgresql":
+        return PostgresPaperBackend(collection)
+    if connection.vendor == "sqlite":
+        return SqliteFts5PaperBackend(collection)
+    raise NotImplementedError(f"no paper search for {connection.vendor}")

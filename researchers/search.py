@@ -1,0 +1,72 @@
+"""Researcher search through the search interface: names folded (case, accents), each query
+word the start of a word of the name; the most prolific first. Merged records are not found
+(their survivor is)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from wovepaper.lib.search import (
+    Collection,
+    IntegerField,
+    NameField,
+    SearchBackend,
+    SearchPage,
+    SearchQuery,
+    Sort,
+    backend_for,
+)
+from wovepaper.lib.search.orm import each_word, id_batches, queryset_page, with_instances
+
+from .models import Researcher
+from .names import name_key
+
+
+def researcher_documents(researcher_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
+    rows = Researcher.objects.filter(
+        pk__in=list(researcher_ids), merged_into__isnull=True
+    ).values_list("id", "display_name", "name_key", "paper_count")
+    for researcher_id, display_name, key, paper_count in rows:
+        # The key adds the given-first order of "Family, Given" bylines.
+        yield {"id": researcher_id, "name": f"{display_name} {key}", "papers": paper_count}
+
+
+class ResearcherDatabaseBackend(SearchBackend):
+    """Name keys containing each folded word of the query (a trigram index on PostgreSQL).
+    Counting the matches of a short name over millions of records is what the trigram index
+    is slowest at, so the total says only whether another page follows."""
+
+    engine = "database"
+
+    def search(self, query: SearchQuery) -> SearchPage[int]:
+        key = name_key(query.text)
+        if len(key) < 2:
+            return SearchPage()
+        matches = Researcher.objects.filter(
+            each_word("name_key__contains", key.split()), merged_into__isnull=True
+        )
+        return queryset_page(matches.order_by("-paper_count", "id"), query)
+
+
+RESEARCHERS = Collection(
+    name="researchers",
+    fields=(NameField("name"), IntegerField("papers")),
+    sorts={"relevance": Sort("papers", descending=True)},
+    documents=researcher_documents,
+    id_batches=lambda size: id_batches(Researcher.objects.filter(merged_into__isnull=True), size),
+    count=lambda: Researcher.objects.filter(merged_into__isnull=True).count(),
+    database=ResearcherDatabaseBackend,
+)
+
+
+def researcher_search_backend() -> SearchBackend:
+    return backend_for(RESEARCHERS)
+
+
+def researchers_search(query: str, *, offset: int = 0, limit: int = 20) -> SearchPage[Researcher]:
+    """Researchers whose name has words starting with the query's words, most papers first."""
+    if len(name_key(query or "")) < 2:
+        return SearchPage()
+    found = researcher_search_backend().search(SearchQuery(text=query, offset=offset, limit=limit))
+    return with_instances(found, Researcher.objects.all())

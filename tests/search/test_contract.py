@@ -1,0 +1,146 @@
+"""The search interface's contract, run against every engine that can run here (the database
+of this run's vendor, and tantivy); OpenSearch is tested on recorded answers in
+test_opensearch.py."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from institutions.models import Institution
+from institutions.search import institutions_search
+from papers.search import paper_search
+from researchers.models import Researcher
+from researchers.names import name_key
+from researchers.search import researchers_search
+
+
+def _pks(page) -> list[int]:
+    return [item.pk for item in page.items]
+
+
+def test_title_matches_rank_first_and_filters_hold(engine, paper_factory):
+    strong = paper_factory(
+        title="Graph neural networks for molecules",
+        abstract="Graph networks predict molecular properties.",
+    )
+    weak = paper_factory(
+        title="A survey of chemistry",
+        abstract="We mention graph methods once.",
+        categories=["physics.chem-ph"],
+    )
+    paper_factory(title="Unrelated topology", abstract="Nothing about it.")
+    engine()
+    found = paper_search("graph")
+    assert _pks(found) == [strong.pk, weak.pk]
+    assert (found.total, found.total_is_capped, found.approximate) == (2, False, False)
+    assert _pks(paper_search("graph", category="physics.chem-ph")) == [weak.pk]
+    assert _pks(paper_search("graph", category="hep-th")) == []
+
+
+def test_stemming_and_every_word_must_match(engine, paper_factory):
+    paper = paper_factory(title="Networks of oscillators", abstract="Coupled oscillators sync.")
+    paper_factory(title="Oscillators alone", abstract="No graphs here.")
+    engine()
+    assert _pks(paper_search("network")) == [paper.pk]
+    assert _pks(paper_search("coupled networks")) == [paper.pk]
+    assert paper_search("network oscillators").total == 1
+    assert paper_search("oscillators").total == 2
+
+
+def test_quoted_phrase_keeps_its_order(engine, paper_factory):
+    phrase = paper_factory(title="Topological insulator surfaces")
+    paper_factory(title="An insulator that is not topological")
+    engine()
+    assert paper_search("topological insulator").total == 2
+    assert _pks(paper_search('"topological insulator"')) == [phrase.pk]
+
+
+def test_date_filter_sorts_and_paging(engine, paper_factory):
+    old = paper_factory(
+        title="Quantum walks early", published=datetime(2010, 5, 1, tzinfo=UTC), cited_by_count=50
+    )
+    mid = paper_factory(
+        title="Quantum walks middle",
+        published=datetime(2016, 5, 1, tzinfo=UTC),
+        cited_by_count=None,
+    )
+    new = paper_factory(
+        title="Quantum walks late", published=datetime(2024, 5, 1, tzinfo=UTC), cited_by_count=7
+    )
+    engine()
+    assert _pks(paper_search("quantum", date_from=date(2020, 1, 1))) == [new.pk]
+    assert _pks(paper_search("quantum", date_to=date(2016, 5, 1))) == [old.pk]
+    assert _pks(paper_search("quantum", date_from=date(2016, 5, 1), date_to=date(2016, 5, 2))) == [
+        mid.pk
+    ]
+    assert _pks(paper_search("quantum", sort="newest")) == [new.pk, mid.pk, old.pk]
+    assert _pks(paper_search("quantum", sort="oldest")) == [old.pk, mid.pk, new.pk]
+    # Unknown citation counts come last.
+    assert _pks(paper_search("quantum", sort="cited")) == [old.pk, new.pk, mid.pk]
+    pages = [paper_search("quantum", sort="newest", limit=1, offset=o) for o in range(4)]
+    assert [_pks(p) for p in pages] == [[new.pk], [mid.pk], [old.pk], []]
+    assert {p.total for p in pages[:3]} == {3}
+
+
+def test_syntax_characters_are_words_or_nothing(engine, paper_factory):
+    paper = paper_factory(title="Spin-orbit coupling in $\\alpha$-RuCl3")
+    engine()
+    assert _pks(paper_search('spin-orbit "coupling')) == [paper.pk]
+    assert _pks(paper_search("(coupling) RuCl3* ^~")) == [paper.pk]
+    assert paper_search("AND OR NOT ( ) * : ^ ~").total == 0
+    assert paper_search("   ").total == 0
+    assert paper_search('title:spin "" -- +').total == 0
+
+
+def test_an_edit_is_found_after_reindexing(engine, paper_factory):
+    paper = paper_factory(title="Old words")
+    engine()
+    paper.title = "Fresh vocabulary"
+    paper.save()
+    engine()
+    assert _pks(paper_search("fresh")) == [paper.pk]
+    assert paper_search("old").total == 0
+
+
+def _researcher(display_name: str, paper_count: int, **fields) -> Researcher:
+    return Researcher.objects.create(
+        display_name=display_name,
+        name_key=name_key(display_name),
+        paper_count=paper_count,
+        **fields,
+    )
+
+
+def test_researchers_by_folded_word_prefixes_most_papers_first(engine):
+    few = _researcher("Erwin Schrödinger", 3)
+    many = _researcher("Martin Schröder", 40)
+    grave = _researcher("Édouard Grave", 5)
+    merged = _researcher("Edouard Grave", 1, merged_into=grave)
+    engine()
+    assert _pks(researchers_search("schr")) == [many.pk, few.pk]
+    assert _pks(researchers_search("SCHRÖDINGER")) == [few.pk]
+    found = researchers_search("edouard grav")
+    assert _pks(found) == [grave.pk] and merged.pk not in _pks(found)
+    assert _pks(researchers_search("schr", limit=1, offset=1)) == [few.pk]
+    assert researchers_search("x").items == []
+
+
+def test_institutions_by_word_prefixes_most_papers_first(engine):
+    eth = Institution.objects.create(name="ETH Zurich", paper_count=90)
+    uzh = Institution.objects.create(name="University of Zurich", paper_count=30)
+    mpg = Institution.objects.create(name="Max Planck Society", paper_count=500)
+    engine()
+    assert _pks(institutions_search("zurich")) == [eth.pk, uzh.pk]
+    assert _pks(institutions_search("ZUR univ")) == [uzh.pk]
+    assert _pks(institutions_search("planck")) == [mpg.pk]
+    assert _pks(institutions_search("zurich", limit=1, offset=1)) == [uzh.pk]
+
+
+def test_engines_fold_accents_in_institution_names(engine):
+    if engine.name == "database":
+        pytest.skip("the database engine matches institution names without folding accents")
+    eth = Institution.objects.create(name="ETH Zürich", paper_count=90)
+    engine()
+    assert _pks(institutions_search("zurich")) == [eth.pk]

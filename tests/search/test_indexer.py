@@ -1,0 +1,116 @@
+"""The engine's index is fed after commit by every write that changes what it holds, and can
+be rebuilt from the database; here with tantivy, the engine that has an index of its own."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from institutions.models import Institution
+from institutions.search import institutions_search
+from institutions.services import institutions_update_stats
+from papers.importing import snapshot_import
+from papers.models import Paper
+from papers.search import PAPERS, paper_search, paper_search_backend
+from researchers.curation import researchers_merge
+from researchers.search import researchers_search
+from researchers.stats import researchers_update_stats
+from wovepaper.lib.search import SearchQuery, reset_backends
+from wovepaper.lib.search.indexer import engine_index_enqueue
+
+SNAPSHOT = Path(__file__).resolve().parent.parent / "fixtures" / "arxiv-snapshot" / "first200.jsonl"
+
+
+@pytest.fixture
+def tantivy_engine(settings, tmp_path, db):
+    settings.SEARCH_ENGINE = "tantivy"
+    settings.SEARCH_INDEX_DIR = tmp_path / "search-index"
+    reset_backends()
+    yield
+    reset_backends()
+
+
+def _engine_ids(text: str) -> list[int]:
+    return paper_search_backend().search(SearchQuery(text=text, limit=50)).items
+
+
+def test_nothing_is_sent_without_an_engine(
+    settings, paper_factory, django_capture_on_commit_callbacks
+):
+    settings.SEARCH_ENGINE = "database"
+    with django_capture_on_commit_callbacks() as callbacks:
+        engine_index_enqueue(PAPERS, [1, 2])
+    assert callbacks == []
+
+
+def test_a_saved_paper_is_found_after_commit_and_not_before(
+    tantivy_engine, paper_factory, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        paper = paper_factory(title="Tropical curves")
+    assert _engine_ids("tropical") == []  # not committed yet: nothing sent
+    for callback in callbacks:
+        callback()
+    assert _engine_ids("tropical") == [paper.pk]
+    with django_capture_on_commit_callbacks(execute=True):
+        paper.title = "Amoebas"
+        paper.save(update_fields=["title"])
+    assert _engine_ids("tropical") == [] and _engine_ids("amoebas") == [paper.pk]
+    with django_capture_on_commit_callbacks(execute=True):
+        paper.is_deleted = True
+        paper.save(update_fields=["is_deleted"])
+    assert _engine_ids("amoebas") == []
+
+
+def test_an_imported_snapshot_is_searchable_when_the_import_commits(
+    tantivy_engine, django_capture_on_commit_callbacks
+):
+    first = json.loads(SNAPSHOT.read_text().splitlines()[0])
+    word = max(first["title"].split(), key=len).strip(".,:;()")
+    with django_capture_on_commit_callbacks(execute=True):
+        snapshot_import(SNAPSHOT, batch_size=64)
+    assert paper_search_backend().document_count() == Paper.objects.count() == 200
+    found = paper_search(word)
+    assert first["id"] in [p.arxiv_id for p in found.items]
+
+
+def test_stats_and_merges_keep_the_name_indexes_current(
+    tantivy_engine, researcher_factory, django_capture_on_commit_callbacks
+):
+    survivor = researcher_factory("Ingrid Daubechies")
+    folded = researcher_factory("I. Daubechies")
+    cern = Institution.objects.create(name="CERN")
+    with django_capture_on_commit_callbacks(execute=True):
+        researchers_update_stats([survivor.pk, folded.pk])
+        institutions_update_stats([cern.pk])
+    assert {r.pk for r in researchers_search("daubech").items} == {survivor.pk, folded.pk}
+    assert [i.pk for i in institutions_search("cern").items] == [cern.pk]
+    with django_capture_on_commit_callbacks(execute=True):
+        researchers_merge(survivor_id=survivor.pk, folded_ids=[folded.pk], actor=None)
+    assert [r.pk for r in researchers_search("daubech").items] == [survivor.pk]
+
+
+def test_rebuild_command_builds_every_collection_with_progress(
+    tantivy_engine, paper_factory, capsys
+):
+    papers = [paper_factory(title=f"Rebuilt paper {n}") for n in range(3)]
+    Institution.objects.create(name="Institut Henri Poincaré")
+    assert _engine_ids("rebuilt") == []  # written inside the test's transaction: never sent
+    out = StringIO()
+    call_command("rebuild_search_index", stdout=out)
+    assert sorted(_engine_ids("rebuilt")) == sorted(p.pk for p in papers)
+    assert "papers: 3 documents in the tantivy index" in out.getvalue()
+    assert "institutions: 1 documents" in out.getvalue()
+    assert "3/3" in capsys.readouterr().err  # tqdm's progress bar
+    assert [i.name for i in institutions_search("poincare").items] == ["Institut Henri Poincaré"]
+
+
+def test_rebuild_command_says_the_database_needs_none(settings, db):
+    settings.SEARCH_ENGINE = "database"
+    out = StringIO()
+    call_command("rebuild_search_index", stdout=out)
+    assert "nothing to rebuild" in out.getvalue()

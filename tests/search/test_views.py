@@ -1,0 +1,49 @@
+"""The search page on an engine: form, one selector, render; and what it says about counts."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import RequestFactory
+
+from papers.search import database
+from wovepaper.lib.negotiation import wants_markdown
+
+
+@pytest.mark.parametrize(
+    "accept,markdown",
+    [
+        ("text/markdown", True),
+        ("text/html;q=0.9, text/markdown", True),
+        ("text/markdown, text/html", True),
+        ("text/markdown;q=0.5, text/html", False),
+        ("text/html, text/markdown;q=0", False),
+        ("*/*", False),
+        ("", False),
+    ],
+)
+def test_markdown_is_chosen_by_accept_preferences(accept, markdown):
+    request = RequestFactory().get("/", HTTP_ACCEPT=accept)
+    assert wants_markdown(request) is markdown
+
+
+def test_search_page_answers_from_the_engine(engine, client, paper_factory):
+    paper = paper_factory(title="Quasicrystal diffraction", categories=["math-ph"])
+    paper_factory(title="Quasicrystal growth", categories=["cond-mat.mtrl-sci"])
+    engine()
+    html = client.get("/search", {"q": "quasicrystal"}).content.decode()
+    assert "2 papers matching" in html and "Quasicrystal diffraction" in html
+    html = client.get("/search", {"q": "quasicrystal", "category": "math-ph"}).content.decode()
+    assert "1 paper matching" in html and paper.title in html and "growth" not in html
+    md = client.get("/search", {"q": "quasicrystal"}, HTTP_ACCEPT="text/markdown").content
+    assert "(2 matching)" in md.decode()
+
+
+@pytest.mark.postgres
+def test_search_page_says_when_ranking_is_over_a_bounded_pool(client, paper_factory, monkeypatch):
+    for n in range(3):
+        paper_factory(title=f"Percolation threshold {n}")
+    monkeypatch.setattr(database, "COUNT_CAP", 2)
+    html = client.get("/search", {"q": "percolation"}).content.decode()
+    assert "More than 2 papers" in html and "ranked among the first 2 found" in html
+    html = client.get("/search", {"q": "percolation", "sort": "newest"}).content.decode()
+    assert "More than 2 papers" in html and "ranked among" not in html

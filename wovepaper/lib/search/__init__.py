@@ -1,0 +1,62 @@
+"""One search interface for papers, researchers and institutions, with a backend per engine.
+
+The shape follows wagtail's modelsearch: a collection declares what is searchable (fields and
+their kinds, the sorts it offers) and where its documents come from; a backend per engine
+answers `search(SearchQuery) -> SearchPage[int]` (ids in order, a total and how exact it is)
+and, for engines with an index of their own, keeps that index (`index`, `delete`, `rebuild`).
+Each app's selector turns the ids into model instances, so pages, the API and the markdown
+variant share one call whatever the engine.
+
+Engines (settings.SEARCH_ENGINE):
+- "database": the database's own full-text search, written per app and vendor: SQLite FTS5
+  (the embedded default) and PostgreSQL full text (a fallback with a bounded candidate pool,
+  so its ranking and counts past that pool are approximate and say so);
+- "tantivy": an index on local disk (wovepaper.lib.search.tantivy), written by one indexer
+  and read by every web process;
+- "opensearch": a cluster through opensearch-py (wovepaper.lib.search.opensearch), the same
+  documents and mappings.
+
+Vectors and hybrid ranking plug in here. A vector backend is one more `SearchBackend`: it
+embeds `query.text`, applies the same filters and returns ids in order of similarity. Fusion
+belongs in one place, a `HybridBackend(keyword, vector)` that is itself a `SearchBackend`:
+for `sort == "relevance"` it asks both for their first N ids (N = offset + limit, bounded,
+e.g. 200), scores each id by reciprocal rank fusion, sum of 1 / (60 + rank) over the lists it
+is in, and pages the fused list (its total is the keyword total, flagged approximate); for
+the date and citation sorts it defers to the keyword backend, whose order is exact. The
+selectors and views do not change: they ask `backend_for(collection)` for a backend.
+"""
+
+from __future__ import annotations
+
+from .base import (
+    Collection,
+    DateField,
+    IntegerField,
+    KeywordField,
+    NameField,
+    Range,
+    SearchBackend,
+    SearchPage,
+    SearchQuery,
+    Sort,
+    Term,
+    TextField,
+)
+from .registry import backend_for, reset_backends
+
+__all__ = [
+    "Collection",
+    "DateField",
+    "IntegerField",
+    "KeywordField",
+    "NameField",
+    "Range",
+    "SearchBackend",
+    "SearchPage",
+    "SearchQuery",
+    "Sort",
+    "Term",
+    "TextField",
+    "backend_for",
+    "reset_backends",
+]

@@ -1,0 +1,229 @@
+"""The search interface's types: what a collection declares, what a query asks, what a page
+answers, and what every backend implements. Imports no app."""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from typing import Any, ClassVar, Generic, TypeVar
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+@dataclass(frozen=True)
+class TextField:
+    """Running English text: stemmed, ranked by BM25 (or the database's own ranking)."""
+
+    name: str
+    boost: float = 1.0
+
+
+@dataclass(frozen=True)
+class NameField:
+    """A person's or an organisation's name: case and accents folded, each query word matched
+    as the start of a word in the name ("schr" finds "Schrödinger")."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class KeywordField:
+    """Exact values (one or several per document), for filters: arXiv categories, a country."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class DateField:
+    """A timestamp kept column-wise for sorting and range filters."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class IntegerField:
+    """A number kept column-wise for sorting; unknown (None) sorts after every number."""
+
+    name: str
+
+
+Field = TextField | NameField | KeywordField | DateField | IntegerField
+
+
+@dataclass(frozen=True)
+class Sort:
+    """An order a collection offers: by a date or integer field, or by relevance (`None`)."""
+
+    field: str | None = None
+    descending: bool = True
+
+
+@dataclass(frozen=True)
+class Term:
+    """Documents whose keyword field `field` holds `value`."""
+
+    field: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Range:
+    """Documents whose date or integer field lies in [gte, lt); either end may be open."""
+
+    field: str
+    gte: datetime | date | int | None = None
+    lt: datetime | date | int | None = None
+
+
+Filter = Term | Range
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """What to find: words (a "quoted phrase" stays a phrase), filters all of which must hold,
+    a sort the collection offers, and the slice of results wanted."""
+
+    text: str = ""
+    filters: tuple[Filter, ...] = ()
+    sort: str = "relevance"
+    offset: int = 0
+    limit: int = 20
+
+    def clauses(self) -> list[Clause]:
+        return parse_text(self.text)
+
+
+@dataclass
+class SearchPage(Generic[T]):
+    """One page of results.
+
+    `total` is how many documents match, exactly unless a flag says otherwise:
+    `total_is_capped`: counting stopped at `total`, more match ("more than N");
+    `approximate`: the engine ranked a bounded pool of candidates rather than every match,
+    so the order (and the count past the pool) is an estimate ("about N").
+    """
+
+    items: list[T] = field(default_factory=list)
+    total: int = 0
+    total_is_capped: bool = False
+    approximate: bool = False
+
+    def with_items(self, items: list[U]) -> SearchPage[U]:
+        return SearchPage(
+            items=items,
+            total=self.total,
+            total_is_capped=self.total_is_capped,
+            approximate=self.approximate,
+        )
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A kind of thing to search (papers, researchers, institutions), as its app declares it.
+
+    `documents(ids)` gives the engine document (a dict of field values, with "id") of each id
+    that should be searchable now; an id it leaves out (deleted, merged away) is removed from
+    the engines' indexes. `id_batches(size)` walks every id, for a rebuild, and `count()`
+    says about how many there are. `database` makes the backend used when no engine is
+    configured.
+    """
+
+    name: str
+    fields: tuple[Field, ...]
+    sorts: Mapping[str, Sort]
+    documents: Callable[[Sequence[int]], Iterable[dict[str, Any]]]
+    id_batches: Callable[[int], Iterable[list[int]]]
+    count: Callable[[], int]
+    database: Callable[[Collection], SearchBackend]
+
+    def field_named(self, name: str) -> Field:
+        for candidate in self.fields:
+            if candidate.name == name:
+                return candidate
+        raise KeyError(f"{self.name} has no field {name!r}")
+
+    def sort_for(self, name: str) -> Sort:
+        return self.sorts.get(name) or next(iter(self.sorts.values()))
+
+    def of(self, kind: type) -> list[Any]:
+        return [f for f in self.fields if isinstance(f, kind)]
+
+
+class SearchBackend(ABC):
+    """One engine's search over one collection.
+
+    `search` is the read side, called by web processes. Engines with an index of their own
+    also implement the write side, called by the one indexer (a Celery task fed after commit)
+    and by `rebuild_search_index`: `index(ids)` makes those ids' documents current and removes
+    the ones `Collection.documents` leaves out; `rebuild()` builds the index anew from the
+    database. Both are idempotent. Database backends keep no index of their own (FTS5
+    triggers, the PostgreSQL document stage), so theirs return 0.
+    """
+
+    engine: ClassVar[str] = ""
+
+    def __init__(self, collection: Collection) -> None:
+        self.collection = collection
+
+    @abstractmethod
+    def search(self, query: SearchQuery) -> SearchPage[int]:
+        """Ids of the matching documents in the query's order, for its slice."""
+
+    def index(self, ids: Sequence[int]) -> int:
+        return 0
+
+    def rebuild(self, *, progress: Callable[[int], None] | None = None) -> int:
+        return 0
+
+
+# --- query text -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One part of the query text that a document must match: a word, or a quoted phrase."""
+
+    words: tuple[str, ...]
+
+    @property
+    def is_phrase(self) -> bool:
+        return len(self.words) > 1
+
+
+# A word is letters and digits, with inner dots, hyphens, plus signs and apostrophes kept
+# (La0.7Sr0.3MnO3, spin-orbit); anything else, query syntax included, only separates words.
+_WORD = re.compile(r"[\w][\w.\-+']*", re.UNICODE)
+_PHRASE = re.compile(r'"([^"]*)"')
+MAX_WORDS = 32
+
+
+def parse_text(text: str) -> list[Clause]:
+    """Words and "quoted phrases" of a query, with every syntax character of every engine
+    read as a separator: user input is never passed to an engine's query parser."""
+    clauses: list[Clause] = []
+    position = 0
+    text = text or ""
+    if text.count('"') % 2:  # an unclosed quote quotes nothing
+        text = text.replace('"', " ")
+    for match in _PHRASE.finditer(text):
+        clauses += [Clause((w,)) for w in _WORD.findall(text[position : match.start()])]
+        words = tuple(_WORD.findall(match[1]))
+        if words:
+            clauses.append(Clause(words))
+        position = match.end()
+    clauses += [Clause((w,)) for w in _WORD.findall(text[position:])]
+    kept, count = [], 0
+    for clause in clauses:
+        if count + len(clause.words) > MAX_WORDS:
+            break
+        kept.append(clause)
+        count += len(clause.words)
+    return kept
+
+
+def with_slice(query: SearchQuery, *, offset: int, limit: int) -> SearchQuery:
+    return replace(query, offset=offset, limit=limit)

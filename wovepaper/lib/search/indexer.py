@@ -1,0 +1,72 @@
+"""Feeding an engine's index: after a write commits, its ids go to one Celery task
+(`search.index_engine`, queue `search`, served by one worker process: tantivy allows one
+writer per index). With the database engine there is nothing to feed: the database keeps its
+own index.
+
+The feeds: harvest pages and snapshot import batches (papers.harvesting, papers.importing),
+a paper saved one at a time (the admin), matching batches (citation counts: papers; new
+researchers and institutions and their paper counts), curation (merges and splits change
+which researcher records exist and their counts), all through `engine_index_enqueue`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from functools import partial
+from itertools import islice
+
+from celery import shared_task
+from django.conf import settings
+from django.db import transaction
+from django.utils.module_loading import import_string
+
+from .base import Collection
+from .registry import backend_for
+
+logger = logging.getLogger(__name__)
+
+# Ids per task message: one tantivy commit or one OpenSearch bulk request each.
+TASK_CHUNK = 1_000
+
+
+def engine_configured() -> bool:
+    return getattr(settings, "SEARCH_ENGINE", "database") != "database"
+
+
+def collection_named(name: str) -> Collection:
+    """A collection by name, from settings.SEARCH_COLLECTIONS (name -> dotted path)."""
+    return import_string(settings.SEARCH_COLLECTIONS[name])
+
+
+@shared_task(
+    name="search.index_engine",
+    acks_late=True,
+    autoretry_for=(Exception,),
+    retry_backoff=5,
+    max_retries=5,
+)
+def index_engine(collection: str, ids: list[int]) -> int:
+    """Make the engine's documents of these ids current (or remove them). Idempotent; retried
+    when the index is busy (another writer holds tantivy's lock) or the cluster is away."""
+    return backend_for(collection_named(collection)).index(ids)
+
+
+def engine_index_enqueue(collection: Collection, ids: Iterable[int]) -> None:
+    """Send `ids` to the indexer once the current transaction commits (at once outside one).
+    Never fails the caller's write: `rebuild_search_index` repairs what a lost message
+    leaves out."""
+    if not engine_configured():
+        return
+    ids = list(dict.fromkeys(ids))
+    if ids:
+        transaction.on_commit(partial(_send, collection.name, ids))
+
+
+def _send(collection: str, ids: list[int]) -> None:
+    iterator = iter(ids)
+    try:
+        while chunk := list(islice(iterator, TASK_CHUNK)):
+            index_engine.delay(collection, chunk)
+    except Exception:
+        logger.exception("could not send %d %s to the search indexer", len(ids), collection)

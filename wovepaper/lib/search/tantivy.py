@@ -1,0 +1,304 @@
+"""The one-machine engine: a tantivy index per collection in a directory on local disk.
+
+BM25 over stemmed text, fast (column-wise) fields for dates and counts so that any sort reads
+only the top hits, exact match counts. One process writes (the search indexer: a Celery worker
+of concurrency 1 on the `search` queue, or the rebuild command; tantivy's own lock file turns
+a second writer away); every web process reads, and its reader reloads itself when the writer
+commits. The database stays the source of truth: the index is rebuilt from it at any time.
+
+The directory of a collection is named after a fingerprint of its fields, so a change to the
+fields starts an empty index beside the old one instead of misreading it: rebuild after such
+a deploy (`python manage.py rebuild_search_index`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, date, datetime, time
+from pathlib import Path
+from typing import Any
+
+import tantivy
+
+from .base import (
+    Clause,
+    Collection,
+    DateField,
+    IntegerField,
+    KeywordField,
+    NameField,
+    Range,
+    SearchBackend,
+    SearchPage,
+    SearchQuery,
+    Term,
+    TextField,
+)
+
+logger = logging.getLogger(__name__)
+
+TEXT_TOKENIZER = "wovepaper_text"
+NAME_TOKENIZER = "wovepaper_name"
+# Unknown integers (a paper nobody has counted citations for yet) are stored as this, below
+# every real count, so that they come last in a descending sort.
+MISSING_INTEGER = -1
+MISSING_DATE = datetime(1, 1, 1, tzinfo=UTC)
+WRITER_HEAP = 64_000_000
+REBUILD_BATCH = 5_000
+
+
+def _text_analyzer() -> tantivy.TextAnalyzer:
+    # Close to PostgreSQL's 'english' configuration: lower case, accents folded, English stop
+    # words dropped, Snowball English stems.
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+        .filter(tantivy.Filter.stopword("english"))
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def _name_analyzer() -> tantivy.TextAnalyzer:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+        .build()
+    )
+
+
+def _schema(collection: Collection) -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    # i64, not u64: tantivy-py turns a Python int into an i64 term, so deleting by a u64
+    # id would match nothing.
+    builder.add_integer_field("id", indexed=True, fast=True)
+    for f in collection.fields:
+        if isinstance(f, TextField):
+            builder.add_text_field(f.name, tokenizer_name=TEXT_TOKENIZER)
+        elif isinstance(f, NameField):
+            builder.add_text_field(f.name, tokenizer_name=NAME_TOKENIZER)
+        elif isinstance(f, KeywordField):
+            builder.add_text_field(f.name, tokenizer_name="raw", index_option="basic")
+        elif isinstance(f, DateField):
+            builder.add_date_field(f.name, indexed=True, fast=True)
+        elif isinstance(f, IntegerField):
+            builder.add_integer_field(f.name, indexed=True, fast=True)
+    return builder.build()
+
+
+def _fingerprint(collection: Collection) -> str:
+    described = repr((tantivy.__name__, TEXT_TOKENIZER, NAME_TOKENIZER, collection.fields))
+    return hashlib.sha1(described.encode()).hexdigest()[:10]
+
+
+def _as_datetime(value: datetime | date | None) -> datetime:
+    if value is None:
+        return MISSING_DATE
+    if not isinstance(value, datetime):
+        value = datetime.combine(value, time.min)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+class TantivyBackend(SearchBackend):
+    engine = "tantivy"
+
+    def __init__(self, collection: Collection, *, directory: str | Path) -> None:
+        super().__init__(collection)
+        self.path = Path(directory) / f"{collection.name}-{_fingerprint(collection)}"
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.schema = _schema(collection)
+        self.index_ = tantivy.Index(self.schema, path=str(self.path), reuse=True)
+        self.text_analyzer = _text_analyzer()
+        self.name_analyzer = _name_analyzer()
+        self.index_.register_tokenizer(TEXT_TOKENIZER, self.text_analyzer)
+        self.index_.register_tokenizer(NAME_TOKENIZER, self.name_analyzer)
+        self._write_lock = threading.Lock()
+
+    # --- read side ----------------------------------------------------------------------------
+
+    def search(self, query: SearchQuery) -> SearchPage[int]:
+        matcher = self._matcher(query)
+        if matcher is None:
+            return SearchPage()
+        sort = self.collection.sort_for(query.sort)
+        searcher = self.index_.searcher()
+        options: dict[str, Any] = {
+            "limit": max(query.limit, 1),
+            "offset": query.offset,
+            "count": True,
+        }
+        if sort.field:
+            options["order_by_field"] = sort.field
+            options["order"] = tantivy.Order.Desc if sort.descending else tantivy.Order.Asc
+        result = searcher.search(matcher, **options)
+        addresses = [address for _, address in result.hits][: query.limit]
+        ids = searcher.fast_field_values("id", addresses) if addresses else []
+        return SearchPage(items=[int(i) for i in ids], total=result.count or 0)
+
+    def _matcher(self, query: SearchQuery) -> tantivy.Query | None:
+        musts: list[tantivy.Query] = []
+        clauses = query.clauses()
+        if query.text.strip() and not clauses:
+            return None  # only punctuation: nothing to look for
+        for clause in clauses:
+            alternatives = self._clause_alternatives(clause)
+            if alternatives is None:
+                continue  # stop words alone match everywhere: they constrain nothing
+            if not alternatives:
+                return None
+            musts.append(
+                alternatives[0]
+                if len(alternatives) == 1
+                else tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in alternatives])
+            )
+        if query.text.strip() and not musts:
+            return None  # PostgreSQL and FTS5 find nothing for stop words alone either
+        musts += [self._filter(f) for f in query.filters]
+        if not musts:
+            return None
+        if len(musts) == 1:
+            return musts[0]
+        return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in musts])
+
+    def _clause_alternatives(self, clause: Clause) -> list[tantivy.Query] | None:
+        """The queries, one per searchable field, any of which matches the clause; None when
+        the clause is made of stop words only."""
+        alternatives: list[tantivy.Query] = []
+        text = " ".join(clause.words)
+        text_fields = self.collection.of(TextField)
+        if text_fields:
+            tokens = [(t.position, t.text) for t in self.text_analyzer.pre_tokenize(text).tokens]
+            if not tokens:
+                return None
+            for f in text_fields:
+                q = self._terms_query(f.name, tokens)
+                alternatives.append(q if f.boost == 1 else tantivy.Query.boost_query(q, f.boost))
+        for f in self.collection.of(NameField):
+            words = self.name_analyzer.analyze(text)
+            if not words:
+                continue
+            # Each word of the query starts a word of the name, in any order.
+            prefixes = [
+                tantivy.Query.regex_query(self.schema, f.name, _regex_literal(w) + ".*")
+                for w in words
+            ]
+            alternatives.append(
+                prefixes[0]
+                if len(prefixes) == 1
+                else tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in prefixes])
+            )
+        return alternatives
+
+    def _terms_query(self, field: str, tokens: list[tuple[int, str]]) -> tantivy.Query:
+        if len(tokens) == 1:
+            return tantivy.Query.term_query(self.schema, field, tokens[0][1])
+        # A phrase, or one word the tokenizer splits (spin-orbit): its tokens in order, stop
+        # words' positions left as gaps.
+        first = tokens[0][0]
+        return tantivy.Query.phrase_query(
+            self.schema, field, [(position - first, text) for position, text in tokens]
+        )
+
+    def _filter(self, condition: Term | Range) -> tantivy.Query:
+        kind = self.collection.field_named(condition.field)
+        if isinstance(condition, Term):
+            return tantivy.Query.term_query(self.schema, condition.field, condition.value)
+        if isinstance(kind, DateField):
+            field_type = tantivy.FieldType.Date
+            lower = _as_datetime(condition.gte) if condition.gte is not None else None
+            upper = _as_datetime(condition.lt) if condition.lt is not None else None
+        else:
+            field_type = tantivy.FieldType.Integer
+            lower, upper = condition.gte, condition.lt
+        return tantivy.Query.range_query(
+            self.schema,
+            condition.field,
+            field_type,
+            lower,
+            upper,
+            include_lower=True,
+            include_upper=upper is None,  # an open end must be inclusive to tantivy
+        )
+
+    # --- write side ---------------------------------------------------------------------------
+
+    def _document(self, values: dict[str, Any]) -> tantivy.Document:
+        document = tantivy.Document()
+        document.add_integer("id", int(values["id"]))
+        for f in self.collection.fields:
+            value = values.get(f.name)
+            if isinstance(f, TextField | NameField):
+                if value:
+                    document.add_text(f.name, value)
+            elif isinstance(f, KeywordField):
+                for item in [value] if isinstance(value, str) else value or []:
+                    document.add_text(f.name, item)
+            elif isinstance(f, DateField):
+                document.add_date(f.name, _as_datetime(value))
+            elif isinstance(f, IntegerField):
+                document.add_integer(f.name, MISSING_INTEGER if value is None else int(value))
+        return document
+
+    def index(self, ids: Sequence[int]) -> int:
+        """Replace the documents of `ids` with their current versions (or none), in one commit."""
+        if not ids:
+            return 0
+        documents = list(self.collection.documents(ids))
+        with self._write_lock:
+            writer = self.index_.writer(heap_size=WRITER_HEAP, num_threads=1)
+            try:
+                for paper_id in ids:
+                    writer.delete_documents_by_term("id", int(paper_id))
+                for values in documents:
+                    writer.add_document(self._document(values))
+                writer.commit()
+            except BaseException:
+                writer.rollback()
+                raise
+            finally:
+                writer.wait_merging_threads()
+        self.index_.reload()
+        return len(documents)
+
+    def rebuild(self, *, progress: Callable[[int], None] | None = None) -> int:
+        """Every document anew from the database, in one commit: until it lands, searches
+        read the previous index whole; an interrupted rebuild leaves that index as it was."""
+        written = 0
+        with self._write_lock:
+            writer = self.index_.writer(heap_size=WRITER_HEAP * 4, num_threads=1)
+            try:
+                writer.delete_all_documents()
+                for ids in self.collection.id_batches(REBUILD_BATCH):
+                    written += self._add(writer, self.collection.documents(ids))
+                    if progress:
+                        progress(len(ids))
+                writer.commit()
+            except BaseException:
+                writer.rollback()
+                raise
+            finally:
+                writer.wait_merging_threads()
+        self.index_.reload()
+        return written
+
+    def _add(self, writer: tantivy.IndexWriter, documents: Iterable[dict[str, Any]]) -> int:
+        count = 0
+        for values in documents:
+            writer.add_document(self._document(values))
+            count += 1
+        return count
+
+    def document_count(self) -> int:
+        return self.index_.searcher().num_docs
+
+
+def _regex_literal(word: str) -> str:
+    # Analysed name words are letters and digits only; escape anyway, for tantivy's regex.
+    return "".join(c if c.isalnum() else "\\" + c for c in word)

@@ -1,0 +1,72 @@
+"""The search page's read: one call that answers the page's tab, whatever engine is set.
+
+Papers, researchers and institutions each go through their app's selector on the search
+interface (wovepaper.lib.search); this module only decides which of them the page shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from institutions.search import institutions_search
+from papers.search import paper_search
+from papers.selectors import papers_in_category, papers_with_short_bylines
+from researchers.search import researchers_search
+from wovepaper.lib.search import SearchPage
+
+
+@dataclass(frozen=True)
+class SiteSearch:
+    """What the search form asked, cleaned. `date_to` is inclusive, as the form shows it."""
+
+    query: str = ""
+    tab: str = "papers"
+    category: str = ""
+    date_from: date | None = None
+    date_to: date | None = None
+    sort: str = "relevance"
+
+
+@dataclass
+class SiteSearchResults:
+    """The tab's page of results (`main`), and on the papers tab a few researchers and
+    institutions beside them."""
+
+    main: SearchPage = field(default_factory=SearchPage)
+    researchers: list = field(default_factory=list)
+    institutions: list = field(default_factory=list)
+
+
+def site_search(
+    search: SiteSearch, *, offset: int, limit: int, side_limit: int
+) -> SiteSearchResults:
+    results = SiteSearchResults()
+    if search.tab == "papers":
+        if search.query:
+            found = paper_search(
+                search.query,
+                category=search.category or None,
+                date_from=search.date_from,
+                # The form's end date is inclusive; the interface's is exclusive.
+                date_to=search.date_to + timedelta(days=1) if search.date_to else None,
+                sort=search.sort,
+                offset=offset,
+                limit=limit,
+            )
+            results.main = found.with_items(papers_with_short_bylines(found.items))
+            results.researchers = researchers_search(search.query, limit=side_limit).items
+            results.institutions = institutions_search(search.query, limit=side_limit).items
+        elif search.category:
+            # No words, just a field: its newest papers, straight from the category index.
+            papers = papers_in_category(code=search.category, offset=offset, limit=limit + 1)
+            results.main = SearchPage(
+                items=papers[:limit],
+                total=offset + len(papers[:limit]),
+                total_is_capped=len(papers) > limit,
+            )
+    elif search.tab == "researchers" and search.query:
+        results.main = researchers_search(search.query, offset=offset, limit=limit)
+    elif search.tab == "institutions" and search.query:
+        results.main = institutions_search(search.query, offset=offset, limit=limit)
+    return results
