@@ -371,9 +371,10 @@ CELERY_BEAT_SCHEDULE["papers-harvest-resume-stale"] = {
 # Search (wovepaper.lib.search): "database" is the database's own full text (SQLite FTS5, the
 # embedded default; PostgreSQL, a fallback that ranks a bounded pool of the matches of common
 # words), "tantivy" an index on local disk (one indexer writes it, from the Celery queue
-# "search" with one worker process, and every web process reads it),
-# "opensearch" a cluster at OPENSEARCH_URL. Build an engine's index with
-# `manage.py rebuild_search_index`; after that, writes feed it after commit.
+# "search" with one worker process, and every web process reads it), "opensearch" a cluster
+# at OPENSEARCH_URL (the same documents; `pip install .[opensearch]`).
+# Build an engine's index with `manage.py rebuild_search_index`; writes then feed it after
+# commit.
 SEARCH_ENGINE = env("SEARCH_ENGINE", "database")
 SEARCH_INDEX_DIR = Path(env("SEARCH_INDEX_DIR", str(DATA_DIR / "search-index")))
 OPENSEARCH_URL = env("OPENSEARCH_URL", "http://127.0.0.1:9200")

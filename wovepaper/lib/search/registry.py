@@ -14,7 +14,7 @@ from django.conf import settings
 from .base import Collection, SearchBackend
 from .tantivy import TantivyBackend
 
-ENGINES = ("database", "tantivy")
+ENGINES = ("database", "tantivy", "opensearch")
 
 _backends: dict[tuple[Any, ...], SearchBackend] = {}
 _lock = threading.Lock()
@@ -24,6 +24,8 @@ def _configuration() -> tuple[Any, ...]:
     engine = getattr(settings, "SEARCH_ENGINE", "database")
     if engine == "tantivy":
         return engine, str(settings.SEARCH_INDEX_DIR)
+    if engine == "opensearch":
+        return engine, settings.OPENSEARCH_URL, settings.OPENSEARCH_INDEX_PREFIX
     if engine == "database":
         return (engine,)
     raise ValueError(f"SEARCH_ENGINE must be one of {', '.join(ENGINES)}, not {engine!r}")
@@ -46,6 +48,12 @@ def _make(collection: Collection, configuration: tuple[Any, ...]) -> SearchBacke
     engine = configuration[0]
     if engine == "tantivy":
         return TantivyBackend(collection, directory=configuration[1])
+    if engine == "opensearch":
+        # opensearch-py is an optional extra (`pip install .[opensearch]`): only processes
+        # configured for a cluster import it.
+        from .opensearch import OpenSearchBackend
+
+        return OpenSearchBackend(collection, url=configuration[1], prefix=configuration[2])
     return collection.database(collection)
 
 
