@@ -264,7 +264,6 @@ class Server:
             **os.environ,
             "SEARCH_ENGINE": engine,
             "SEARCH_INDEX_DIR": str(OUT / "search-index"),
-            "WOVEPAPER_BENCHMARK": "1",
         }
         self.process = subprocess.Popen(
             [
