@@ -46,7 +46,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
 from papers.models import Paper  # noqa: E402
-from papers.search import PAPERS, paper_search  # noqa: E402
+from papers.search import PAPERS, paper_search, paper_search_backend  # noqa: E402
 
 # Query classes over the synthetic snapshot's vocabulary (drawn from real arXiv abstracts);
 # the match counts printed beside them say what each class means at the size measured.
@@ -114,7 +114,7 @@ class Reference:
 
     def _build(self) -> None:
         writer = self.index.writer(heap_size=256_000_000)
-        for document in PAPERS.documents(list(Paper.objects.values_list("pk", flat=True))):
+        for document in (d for ids in PAPERS.id_batches(5000) for d in PAPERS.documents(ids)):
             doc = tantivy.Document()
             doc.add_unsigned("id", document["id"])
             doc.add_text("title", document["title"])
@@ -359,6 +359,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=18201)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--wrk-seconds", type=int, default=60)
+    parser.add_argument(
+        "--prepare", action="store_true", help="only load the papers and build the indexes"
+    )
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     count = ensure_papers(args.size)
@@ -371,8 +374,6 @@ def main() -> None:
     reference = Reference(OUT / f"tantivy-reference-{count}", count)
     if "tantivy" in engines:
         use_engine("tantivy")
-        from papers.search import paper_search_backend
-
         backend = paper_search_backend()
         if getattr(backend, "document_count", lambda: 0)() != count:
             started = time.perf_counter()
@@ -381,6 +382,8 @@ def main() -> None:
                 f"built our tantivy index of {count:,} papers in "
                 f"{time.perf_counter() - started:.0f} s"
             )
+    if args.prepare:
+        return
     bench_calls(engines, reference, args.repeat)
     if args.http:
         for engine in engines:
