@@ -54,6 +54,31 @@ def paper_search_backend() -> SearchBackend:
     return backend_for(PAPERS)
 
 
+def paper_search_query(
+    query: str,
+    *,
+    category: str | None = None,
+    date_from: date | None = None,
+    date_to: date | None = None,
+    sort: str = "relevance",
+    offset: int = 0,
+    limit: int = 20,
+) -> SearchQuery:
+    """The interface's query for a paper search (`date_to` exclusive)."""
+    filters: list[Term | Range] = []
+    if category:
+        filters.append(Term("categories", category))
+    if date_from or date_to:
+        filters.append(Range("published", gte=date_from, lt=date_to))
+    return SearchQuery(
+        text=(query or "").strip(),
+        filters=tuple(filters),
+        sort=sort if sort in PAPERS.sorts else "relevance",
+        offset=offset,
+        limit=limit,
+    )
+
+
 def paper_search(
     query: str,
     *,
@@ -66,21 +91,16 @@ def paper_search(
 ) -> SearchPage[Paper]:
     """Ranked keyword search over titles and abstracts. `date_to` is exclusive. One engine
     call and one query for the papers of the page."""
-    query = (query or "").strip()
-    if not query:
-        return SearchPage()
-    filters: list[Term | Range] = []
-    if category:
-        filters.append(Term("categories", category))
-    if date_from or date_to:
-        filters.append(Range("published", gte=date_from, lt=date_to))
-    found = paper_search_backend().search(
-        SearchQuery(
-            text=query,
-            filters=tuple(filters),
-            sort=sort if sort in PAPERS.sorts else "relevance",
-            offset=offset,
-            limit=limit,
-        )
+    wanted = paper_search_query(
+        query,
+        category=category,
+        date_from=date_from,
+        date_to=date_to,
+        sort=sort,
+        offset=offset,
+        limit=limit,
     )
+    if not wanted.text:
+        return SearchPage()
+    found = paper_search_backend().search(wanted)
     return with_instances(found, Paper.objects.all())
