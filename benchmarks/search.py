@@ -299,7 +299,11 @@ class Server:
 
     def stop(self) -> None:
         self.process.terminate()
-        self.process.wait(timeout=30)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # workers still busy with queued requests
+            self.process.kill()
+            self.process.wait()
 
 
 def bench_http(engine: str, port: int, workers: int, repeat: int, wrk_seconds: int) -> None:
