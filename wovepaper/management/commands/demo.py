@@ -6,13 +6,15 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from wovepaper.demo.identities import demo_identities_load, demo_tour
+
 SAMPLE = Path(settings.BASE_DIR) / "papers" / "sample" / "arxiv-sample.jsonl.gz"
 
 
 class Command(BaseCommand):
     help = (
-        "Prepare the demo site (migrate, import the bundled arXiv sample, run what matching can) "
-        "and serve it on 127.0.0.1:8000."
+        "Prepare the demo site (migrate, import the bundled arXiv sample, match the recorded "
+        "researcher identities through production's matching) and serve it on 127.0.0.1:8000."
     )
 
     def add_arguments(self, parser):
@@ -31,12 +33,20 @@ class Command(BaseCommand):
             stdout=self.stdout,
             stderr=self.stderr,
         )
+        self.stdout.write(
+            "Matching the papers of the recorded Semantic Scholar and OpenAlex "
+            "answers (served from 127.0.0.1)…"
+        )
+        summary = demo_identities_load()
+        self.stdout.write(summary.describe())
         for step in settings.DEMO_STEPS:
             call_command(
                 *step["command"], stdout=self.stdout, stderr=self.stderr, **step.get("options", {})
             )
+        base = f"http://{addrport}"
+        self.stdout.write(self.style.SUCCESS("Demo data ready."))
+        self.stdout.write("\n".join(demo_tour(base)))
         if no_serve:
-            self.stdout.write(self.style.SUCCESS("Demo data ready."))
             return
-        self.stdout.write(self.style.SUCCESS(f"Serving the demo on http://{addrport}/"))
+        self.stdout.write(self.style.SUCCESS(f"Serving the demo on {base}/"))
         call_command("runserver", addrport, use_reloader=False)

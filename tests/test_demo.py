@@ -1,0 +1,152 @@
+"""`python manage.py demo`: offline, the site ends with real researchers, matched by production's
+matching from recorded answers served on 127.0.0.1; a rerun changes nothing."""
+
+from __future__ import annotations
+
+import json
+import time
+from io import StringIO
+
+import httpx
+import pytest
+from django.core.management import call_command
+
+from institutions.models import Institution
+from papers.models import Authorship, Paper
+from researchers.models import PaperMatchState, Researcher, ResearcherExternalId
+from wovepaper.demo.identities import recorded_arxiv_ids
+from wovepaper.demo.replay import Recordings, replaying
+
+
+def _state() -> dict:
+    """Everything the demo writes that a rerun could change."""
+    return {
+        "papers": sorted(Paper.objects.values_list("arxiv_id", "source_hash")),
+        "authorships": sorted(
+            Authorship.objects.values_list("paper_id", "position", "researcher_id")
+        ),
+        "researchers": sorted(
+            Researcher.objects.values_list(
+                "pk",
+                "display_name",
+                "h_index",
+                "citation_count",
+                "works_count",
+                "figures_source",
+                "figures_updated_at",
+                "paper_count",
+                "coauthors",
+            )
+        ),
+        "ids": sorted(ResearcherExternalId.objects.values_list("researcher_id", "source", "value")),
+        "institutions": sorted(Institution.objects.values_list("pk", "ror_id", "paper_count")),
+        "states": sorted(PaperMatchState.objects.values_list("paper_id", "status", "attempts")),
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(settings, client):
+    # Nothing outside this machine: the live services' addresses lead nowhere.
+    settings.SEMANTIC_SCHOLAR_API_URL = "http://127.0.0.1:9/s2"
+    settings.OPENALEX_API_URL = "http://127.0.0.1:9/openalex"
+    settings.ROR_API_URL = "http://127.0.0.1:9/ror"
+    recordings = Recordings()
+    out = StringIO()
+    started = time.monotonic()
+    call_command("demo", no_serve=True, stdout=out, stderr=StringIO())
+    elapsed = time.monotonic() - started
+    output = out.getvalue()
+    assert elapsed < 120, elapsed
+    assert "Demo data ready." in output
+    # The sample is left for live matching, which is out of reach and says so.
+    assert "Semantic Scholar (http://127.0.0.1:9/s2) is unreachable" in output
+    assert "Matching skipped: nothing was changed" in output
+
+    recorded = recorded_arxiv_ids(recordings)
+    assert len(recorded) == 300
+    assert PaperMatchState.objects.count() == len(recorded)
+    assert PaperMatchState.objects.filter(status=PaperMatchState.MATCHED).count() == 300
+    assert Paper.objects.count() == 3200 + 300
+
+    live = Researcher.objects.filter(merged_into__isnull=True)
+    assert live.count() >= 1500
+    # Every researcher is a real identity: each holds an id the recordings gave.
+    assert not live.filter(external_ids__isnull=True).exists()
+    recorded_s2 = {
+        a["authorId"]
+        for p in recordings.s2_papers.values()
+        for a in p["answer"]["authors"]
+        if a.get("authorId")
+    }
+    held_s2 = set(ResearcherExternalId.objects.filter(source="s2").values_list("value", flat=True))
+    assert held_s2 == recorded_s2
+    # Figures only where a recorded author record gave them, as of the day it was recorded.
+    with_figures = live.exclude(figures_source="")
+    assert with_figures.count() == 12
+    days = recordings.figures_recorded_on()
+    for r in with_figures.prefetch_related("external_ids"):
+        held = {(x.source, x.value) for x in r.external_ids.all()}
+        (key,) = [k for k in held if k[0] == r.figures_source]
+        assert r.figures_updated_at.date() == days[key], r
+    # Author positions, co-authors, fields and same-name records come out of the matching.
+    assert live.filter(position_basis__gt=0).count() >= 1000
+    assert live.exclude(coauthors=[]).count() >= 1000
+    assert live.exclude(field_counts={}).count() >= 40  # the two papers with arXiv categories
+    twins = {k for k in live.values_list("name_key", flat=True) if " " in k}
+    twins = [k for k in twins if live.filter(name_key=k).count() > 1]
+    assert "mirco musolesi" in twins
+    assert Institution.objects.exclude(ror_id=None).count() >= 3
+
+    # A researcher page: figures with their source and date, co-authors, author positions.
+    sommerville = live.get(external_ids__source="s2", external_ids__value="1711844")
+    page = client.get(sommerville.get_absolute_url()).content.decode()
+    assert "57</strong> h-index" in page
+    assert "from s2, as of 1 Dec 2023" in page or "Semantic Scholar, as of 1 Dec 2023" in page
+    assert "Co-authors" in page or "coauthors" in page
+    coauthor = sommerville.coauthors[0]
+    assert f"/researchers/{coauthor['id']}" in page
+    # A same-name record: its page lists the other record with that name.
+    musolesi = live.filter(name_key="mirco musolesi").order_by("pk")
+    first, second = list(musolesi)
+    page = client.get(first.get_absolute_url()).content.decode()
+    assert "Same name" in page and second.get_absolute_url() in page
+    # The curators' queue offers them; a curator (superuser) sees it.
+    from django.contrib.auth import get_user_model
+
+    curator = get_user_model().objects.create_superuser("curator", "c@example.org", "pw-demo-1")
+    client.force_login(curator)
+    queue = client.get("/admin/researchers/researcher/curation/?prefix=mirco").content.decode()
+    assert "Mirco Musolesi" in queue
+
+    # A rerun changes nothing.
+    before = _state()
+    rerun = StringIO()
+    call_command("demo", no_serve=True, stdout=rerun, stderr=StringIO())
+    assert "all matched on an earlier run; nothing to do" in rerun.getvalue()
+    assert _state() == before
+
+
+def test_replay_answers_only_from_recordings():
+    recordings = Recordings()
+    s2_author = next(iter(recordings.s2_authors))
+    with replaying(recordings) as served:
+        from django.conf import settings
+
+        s2 = settings.SEMANTIC_SCHOLAR_API_URL
+        papers = httpx.post(
+            f"{s2}/paper/batch", json={"ids": ["ARXIV:2302.13971", "ARXIV:0704.0001"]}
+        )
+        authors = httpx.post(f"{s2}/author/batch", json={"ids": [s2_author, "0"]})
+        works = httpx.get(
+            f"{settings.OPENALEX_API_URL}/works",
+            params={"filter": "doi:10.48550/arxiv.2302.13971|10.48550/arxiv.0704.0001"},
+        )
+        ror = httpx.get(f"{settings.ROR_API_URL}/organizations/006jb1a24")
+    assert served is recordings
+    first, unknown = papers.json()
+    assert first == recordings.s2_papers["2302.13971"]["answer"] and unknown is None
+    assert authors.json() == [recordings.s2_authors[s2_author]["answer"], None]
+    assert [w["id"] for w in works.json()["results"]] == ["https://openalex.org/W4322718191"]
+    assert works.json()["meta"]["count"] == 1
+    assert ror.status_code == 503
+    assert json.loads(ror.content)["errors"]

@@ -1,0 +1,202 @@
+"""The demo's researchers: the recorded papers, matched by production's matching task.
+
+1. The arXiv papers the recordings describe are written with `papers.ingest.papers_upsert`, as
+   the harvester writes papers. Where the project holds real arXiv metadata for one of them
+   it is left as it is; otherwise no arXiv record of it was found, so the paper carries only
+   what a source recorded (its title and author list, from Semantic Scholar, else OpenAlex), and
+   what only arXiv knows (categories, submission date, abstract) stays empty: unknown.
+2. Those papers go through `researchers.tasks.match_papers`, inline, with the clients pointed at
+   the replay server (`wovepaper.demo.replay`): alignment, identities by external id, same-name
+   records, conflicts, figures, institutions and the stored page figures are all production's.
+3. Figures keep the day the service gave them (production stamps the day it asked, which for a
+   replay would be today).
+
+Idempotent: a paper already matched is not matched again, and unchanged papers are not written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, time
+
+from django.db import transaction
+from django.db.models import Count, Q
+
+from institutions.models import Institution
+from papers.authors import parse_display_name
+from papers.harvesting import search_index_enqueue
+from papers.ingest import papers_upsert
+from papers.models import Paper
+from papers.records import PaperRecord, normalize_arxiv_id
+from researchers.clients.openalex import work_arxiv_id
+from researchers.models import Researcher, ResearcherExternalId
+from researchers.tasks import match_papers
+
+from .replay import Recordings, replaying
+
+
+@dataclass
+class IdentitiesSummary:
+    papers_written: int
+    papers_kept: int
+    papers_matched: int
+    run: dict | None
+
+    def describe(self) -> str:
+        if self.run is None:
+            return (
+                f"Recorded papers: {self.papers_kept + self.papers_written} in place, "
+                "all matched on an earlier run; nothing to do."
+            )
+        return (
+            f"Recorded papers: {self.papers_written} written, {self.papers_kept} kept as arXiv "
+            f"gives them; {self.run['matched']} of {self.papers_matched} matched "
+            f"(run {self.run['run']}, {self.run['status']})."
+            + (f" {self.run['message']}" if self.run["message"] else "")
+        )
+
+
+def _source_byline(recordings: Recordings, arxiv_id: str) -> tuple[str, list[str]]:
+    """(title, author names) as a source recorded them: Semantic Scholar first, else OpenAlex."""
+    s2 = recordings.s2_papers.get(arxiv_id)
+    if s2:
+        return s2["title"], [a.get("name") or "" for a in s2["answer"]["authors"]]
+    for work in recordings.openalex_works:
+        answer = work["answer"]
+        if work_arxiv_id(answer) == arxiv_id:
+            names = [
+                (s.get("author") or {}).get("display_name") or s.get("raw_author_name") or ""
+                for s in answer.get("authorships") or []
+            ]
+            return answer.get("display_name") or "", names
+    raise KeyError(arxiv_id)
+
+
+def recorded_arxiv_ids(recordings: Recordings) -> list[str]:
+    ids = {normalize_arxiv_id(a) for a in recordings.s2_papers}
+    ids |= {
+        normalize_arxiv_id(a)
+        for w in recordings.openalex_works
+        if (a := work_arxiv_id(w["answer"]))
+    }
+    return sorted(ids)
+
+
+def paper_records(recordings: Recordings, arxiv_ids: list[str]) -> list[PaperRecord]:
+    """Papers with no arXiv record: the title and byline a source gives, the arXiv categories
+    where a public copy of arXiv's metadata has them; nothing guessed."""
+    records = []
+    for arxiv_id in arxiv_ids:
+        title, names = _source_byline(recordings, arxiv_id)
+        authors = [parse_display_name(n) for n in names if n.strip()]
+        records.append(
+            PaperRecord(
+                arxiv_id=arxiv_id,
+                title=" ".join(title.split()),
+                authors_raw=", ".join(a.display for a in authors),
+                authors=authors,
+                categories=recordings.arxiv_categories.get(arxiv_id, {}).get("categories", []),
+            )
+        )
+    return records
+
+
+def _stamp_figure_dates(recordings: Recordings) -> int:
+    """Figures taken from a recording are as of the day it was recorded."""
+    recorded = recordings.figures_recorded_on()
+    rows = ResearcherExternalId.objects.filter(
+        Q(
+            source=ResearcherExternalId.SEMANTIC_SCHOLAR,
+            value__in=[v for s, v in recorded if s == "s2"],
+        )
+        | Q(
+            source=ResearcherExternalId.OPENALEX,
+            value__in=[v for s, v in recorded if s == "openalex"],
+        ),
+        researcher__figures_source__in=["s2", "openalex"],
+    ).values_list("researcher_id", "source", "value", "researcher__figures_source")
+    updates = []
+    for researcher_id, source, value, figures_source in rows:
+        if source != figures_source:
+            continue  # the figures shown came from the other source
+        day = recorded[(source, value)]
+        updates.append(
+            Researcher(
+                pk=researcher_id, figures_updated_at=datetime.combine(day, time(), tzinfo=UTC)
+            )
+        )
+    Researcher.objects.bulk_update(updates, ["figures_updated_at"], batch_size=500)
+    return len(updates)
+
+
+def demo_identities_load(recordings: Recordings | None = None) -> IdentitiesSummary:
+    recordings = recordings or Recordings()
+    arxiv_ids = recorded_arxiv_ids(recordings)
+    # A paper with arXiv's own record in the project (only arXiv gives the v1 date) keeps it.
+    kept = set(
+        Paper.objects.filter(arxiv_id__in=arxiv_ids, published__isnull=False).values_list(
+            "arxiv_id", flat=True
+        )
+    )
+    with transaction.atomic():
+        counts, changed = papers_upsert(
+            paper_records(recordings, [a for a in arxiv_ids if a not in kept])
+        )
+        if changed:
+            transaction.on_commit(lambda: search_index_enqueue(changed))
+    todo = list(
+        Paper.objects.filter(arxiv_id__in=arxiv_ids, match_state__isnull=True)
+        .order_by("-published", "-pk")
+        .values_list("pk", flat=True)
+    )
+    run = None
+    if todo:
+        with replaying(recordings):
+            run = match_papers(todo)
+        _stamp_figure_dates(recordings)
+    return IdentitiesSummary(
+        papers_written=counts.created + counts.updated,
+        papers_kept=len(kept),
+        papers_matched=len(todo),
+        run=run,
+    )
+
+
+def demo_tour(base: str) -> list[str]:
+    """Where to look once the demo serves, with pages picked from what was just loaded."""
+    live = Researcher.objects.filter(merged_into__isnull=True)
+    lines = [
+        f"  {Paper.objects.count():,} papers, {live.count():,} researcher records "
+        f"({live.exclude(figures_source='').count():,} with figures from a source), "
+        f"{Institution.objects.exclude(ror_id=None).count():,} institutions with a ROR id.",
+        f"  Home:                {base}/",
+    ]
+    shown = (
+        live.exclude(figures_source="").order_by("-paper_count", "pk").first()
+        or live.order_by("-paper_count", "pk").first()
+    )
+    if shown:
+        lines.append(f"  A researcher:        {base}{shown.get_absolute_url()}")
+    # A shared name of two or more words: one-word "names" are mostly a source's parsing slips.
+    shared = (
+        live.filter(name_key__contains=" ")
+        .values("name_key")
+        .annotate(n=Count("pk"))
+        .filter(n__gt=1)
+        .order_by("-n", "name_key")
+        .values_list("name_key", flat=True)[:1]
+    )
+    twin = live.filter(name_key__in=list(shared)).order_by("-paper_count", "pk").first()
+    if twin:
+        lines.append(f"  Same-name records:   {base}{twin.get_absolute_url()}")
+    institution = Institution.objects.exclude(ror_id=None).order_by("-paper_count", "pk").first()
+    if institution:
+        lines.append(f"  An institution:      {base}{institution.get_absolute_url()}")
+    lines += [
+        f"  Curators' queue:     {base}/admin/researchers/researcher/curation/",
+        "  A curator account:   python manage.py createsuperuser  (superusers may merge and "
+        "split; give other staff the 'Can merge, split and re-attribute researchers' permission)",
+        f"  Follow researchers:  sign up at {base}/accounts/signup/, press Follow on a "
+        f"researcher page, then read {base}/following",
+    ]
+    return lines
