@@ -110,6 +110,25 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
     first, second = list(musolesi)
     page = client.get(first.get_absolute_url()).content.decode()
     assert "Same name" in page and second.get_absolute_url() in page
+    # A paper no arXiv record was found for says what is unknown instead of guessing it.
+    llama = Paper.objects.get(arxiv_id="2302.13971")
+    assert llama.published is None and llama.abstract == "" and llama.categories == ""
+    page = client.get(llama.get_absolute_url()).content.decode()
+    assert "record of this paper is not held here" in page and "Not known here." in page
+    assert "arXiv lists no abstract" not in page
+    # A new account follows a researcher and reads their papers in its feed.
+    password = "a-demo-reader-passphrase-7"
+    signup = client.post(
+        "/accounts/signup/",
+        {"email": "reader@example.org", "password1": password, "password2": password},
+    )
+    assert signup["Location"] == "/onboarding/"
+    assert client.post("/onboarding/skip").status_code == 302
+    follow = client.post(f"/following/researchers/{sommerville.pk}/follow", {"next": "/following"})
+    assert follow.status_code == 302
+    feed = client.get("/following").content.decode()
+    assert "Large-scale complex IT systems" in feed  # arXiv 1109.3444, by Sommerville et al.
+    client.logout()
     # The curators' queue offers them; a curator (superuser) sees it.
     from django.contrib.auth import get_user_model
 
