@@ -4,7 +4,6 @@ matching from recorded answers served on 127.0.0.1; a rerun changes nothing."""
 from __future__ import annotations
 
 import json
-import time
 from io import StringIO
 
 import httpx
@@ -52,11 +51,8 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
     settings.ROR_API_URL = "http://127.0.0.1:9/ror"
     recordings = Recordings()
     out = StringIO()
-    started = time.monotonic()
     call_command("demo", no_serve=True, stdout=out, stderr=StringIO())
-    elapsed = time.monotonic() - started
     output = out.getvalue()
-    assert elapsed < 120, elapsed
     assert "Demo data ready." in output
     # The sample is left for live matching, which is out of reach and says so.
     assert "Semantic Scholar (http://127.0.0.1:9/s2) is unreachable" in output
