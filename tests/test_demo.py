@@ -84,6 +84,11 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
         held = {(x.source, x.value) for x in r.external_ids.all()}
         (key,) = [k for k in held if k[0] == r.figures_source]
         assert r.figures_updated_at.date() == days[key], r
+    # Each source's own record, where one was recorded, is as of its recording day too.
+    fetched = ResearcherExternalId.objects.exclude(fetched_at=None)
+    assert fetched.count() == 12
+    for ext in fetched:
+        assert ext.fetched_at.date() == days[(ext.source, ext.value)], ext
     # Author positions, co-authors, fields and same-name records come out of the matching.
     assert live.filter(position_basis__gt=0).count() >= 1000
     assert live.exclude(coauthors=[]).count() >= 1000
@@ -97,6 +102,8 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
     sommerville = live.get(external_ids__source="s2", external_ids__value="1711844")
     page = client.get(sommerville.get_absolute_url()).content.decode()
     assert "57</strong> h-index" in page
+    assert "(its figures not fetched yet)" not in page  # the source's record, side by side
+    assert page.count("as of 1 Dec 2023") >= 2
     assert "from s2, as of 1 Dec 2023" in page or "Semantic Scholar, as of 1 Dec 2023" in page
     assert "Co-authors" in page or "coauthors" in page
     coauthor = sommerville.coauthors[0]

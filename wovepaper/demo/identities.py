@@ -102,9 +102,10 @@ def paper_records(recordings: Recordings, arxiv_ids: list[str]) -> list[PaperRec
 
 
 def _stamp_figure_dates(recordings: Recordings) -> int:
-    """Figures taken from a recording are as of the day it was recorded."""
+    """Figures taken from a recording are as of the day it was recorded: each source's record
+    (`fetched_at`) and the headline figures of its researcher (`figures_updated_at`)."""
     recorded = recordings.figures_recorded_on()
-    rows = ResearcherExternalId.objects.filter(
+    answered = ResearcherExternalId.objects.filter(
         Q(
             source=ResearcherExternalId.SEMANTIC_SCHOLAR,
             value__in=[v for s, v in recorded if s == "s2"],
@@ -113,20 +114,18 @@ def _stamp_figure_dates(recordings: Recordings) -> int:
             source=ResearcherExternalId.OPENALEX,
             value__in=[v for s, v in recorded if s == "openalex"],
         ),
-        researcher__figures_source__in=["s2", "openalex"],
-    ).values_list("researcher_id", "source", "value", "researcher__figures_source")
-    updates = []
-    for researcher_id, source, value, figures_source in rows:
-        if source != figures_source:
-            continue  # the figures shown came from the other source
-        day = recorded[(source, value)]
-        updates.append(
-            Researcher(
-                pk=researcher_id, figures_updated_at=datetime.combine(day, time(), tzinfo=UTC)
-            )
-        )
-    Researcher.objects.bulk_update(updates, ["figures_updated_at"], batch_size=500)
-    return len(updates)
+        fetched_at__isnull=False,
+    ).select_related("researcher")
+    records, researchers = [], []
+    for ext in answered:
+        as_of = datetime.combine(recorded[(ext.source, ext.value)], time(), tzinfo=UTC)
+        ext.fetched_at = as_of
+        records.append(ext)
+        if ext.researcher.figures_source == ext.source:
+            researchers.append(Researcher(pk=ext.researcher_id, figures_updated_at=as_of))
+    ResearcherExternalId.objects.bulk_update(records, ["fetched_at"], batch_size=500)
+    Researcher.objects.bulk_update(researchers, ["figures_updated_at"], batch_size=500)
+    return len(records)
 
 
 def demo_identities_load(recordings: Recordings | None = None) -> IdentitiesSummary:
