@@ -104,7 +104,7 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
     assert "57</strong> h-index" in page
     # The headline figures and Semantic Scholar's own record, side by side, both dated.
     assert page.count("as of 1 Dec 2023") >= 2
-    assert "from s2, as of 1 Dec 2023" in page or "Semantic Scholar, as of 1 Dec 2023" in page
+    assert "Semantic Scholar</a>, as of 1 Dec 2023" in page
     assert "Co-authors" in page or "coauthors" in page
     coauthor = sommerville.coauthors[0]
     assert f"/researchers/{coauthor['id']}" in page

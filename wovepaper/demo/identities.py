@@ -24,10 +24,10 @@ from django.db.models import Count, Q
 
 from institutions.models import Institution
 from papers.authors import parse_display_name
-from papers.harvesting import search_index_enqueue
 from papers.ingest import papers_upsert
 from papers.models import Paper
 from papers.records import PaperRecord, normalize_arxiv_id
+from papers.tasks import index_search
 from researchers.clients.openalex import work_arxiv_id
 from researchers.models import Researcher, ResearcherExternalId
 from researchers.tasks import match_papers
@@ -142,7 +142,7 @@ def demo_identities_load(recordings: Recordings | None = None) -> IdentitiesSumm
             paper_records(recordings, [a for a in arxiv_ids if a not in kept])
         )
         if changed:
-            transaction.on_commit(lambda: search_index_enqueue(changed))
+            transaction.on_commit(lambda: index_search.delay(changed))
     todo = list(
         Paper.objects.filter(arxiv_id__in=arxiv_ids, match_state__isnull=True)
         .order_by("-published", "-pk")
