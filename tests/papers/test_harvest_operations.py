@@ -62,11 +62,12 @@ def harvest_that_fails() -> tuple[HarvestRun, str]:
 
 
 def test_a_held_lock_is_kept_by_its_heartbeat_and_lapses_without_it(settings, db):
-    settings.HARVEST_LOCK_TTL = 1
+    # A TTL of 3 s (renewed every second) leaves the heartbeat thread room on a busy machine.
+    settings.HARVEST_LOCK_TTL = 3
     cache.clear()
     run = harvest_run_create(set_spec="cs")
     with harvest_lock("cs") as lock, Heartbeat(lock, run.pk):
-        time.sleep(2.2)  # twice the TTL: only the heartbeat keeps it
+        time.sleep(6.5)  # twice the TTL: only the heartbeat keeps it
         assert cache.get(lock.key) == lock.token and not lock.lost.is_set()
         with pytest.raises(HarvestLocked):
             harvest_lock("cs").__enter__()
@@ -75,7 +76,7 @@ def test_a_held_lock_is_kept_by_its_heartbeat_and_lapses_without_it(settings, db
     dead.__enter__()
     with pytest.raises(HarvestLocked):
         harvest_lock("math").__enter__()
-    time.sleep(1.2)
+    time.sleep(3.5)
     with harvest_lock("math"):
         pass
 
