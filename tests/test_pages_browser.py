@@ -33,7 +33,9 @@ from researchers.stats import researchers_update_stats
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 WIDTHS = (1280, 390)
-MAX_HEIGHT = {1280: 4500, 390: 10_000}
+# The researcher pages carry the identity panel, same-name evidence and public history (#15)
+# beside the co-author list: 5,000 px at 1280 leaves room for them.
+MAX_HEIGHT = {1280: 5000, 390: 10_000}
 SEARCH_MAX_HEIGHT = {1280: 6000, 390: 12_000}
 COLLABORATION_MAX_HEIGHT = 3000  # at 1280 px
 
