@@ -73,7 +73,8 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
 
 @pytest.fixture
-def browser_page(monkeypatch):
+def browser(monkeypatch):
+    """Debian's Chromium, headless, driven by Playwright (never a browser of its own)."""
     if not CHROMIUM.exists():
         pytest.fail("Chromium is missing: run `apt-get install -y chromium` (as .ci/run does)")
     # Playwright's sync API runs an event loop in this thread; the ORM calls the test makes
@@ -82,7 +83,7 @@ def browser_page(monkeypatch):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
+        chromium = p.chromium.launch(
             executable_path=str(CHROMIUM),
             headless=True,
             args=[
@@ -94,15 +95,20 @@ def browser_page(monkeypatch):
                 "--no-first-run",
             ],
         )
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.set_default_timeout(15_000)
         try:
-            yield page
+            yield chromium
         finally:
-            browser.close()
+            chromium.close()
             # With Playwright's loop running, Django keyed the test's ORM calls to a connection
             # of that context; left open, it stops the test database from being dropped.
             connections.close_all()
+
+
+@pytest.fixture
+def browser_page(browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.set_default_timeout(15_000)
+    return page
 
 
 @pytest.fixture(scope="session")

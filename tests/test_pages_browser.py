@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connections
 
 from accounts.models import Follow
 from institutions.models import AuthorshipInstitution, Institution
@@ -38,33 +37,6 @@ WIDTHS = (1280, 390)
 MAX_HEIGHT = {1280: 5000, 390: 10_000}
 SEARCH_MAX_HEIGHT = {1280: 6000, 390: 12_000}
 COLLABORATION_MAX_HEIGHT = 3000  # at 1280 px
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    if not CHROMIUM.exists():
-        pytest.fail("Chromium is missing: run `apt-get install -y chromium` (as .ci/run does)")
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-            connections.close_all()
 
 
 def _make_researcher(name: str, **fields) -> Researcher:
