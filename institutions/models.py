@@ -3,9 +3,14 @@ from __future__ import annotations
 from django.db import models
 from slugify import slugify
 
+from wovepaper.lib.text import folded_words
+
 
 class Institution(models.Model):
     name = models.CharField(max_length=255)
+    # The name as searched without a search engine: folded (case, accents), kept by save() and
+    # by the services that write names in bulk.
+    folded_name = models.CharField(max_length=255, blank=True, editable=False)
     slug = models.SlugField(max_length=96, blank=True)
     ror_id = models.CharField(
         max_length=16,
@@ -51,6 +56,10 @@ class Institution(models.Model):
         return self.name
 
     def save(self, *args, **kwargs):
+        self.folded_name = folded_words(self.name)[:255]
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "folded_name"}
         if not self.slug:
             self.slug = slugify(self.name)[:96]
         return super().save(*args, **kwargs)

@@ -17,6 +17,7 @@ from wovepaper.lib.search import (
     backend_for,
 )
 from wovepaper.lib.search.orm import each_word, id_batches, queryset_page, with_instances
+from wovepaper.lib.text import folded_words
 
 from .models import Institution
 
@@ -34,10 +35,8 @@ def institution_documents(institution_ids: Sequence[int]) -> Iterator[dict[str, 
 
 
 class InstitutionDatabaseBackend(SearchBackend):
-    """Names containing each word of the query, case-insensitively (a trigram index on
-    upper(name) on PostgreSQL). Accents are not folded here: institutions have no folded
-    name column, which the engines do not need. The total says only whether another page
-    follows."""
+    """Folded names containing each folded word of the query ("zurich" finds "ETH Zürich"; a
+    trigram index on PostgreSQL). The total says only whether another page follows."""
 
     engine = "database"
 
@@ -45,7 +44,9 @@ class InstitutionDatabaseBackend(SearchBackend):
         text = _clean(query.text)
         if len(text) < 2:
             return SearchPage()
-        matches = Institution.objects.filter(each_word("name__icontains", text.split()))
+        matches = Institution.objects.filter(
+            each_word("folded_name__contains", folded_words(text).split())
+        )
         return queryset_page(matches.order_by("-paper_count", "id"), query)
 
 

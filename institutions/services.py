@@ -13,6 +13,7 @@ from django.utils import timezone
 from slugify import slugify
 
 from wovepaper.lib.search.indexer import engine_index_enqueue
+from wovepaper.lib.text import folded_words
 
 from .clients.ror import RorClient
 from .models import AuthorshipInstitution, Institution
@@ -110,10 +111,12 @@ def _institutions_by_key(
     for (ror, oa), record in details.items():
         pk = (by_ror.get(ror) if ror else None) or (by_oa.get(oa) if oa else None)
         if pk is None:
+            name = (record.name or ror or oa or "")[:255]
             to_create.setdefault(
                 (ror, oa),
                 Institution(
-                    name=(record.name or ror or oa or "")[:255],
+                    name=name,
+                    folded_name=folded_words(name)[:255],
                     ror_id=ror,
                     openalex_id=oa,
                     country_code=record.country_code,

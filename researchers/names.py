@@ -10,12 +10,12 @@ source's names.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
 from rapidfuzz.distance import JaroWinkler
-from text_unidecode import unidecode
+
+from wovepaper.lib.text import fold
 
 # Lower-case words that belong to the family name ("van der Berg", "de la Cruz", "bin Salman").
 PARTICLES = frozenset(
@@ -76,12 +76,6 @@ _COLLECTIVE = frozenset(
     }
 )
 _FILLER = frozenset({"the", "for", "and", "of", "on", "behalf"})
-
-
-def fold(text: str) -> str:
-    """Lower-case ASCII transliteration: accents dropped, ø→o, ß→ss, ł→l, Cyrillic romanised."""
-    text = unicodedata.normalize("NFKC", text or "")
-    return unidecode(text).lower()
 
 
 @dataclass(frozen=True, slots=True)

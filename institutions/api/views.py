@@ -19,6 +19,7 @@ from papers.selectors import (
 from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
 from wovepaper.lib.api.schema import error_responses
+from wovepaper.lib.text import folded_words
 
 from .serializers import (
     InstitutionDetailSerializer,
@@ -135,7 +136,7 @@ class InstitutionSearchView(InstitutionPageView):
             return Institution.objects.none()
         # ROR lists about 120,000 organisations, so a substring scan of the names stays cheap
         # whatever the number of papers.
-        match = Q(name__icontains=q)
+        match = Q(folded_name__contains=folded_words(q))
         if ROR_ID.match(q.lower()):
             match |= Q(ror_id=q.lower())
         return Institution.objects.filter(match)
@@ -143,8 +144,8 @@ class InstitutionSearchView(InstitutionPageView):
     @extend_schema(
         operation_id="search_institutions",
         summary="Search institutions",
-        description="Institutions whose name contains `q` (or whose ROR id is `q`), most papers "
-        "first.",
+        description="Institutions whose name contains `q`, case and accents aside (or whose ROR "
+        "id is `q`), most papers first.",
         parameters=[InstitutionSearchParamsSerializer],
         responses={200: INSTITUTION_PAGE, **error_responses(400, 404)},
         tags=["search"],
