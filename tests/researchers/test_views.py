@@ -307,3 +307,21 @@ def test_survivor_ids_walk_every_chain_at_once(researcher_factory, django_assert
         final.pk: final.pk,
     }  # the unknown id is left out
     assert researcher_survivor_ids([loop_a.pk]) == {}  # a chain that never ends leads nowhere
+
+
+def test_fields_of_papers_without_categories_are_unknown_not_pending(
+    client, paper_factory, researcher_factory, link_author
+):
+    from papers.models import PaperCategory
+    from researchers.stats import researchers_update_stats
+
+    researcher = researcher_factory("Dan Zhao")
+    paper = paper_factory(authors=["Dan Zhao"])
+    link_author(paper, 1, researcher)
+    PaperCategory.objects.filter(paper=paper).delete()
+    researchers_update_stats([researcher.pk])
+    researcher.refresh_from_db()
+    html = client.get(researcher.get_absolute_url()).content.decode()
+    assert "Unknown: we hold no arXiv categories for this paper." in html
+    markdown = client.get(researcher.get_absolute_url(), HTTP_ACCEPT="text/markdown")
+    assert "Unknown: we hold no arXiv categories for this paper." in markdown.content.decode()
