@@ -40,7 +40,8 @@ def institution_lookup(key: str) -> Institution | None:
         ).first()
         if found:
             return found
-    if not key or len(key) > 255:
+    if not key or len(key) > 255 or "\x00" in key:
+        # PostgreSQL cannot compare text holding NUL (DataError); no name holds one.
         return None
     return Institution.objects.filter(name__iexact=key).order_by("-paper_count", "id").first()
 

@@ -76,6 +76,13 @@ class PaperMatchStateAdmin(admin.ModelAdmin):
     def short_error(self, obj: PaperMatchState) -> str:
         return obj.last_error[:120]
 
+    def get_object(self, request, object_id, from_field=None):
+        # The key is the paper's id through a one-to-one field, whose lookups lack Django's
+        # integer-overflow guard: an id past 64 bits raised OverflowError (500) on SQLite.
+        if object_id.isdigit() and int(object_id) >= 2**63:
+            return None
+        return super().get_object(request, object_id, from_field)
+
 
 @admin.register(IdentityConflict)
 class IdentityConflictAdmin(admin.ModelAdmin):
