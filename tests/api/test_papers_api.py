@@ -73,10 +73,10 @@ def test_paper_list_rejects_bad_parameters_with_the_error_body(api, world, param
     assert field in error["fields"]
 
 
-def test_foreign_cursor_is_404_and_empty_range_is_empty(api, world):
+def test_foreign_cursor_is_400_and_empty_range_is_empty(api, world):
     response = api.get("/api/v1/papers/", {"cursor": "not-a-cursor"})
-    assert response.status_code == 404
-    assert "Invalid cursor" in response.json()["error"]["message"]
+    assert response.status_code == 400
+    assert "cursor" in response.json()["error"]["fields"]
     response = api.get(
         "/api/v1/papers/", {"published_from": "2024-03-05", "published_to": "2024-03-01"}
     )

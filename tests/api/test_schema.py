@@ -95,6 +95,10 @@ def test_api_conforms_to_its_schema(api_schema):
             max_examples=25, deadline=None, database=None, suppress_health_check=list(HealthCheck)
         )
         def check(case):
+            # A cursor is a signed position only the server issues: no generated string is one,
+            # so a generated cursor is dropped (test_forged_cursors.py sends forged ones).
+            if case.query:
+                case.query.pop("cursor", None)
             case.call_and_validate()
 
         try:
