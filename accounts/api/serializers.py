@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from wovepaper.lib.api.schema import JSONIntegerField
+
 from ..models import Follow
 
 
@@ -21,5 +23,14 @@ class FollowSerializer(serializers.ModelSerializer):
         return request.build_absolute_uri(path) if request else path
 
 
+class FollowPageSerializer(serializers.Serializer):
+    """What the follow list answers: one page of follows (PageNumberPagination's shape)."""
+
+    count = serializers.IntegerField(help_text="How many researchers you follow.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+    results = FollowSerializer(many=True)
+
+
 class FollowInputSerializer(serializers.Serializer):
-    researcher = serializers.IntegerField(min_value=1)
+    researcher = JSONIntegerField(min_value=1)

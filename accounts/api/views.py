@@ -13,16 +13,23 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from researchers.models import Researcher
+from wovepaper.lib.api.pagination import page_size_from
 from wovepaper.lib.api.schema import error_responses
 
 from .. import selectors, services
-from .serializers import FollowInputSerializer, FollowSerializer
+from .serializers import FollowInputSerializer, FollowPageSerializer, FollowSerializer
 
 
 class FollowPagination(PageNumberPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 200
+
+    def get_page_size(self, request) -> int:
+        # DRF's falls back to the default for a page size it cannot read; the schema says 400.
+        return page_size_from(
+            request, self.page_size_query_param, self.page_size, self.max_page_size
+        )
 
 
 class MeApiView(APIView):
@@ -38,10 +45,19 @@ class FollowListApi(MeApiView):
         "up to 200). Authenticate with `Authorization: Token <key>` (create the key in your "
         "account settings) or a browser session.",
         parameters=[
-            OpenApiParameter("page", int, description="Page number, from 1."),
-            OpenApiParameter("page_size", int, description="Follows per page (at most 200)."),
+            OpenApiParameter(
+                "page",
+                {"type": "integer", "minimum": 1},
+                description="Page number, from 1 (404 past the last page).",
+            ),
+            OpenApiParameter(
+                "page_size",
+                {"type": "integer", "minimum": 1, "maximum": FollowPagination.max_page_size},
+                description=f"Follows per page, 1 to {FollowPagination.max_page_size} "
+                f"(default {FollowPagination.page_size}).",
+            ),
         ],
-        responses={200: FollowSerializer(many=True), **error_responses(401, 403, 404)},
+        responses={200: FollowPageSerializer, **error_responses(400, 401, 403, 404)},
         tags=["me"],
     )
     def get(self, request):
@@ -57,7 +73,11 @@ class FollowListApi(MeApiView):
         description="Follow the researcher with this id; a merged record's id follows the record "
         "it was merged into. Answers 201 for a new follow and 200 when you already followed them.",
         request=FollowInputSerializer,
-        responses={201: FollowSerializer, 200: FollowSerializer, **error_responses(400, 401, 403)},
+        responses={
+            201: FollowSerializer,
+            200: FollowSerializer,
+            **error_responses(400, 401, 403, 404),
+        },
         tags=["me"],
     )
     def post(self, request):
@@ -65,7 +85,8 @@ class FollowListApi(MeApiView):
         payload.is_valid(raise_exception=True)
         researcher = Researcher.objects.filter(pk=payload.validated_data["researcher"]).first()
         if researcher is None:
-            raise ValidationError({"researcher": ["No researcher with this id."]})
+            # A well-formed id that names no one: not found, as for any other unknown id.
+            raise NotFound("No researcher with this id.")
         try:
             existed = selectors.is_following(user=request.user, researcher=researcher)
             follow = services.researcher_follow(user=request.user, researcher=researcher)

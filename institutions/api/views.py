@@ -17,8 +17,9 @@ from papers.selectors import (
     papers_listed,
 )
 from wovepaper.lib.api.conditional import ConditionalGetMixin
+from wovepaper.lib.api.converters import InstitutionKeyConverter
 from wovepaper.lib.api.pagination import KeysetPagination
-from wovepaper.lib.api.schema import error_responses
+from wovepaper.lib.api.schema import error_responses, query_values
 from wovepaper.lib.text import folded_words
 
 from .serializers import (
@@ -32,7 +33,8 @@ INSTITUTION_ORDERING = ("-paper_count", "id")
 
 INSTITUTION_KEY = OpenApiParameter(
     "key",
-    str,
+    # The URL converter's own pattern: the schema admits exactly the keys the route does.
+    {"type": "string", "pattern": f"^(?:{InstitutionKeyConverter.regex})$"},
     OpenApiParameter.PATH,
     description="An institution id (as in `/institutions/<id>-<slug>`) or its bare ROR id.",
     examples=[OpenApiExample("id", value="1"), OpenApiExample("ROR id", value="042nb2s44")],
@@ -61,7 +63,9 @@ class InstitutionPageView(ConditionalGetMixin, generics.ListAPIView):
 
 class InstitutionListView(InstitutionPageView):
     def get_queryset(self):
-        params = InstitutionListParamsSerializer(data=self.request.query_params)
+        params = InstitutionListParamsSerializer(
+            data=query_values(self.request, InstitutionListParamsSerializer)
+        )
         params.is_valid(raise_exception=True)
         institutions = Institution.objects.all()
         if params.validated_data.get("country"):
@@ -129,7 +133,9 @@ class InstitutionPapersView(ConditionalGetMixin, generics.ListAPIView):
 
 class InstitutionSearchView(InstitutionPageView):
     def get_queryset(self):
-        params = InstitutionSearchParamsSerializer(data=self.request.query_params)
+        params = InstitutionSearchParamsSerializer(
+            data=query_values(self.request, InstitutionSearchParamsSerializer)
+        )
         params.is_valid(raise_exception=True)
         q = params.validated_data["q"]
         if not q:

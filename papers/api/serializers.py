@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from papers.models import Authorship, Paper
 from wovepaper.lib.api.redirects import absolute_api_url, site_url
-from wovepaper.lib.api.schema import QueryTextField
+from wovepaper.lib.api.schema import QueryIntegerField, QueryTextField
 
 # Category codes as arXiv writes them: "cs.LG", "math.AG", "hep-th", "astro-ph.CO".
 CATEGORY_PATTERN = r"^[A-Za-z][A-Za-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$"
@@ -180,13 +180,13 @@ class PaperFilterSerializer(serializers.Serializer):
     published_to = serializers.DateField(
         required=False, help_text="Only papers first submitted on or before this date (UTC)."
     )
-    researcher = serializers.IntegerField(
+    researcher = QueryIntegerField(
         min_value=1,
         max_value=MAX_DB_ID,
         required=False,
         help_text="Only papers by this researcher id.",
     )
-    institution = serializers.IntegerField(
+    institution = QueryIntegerField(
         min_value=1,
         max_value=MAX_DB_ID,
         required=False,
@@ -217,10 +217,10 @@ class PaperSearchParamsSerializer(serializers.Serializer):
         default="relevance",
         help_text="Order of the results.",
     )
-    page = serializers.IntegerField(
+    page = QueryIntegerField(
         min_value=1, max_value=500, default=1, help_text="Page number, from 1."
     )
-    page_size = serializers.IntegerField(
+    page_size = QueryIntegerField(
         min_value=1, max_value=100, default=20, help_text="Results per page, 1 to 100."
     )
 

@@ -27,8 +27,9 @@ from papers.selectors import (
 )
 from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
-from wovepaper.lib.api.schema import error_responses
+from wovepaper.lib.api.schema import error_responses, query_values
 
+from .converters import ArxivIdConverter
 from .examples import paper_example
 from .serializers import (
     PaperDetailSerializer,
@@ -43,7 +44,8 @@ PAPER_ORDERING = ("-published", "-id")
 
 ARXIV_ID_PARAMETER = OpenApiParameter(
     "arxiv_id",
-    str,
+    # The URL converter's own pattern: the schema admits exactly the ids the route does.
+    {"type": "string", "pattern": f"^(?:{ArxivIdConverter.regex})$"},
     OpenApiParameter.PATH,
     description="An arXiv id, new-style (`2401.01234`) or old-style with its slash "
     "(`astro-ph/9901001`); a version suffix (`v2`) is accepted and ignored.",
@@ -70,7 +72,7 @@ class PaperListView(ConditionalGetMixin, generics.ListAPIView):
 
     def filters(self) -> dict:
         if not hasattr(self, "_filters"):
-            params = PaperFilterSerializer(data=self.request.query_params)
+            params = PaperFilterSerializer(data=query_values(self.request, PaperFilterSerializer))
             params.is_valid(raise_exception=True)
             self._filters = params.validated_data
         return self._filters
@@ -189,7 +191,9 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
         tags=["search"],
     )
     def get(self, request, *args, **kwargs):
-        params = PaperSearchParamsSerializer(data=request.query_params)
+        params = PaperSearchParamsSerializer(
+            data=query_values(request, PaperSearchParamsSerializer)
+        )
         params.is_valid(raise_exception=True)
         p = params.validated_data
         page, size = p["page"], p["page_size"]

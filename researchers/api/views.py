@@ -25,7 +25,7 @@ from researchers.selectors import researcher_survivor_id
 from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
 from wovepaper.lib.api.redirects import permanent_redirect
-from wovepaper.lib.api.schema import error_responses
+from wovepaper.lib.api.schema import error_responses, query_values
 
 from .serializers import (
     ResearcherDetailSerializer,
@@ -192,7 +192,9 @@ class ResearcherSearchView(ConditionalGetMixin, generics.ListAPIView):
     ordering = RESEARCHER_ORDERING
 
     def get_queryset(self):
-        params = ResearcherSearchParamsSerializer(data=self.request.query_params)
+        params = ResearcherSearchParamsSerializer(
+            data=query_values(self.request, ResearcherSearchParamsSerializer)
+        )
         params.is_valid(raise_exception=True)
         key = name_key(params.validated_data["q"])
         if not key:

@@ -51,9 +51,13 @@ def test_bad_input_gets_clear_errors(api, researcher_factory):
     response = api.post("/api/v1/me/follows/", {"researcher": "x"}, format="json")
     assert response.status_code == 400
     assert "researcher" in response.json()["error"]["fields"]
+    # A number that is not an integer in JSON (the schema's type) is refused, not read as one.
+    for not_an_integer in ("7", 7.0, True):
+        response = api.post("/api/v1/me/follows/", {"researcher": not_an_integer}, format="json")
+        assert response.status_code == 400, not_an_integer
     response = api.post("/api/v1/me/follows/", {"researcher": 999999}, format="json")
-    assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {"researcher": ["No researcher with this id."]}
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == "No researcher with this id."
     assert api.delete("/api/v1/me/follows/999999/").status_code == 404
 
 

@@ -6,16 +6,24 @@ import json
 
 import pytest
 import schemathesis
+from django.contrib.auth import get_user_model
 from django.core import signals
 from django.db import close_old_connections
 from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
+from rest_framework.authtoken.models import Token
+from schemathesis import GenerationMode
+from schemathesis.checks import CHECKS
 
 from papers.importing import snapshot_import
 from papers.models import Authorship, Paper
 from wovepaper.wsgi import application
 
 pytestmark = pytest.mark.django_db
+
+# Examples per operation, per mode and per client: enough to find what the hardening sweep found
+# (about 14,000 cases then), bounded for CI.
+EXAMPLES = 25
 
 
 def test_schema_is_openapi_3_with_every_operation_described(client):
@@ -82,24 +90,40 @@ def api_schema(loaded_site):
         signals.request_finished.connect(close_old_connections)
 
 
-def test_api_conforms_to_its_schema(api_schema):
-    """Every operation, with generated parameters (valid and not): no server error, and every
-    response matches the schema (status, content type, headers, body)."""
+@pytest.fixture
+def api_token(db):
+    user = get_user_model().objects.create_user(
+        "schema-reader", "schema-reader@example.org", "a long passphrase"
+    )
+    return Token.objects.create(user=user).key
+
+
+@pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
+@pytest.mark.parametrize("signed_in", [False, True], ids=["anonymous", "token"])
+def test_api_conforms_to_its_schema(api_schema, api_token, mode, signed_in):
+    """Every operation, with generated parameters valid (positive) and not (negative), anonymous
+    and with a token: every one of schemathesis's checks holds (no server error; status, content
+    type, headers and body as documented; valid data accepted, invalid data refused)."""
+    all_checks = CHECKS.get_all()
+    headers = {"Authorization": f"Token {api_token}"} if signed_in else {}
     failures = {}
     operations = [result.ok() for result in api_schema.get_all_operations()]
     assert len(operations) >= 12
     for operation in operations:
 
-        @given(case=operation.as_strategy())
+        @given(case=operation.as_strategy(generation_mode=mode))
         @settings(
-            max_examples=25, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+            max_examples=EXAMPLES,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
         )
         def check(case):
             # A cursor is a signed position only the server issues: no generated string is one,
             # so a generated cursor is dropped (test_forged_cursors.py sends forged ones).
             if case.query:
                 case.query.pop("cursor", None)
-            case.call_and_validate()
+            case.call_and_validate(headers=headers, checks=all_checks)
 
         try:
             check()
@@ -119,3 +143,40 @@ def test_schema_paper_example_is_what_the_api_answers(api, fixtures_dir):
     assert body == example
     listed = api.get("/api/v1/search/papers/", {"q": "diphoton Tevatron"}, **host).json()["results"]
     assert listed[0] == paper_example()
+
+
+@pytest.mark.parametrize(
+    "url, field",
+    [
+        ("/api/v1/institutions/?country=", "country"),
+        ("/api/v1/papers/?published_from=", "published_from"),
+        ("/api/v1/papers/?published_to=", "published_to"),
+        ("/api/v1/papers/?category=", "category"),
+        ("/api/v1/papers/?researcher=3.0", "researcher"),
+        ("/api/v1/papers/?researcher=1&researcher=2", "researcher"),
+        ("/api/v1/papers/?page_size=5_0", "page_size"),
+        ("/api/v1/search/papers/?q=" + "a" * 495 + "%20" * 10, "q"),
+        ("/api/v1/search/researchers/?q=" + "a" * 250 + "%00" * 10, "q"),
+    ],
+)
+def test_what_the_schema_calls_invalid_is_a_400(api, url, field):
+    """Empty, padded, repeated or loosely written values the schema forbids were answered 200."""
+    response = api.get(url)
+    assert response.status_code == 400, response.content[:300]
+    assert field in response.json()["error"]["fields"]
+
+
+def test_follow_list_schema_is_the_page_it_answers(api):
+    schema = api.get("/openapi.json").json()
+    ok = schema["paths"]["/api/v1/me/follows/"]["get"]["responses"]["200"]
+    ref = ok["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+    assert set(schema["components"]["schemas"][ref]["properties"]) == {
+        "count",
+        "next",
+        "previous",
+        "results",
+    }
+    user = get_user_model().objects.create_user("f", "f@example.org", "a long passphrase")
+    api.force_authenticate(user)
+    assert set(api.get("/api/v1/me/follows/").json()) == {"count", "next", "previous", "results"}
+    assert api.get("/api/v1/me/follows/", {"page_size": "x"}).status_code == 400

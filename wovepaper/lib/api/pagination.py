@@ -19,6 +19,18 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 INVALID_CURSOR = "Not a cursor of this list: use the `next` or `previous` link of a response."
 
 
+def page_size_from(request, name: str, default: int, maximum: int) -> int:
+    """The page size asked for, checked as the schema states it: digits only, 1 to `maximum`,
+    given once. Anything else is a 400 (never silently the default)."""
+    given = request.query_params.getlist(name)
+    if not given:
+        return default
+    size = int(given[0]) if len(given) == 1 and given[0].isascii() and given[0].isdigit() else 0
+    if not 1 <= size <= maximum:
+        raise exceptions.ValidationError({name: [f"Must be a whole number from 1 to {maximum}."]})
+    return size
+
+
 class _CursorSerializer:
     """Compact JSON (dates as ISO text) for the signed cursor payload."""
 
@@ -45,22 +57,9 @@ class KeysetPagination(BasePagination):
     page_size_query_param = "page_size"
 
     def get_page_size(self, request) -> int:
-        raw = request.query_params.get(self.page_size_query_param)
-        if raw is None:
-            return self.page_size
-        try:
-            size = int(raw)
-        except ValueError:
-            size = 0
-        if not 1 <= size <= self.max_page_size:
-            raise exceptions.ValidationError(
-                {
-                    self.page_size_query_param: [
-                        f"Must be a whole number from 1 to {self.max_page_size}."
-                    ]
-                }
-            )
-        return size
+        return page_size_from(
+            request, self.page_size_query_param, self.page_size, self.max_page_size
+        )
 
     def _cursor_salt(self) -> str:
         # The ordering is in the salt: a cursor from one list (another ordering, other value
