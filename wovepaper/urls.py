@@ -26,6 +26,8 @@ api_v1 = [
 CATEGORY = r"(?P<code>[A-Za-z][A-Za-z\-]*(?:\.[A-Za-z][A-Za-z\-]*)?)"
 
 urlpatterns = [
+    # Before the admin's own: staff sign in through allauth's rate-limited sign-in.
+    path("admin/login/", views.admin_login, name="admin-login"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     re_path(r"^api/", api_not_found),

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from papers.selectors import category_is_held, papers_in_category, papers_newest
 from papers.taxonomy import POPULAR, archive_name, category_name, is_known_category
@@ -173,3 +178,26 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
         # Likely a paper we have not harvested yet: arXiv itself has it.
         context["arxiv_url"] = f"https://arxiv.org/abs/{match['id']}"
     return render_page(request, "wovepaper/404", context, status=404)
+
+
+def admin_login(request: HttpRequest) -> HttpResponse:
+    """The admin's sign-in page, replaced: staff sign in through allauth's, under its rate limits
+    (failed sign-ins per address and per account), then come back to the admin page they asked
+    for. Django's own admin login has no limit at all; it is never reached.
+
+    A signed-in account without staff access is refused here rather than sent to sign in again
+    (allauth would send it straight back, a redirect loop).
+    """
+    next_url = request.GET.get("next", "")
+    if not (
+        next_url.startswith("/admin/")
+        and url_has_allowed_host_and_scheme(
+            next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        )
+    ):
+        next_url = reverse("admin:index")
+    if request.user.is_authenticated:
+        if request.user.is_active and request.user.is_staff:
+            return redirect(next_url)
+        raise PermissionDenied("This account has no access to the admin.")
+    return redirect(f"{settings.LOGIN_URL}?{urlencode({'next': next_url})}")
