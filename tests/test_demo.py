@@ -4,10 +4,12 @@ matching from recorded answers served on 127.0.0.1; a rerun changes nothing."""
 from __future__ import annotations
 
 import json
+import re
 from io import StringIO
 
 import httpx
 import pytest
+from django.core import mail
 from django.core.management import call_command
 
 from institutions.models import Institution
@@ -125,7 +127,9 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
         "/accounts/signup/",
         {"email": "reader@example.org", "password1": password, "password2": password},
     )
-    assert signup["Location"] == "/onboarding/"
+    assert signup["Location"] == "/accounts/confirm-email/"
+    link = re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+/)", mail.outbox[-1].body)[1]
+    assert client.post(link)["Location"] == "/onboarding/"
     assert client.post("/onboarding/skip").status_code == 302
     follow = client.post(f"/following/researchers/{sommerville.pk}/follow", {"next": "/following"})
     assert follow.status_code == 302

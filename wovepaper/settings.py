@@ -163,8 +163,9 @@ AUTHENTICATION_BACKENDS = [
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
 
-# Sign-in (django-allauth): email and password, no usernames; verification is sent on sign-up.
-# "optional" lets a new user go straight to onboarding; operators may require it ("mandatory").
+# Sign-in (django-allauth): email and password, no usernames. Verification is mandatory: only
+# then can sign-up answer an address that has an account exactly as one that has none (allauth
+# mails the owner instead), so the form cannot be used to find out who has an account.
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/following"
 ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
@@ -172,7 +173,8 @@ SOCIALACCOUNT_ADAPTER = "accounts.adapter.SocialAccountAdapter"
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
-ACCOUNT_EMAIL_VERIFICATION = env("ACCOUNT_EMAIL_VERIFICATION", "optional")
+ACCOUNT_EMAIL_VERIFICATION = env("ACCOUNT_EMAIL_VERIFICATION", "mandatory")
+ACCOUNT_PREVENT_ENUMERATION = True
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"

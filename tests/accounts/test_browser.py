@@ -5,6 +5,10 @@ live server; the screenshot lands in test-artifacts/ for a human to look at."""
 
 from __future__ import annotations
 
+import re
+
+from django.core import mail
+
 from accounts.models import Follow
 from tests.conftest import ARTIFACTS
 
@@ -25,6 +29,11 @@ def test_sign_up_onboard_follow_and_read_the_feed(
     page.fill("input[name=password1]", "a-long-browser-password-7")
     page.fill("input[name=password2]", "a-long-browser-password-7")
     page.click("form.form button[type=submit]")
+    # Verification is mandatory: open the link the email carries and confirm.
+    page.wait_for_url(f"{url}/accounts/confirm-email/")
+    link = re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+/)", mail.outbox[-1].body)[1]
+    page.goto(f"{url}{link}")
+    page.click("main form button[type=submit]")
     page.wait_for_url(f"{url}/onboarding/fields")
 
     # Live search (htmx) narrows the categories; tick cs.PL and go on.

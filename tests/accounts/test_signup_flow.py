@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
@@ -23,12 +25,14 @@ def test_signup_onboarding_follow_feed(client, researcher_factory, authored_pape
         "/accounts/signup/",
         {"email": "new@example.org", "password1": PASSWORD, "password2": PASSWORD},
     )
+    # Verification is mandatory: the new user confirms the address from the email first.
     assert response.status_code == 302
-    assert response["Location"] == "/onboarding/"
+    assert response["Location"] == "/accounts/confirm-email/"
     user = get_user_model().objects.get(email="new@example.org")
     assert user.profile.onboarding == Profile.Onboarding.PENDING
-    # allauth sent the verification email through Django's email backend.
-    assert any("new@example.org" in m.to for m in mail.outbox)
+    assert "_auth_user_id" not in client.session
+    response = client.post(confirmation_path(mail.outbox[-1], "new@example.org"))
+    assert response["Location"] == "/onboarding/"
 
     # Any page sends the new user to onboarding, which starts with fields.
     assert client.get("/following")["Location"] == "/onboarding/"
@@ -66,6 +70,34 @@ def test_signup_onboarding_follow_feed(client, researcher_factory, authored_pape
     assert "On computable numbers, revisited" in feed
     assert paper.get_absolute_url() in feed
     assert "A paper by nobody we follow" not in feed
+
+
+def confirmation_path(message, address: str) -> str:
+    assert message.to == [address]
+    return re.search(r"https?://[^/\s]+(/accounts/confirm-email/[^\s]+/)", message.body)[1]
+
+
+def test_signup_does_not_tell_whether_an_address_has_an_account(client, user_factory):
+    """An address with an account and one without get the same answer; the owner of the
+    address gets an email saying someone tried to sign up with it."""
+    taken = user_factory(email="taken@example.org")
+    answers = {}
+    for address in ("taken@example.org", "free@example.org"):
+        mail.outbox.clear()
+        response = client.post(
+            "/accounts/signup/", {"email": address, "password1": PASSWORD, "password2": PASSWORD}
+        )
+        page = client.get(response["Location"]).content.decode()
+        # The page differs by the address and the per-request CSRF token only.
+        shown = re.sub(r"[A-Za-z0-9]{64}", "", page.replace(address, ""))
+        answers[address] = (response.status_code, response["Location"], shown)
+        assert [m.to for m in mail.outbox] == [[address]]
+        told = "already exists" in mail.outbox[0].body
+        assert told == (address == "taken@example.org")
+        assert "already registered" not in page.lower()
+        client.logout()
+    assert answers["taken@example.org"] == answers["free@example.org"]
+    assert get_user_model().objects.filter(email="taken@example.org").get() == taken
 
 
 def test_signin_goes_to_onboarding_while_unfinished(client, user_factory):
