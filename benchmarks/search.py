@@ -27,7 +27,6 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from datetime import date
 from pathlib import Path
 
@@ -45,6 +44,7 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from benchmarks.serving import Server, wrk  # noqa: E402
 from papers.models import Paper  # noqa: E402
 from papers.search import PAPERS, paper_search_backend, paper_search_query  # noqa: E402
 
@@ -235,15 +235,6 @@ def _filters() -> dict:
 
 # --- over HTTP --------------------------------------------------------------------------------
 
-WRK_SCRIPT = """
-local paths = {%s}
-local i = 0
-request = function()
-  i = i + 1
-  return wrk.format("GET", paths[(i %% #paths) + 1])
-end
-"""
-
 
 def search_paths() -> list[str]:
     from urllib.parse import urlencode
@@ -256,58 +247,12 @@ def search_paths() -> list[str]:
     return paths
 
 
-class Server:
-    """gunicorn serving the site on 127.0.0.1:`port` with the given search engine."""
-
-    def __init__(self, engine: str, port: int, workers: int) -> None:
-        self.url = f"http://127.0.0.1:{port}"
-        env = {
-            **os.environ,
-            "SEARCH_ENGINE": engine,
-            "SEARCH_INDEX_DIR": str(OUT / "search-index"),
-        }
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "wovepaper.wsgi",
-                "-b",
-                f"127.0.0.1:{port}",
-                "-w",
-                str(workers),
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=env,
-        )
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(self.url + "/", timeout=2).read()
-                return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError("gunicorn did not start")
-
-    def get(self, path: str) -> float:
-        started = time.perf_counter()
-        with urllib.request.urlopen(self.url + path, timeout=30) as response:
-            response.read()
-        return (time.perf_counter() - started) * 1000
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:  # workers still busy with queued requests
-            self.process.kill()
-            self.process.wait()
-
-
 def bench_http(engine: str, port: int, workers: int, repeat: int, wrk_seconds: int) -> None:
-    server = Server(engine, port, workers)
+    server = Server(
+        port,
+        workers,
+        {"SEARCH_ENGINE": engine, "SEARCH_INDEX_DIR": str(OUT / "search-index")},
+    )
     try:
         paths = search_paths()
         for path in paths:  # warm each worker's caches and index readers
@@ -326,25 +271,8 @@ def bench_http(engine: str, port: int, workers: int, repeat: int, wrk_seconds: i
             f"{statistics.median(home_ms):.1f} ms, p95 {percentile(home_ms, 0.95):.1f} ms"
         )
         if wrk_seconds and shutil.which("wrk"):
-            script = OUT / "wrk-search.lua"
-            script.write_text(WRK_SCRIPT % ", ".join(f'"{p}"' for p in paths))
-            print(f"wrk -t2 -c32 -d{wrk_seconds}s --latency -s {script.name} {server.url}/search")
-            result = subprocess.run(
-                [
-                    "wrk",
-                    "-t2",
-                    "-c32",
-                    f"-d{wrk_seconds}s",
-                    "--latency",
-                    "-s",
-                    str(script),
-                    server.url + "/search",
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            print(result.stdout)
+            print(f"wrk -t2 -c32 -d{wrk_seconds}s over the {len(paths)} search paths:")
+            print(wrk(server, paths, seconds=wrk_seconds, script=OUT / "wrk-search.lua"))
     finally:
         server.stop()
 

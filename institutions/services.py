@@ -12,6 +12,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from slugify import slugify
 
+from wovepaper.lib.pagecache import pages_changed
 from wovepaper.lib.search.indexer import engine_index_enqueue
 from wovepaper.lib.text import folded_words
 
@@ -229,5 +230,6 @@ def institutions_update_stats(institution_ids: Iterable[int]) -> None:
             ["paper_count", "researcher_count"],
             batch_size=500,
         )
+    pages_changed("institution", ids)
     # Paper counts order the name search; new institutions join it.
     engine_index_enqueue(INSTITUTIONS, ids)

@@ -7,6 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 
 from wovepaper.lib.api.redirects import permanent_redirect
 from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.pagecache import cache_public_page, page_shows
 from wovepaper.lib.paging import query_choice, window
 from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
@@ -18,6 +19,7 @@ COUNTRY = re.compile(r"^[A-Za-z]{2}$")
 PER_PAGE = 24
 
 
+@cache_public_page()
 def institution_detail(request: HttpRequest, key: str) -> HttpResponse:
     match = INSTITUTION_KEY.match(key)
     if match:
@@ -26,6 +28,7 @@ def institution_detail(request: HttpRequest, key: str) -> HttpResponse:
         institution = selectors.institution_lookup(key)
     if institution is None:
         raise Http404("no such institution")
+    page_shows(request, "institution", institution.pk)
     canonical = institution.get_absolute_url()
     if request.path != canonical:
         return permanent_redirect(canonical, request)

@@ -10,6 +10,8 @@ from django.db.models import Model
 from django.utils import timezone
 from slugify import slugify
 
+from wovepaper.lib.pagecache import LISTS, pages_changed
+
 from .authors import AuthorName
 from .models import Authorship, Paper, PaperCategory, RejectedRecord
 from .records import PaperRecord
@@ -142,6 +144,8 @@ def papers_upsert(records: Sequence[PaperRecord]) -> tuple[UpsertCounts, list[in
             pks.update(_papers_insert_new(new, digests))
         if changed:
             pks.update(_papers_write(changed, digests, existing=set(existing)))
+        pages_changed("paper", [pks[r.arxiv_id] for r in changed if r.arxiv_id in pks])
+        pages_changed(LISTS)
     return counts, [pks[arxiv_id] for arxiv_id in by_id if arxiv_id in pks]
 
 

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from wovepaper.lib.pagecache import pages_changed
+
 from .models import Paper
 
 
@@ -66,6 +68,7 @@ def papers_store_source_records(*, records: Sequence[PaperSourceRecord]) -> None
         updates.append(row)
     # Clear the ids first so that two papers of the batch can swap them without a collision.
     Paper.objects.filter(pk__in=own).update(semantic_scholar_id=None, openalex_id=None)
+    pages_changed("paper", own)
     Paper.objects.bulk_update(
         updates,
         [

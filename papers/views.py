@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 
 from wovepaper.lib.api.redirects import permanent_redirect
 from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.pagecache import cache_public_page, page_shows
 from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
 from .models import Paper
@@ -34,6 +35,7 @@ def _normalize_old_style(arxiv_id: str) -> str:
     return f"{head.lower()}.{subject.upper()}/{number}" if subject else f"{head.lower()}/{number}"
 
 
+@cache_public_page()
 def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
     match = PAPER_KEY.match(key.rstrip("/"))
     if not match:
@@ -42,6 +44,7 @@ def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
     paper = paper_for_page(arxiv_id)
     if paper is None or paper.is_deleted:
         raise Http404("paper not in the archive")
+    page_shows(request, "paper", paper.pk)
     canonical = paper.get_absolute_url()
     if request.path != canonical:
         return permanent_redirect(canonical, request)

@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from wovepaper.lib.pagecache import pages_changed
+
 from .clients.openalex import OpenAlexClient
 from .clients.semantic_scholar import SemanticScholarClient
 from .models import Researcher, ResearcherExternalId
@@ -84,6 +86,7 @@ def researchers_refresh_figures(
         batch_size=500,
     )
     Researcher.objects.bulk_update(unknown, ["figures_updated_at"], batch_size=500)
+    pages_changed("researcher", list(updates))
     ResearcherExternalId.objects.bulk_update(
         answered,
         ["name", "h_index", "citation_count", "works_count", "fetched_at"],

@@ -15,6 +15,7 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Subquery
 from django.utils import timezone
 
 from papers.models import Authorship, PaperCategory
+from wovepaper.lib.pagecache import pages_changed
 from wovepaper.lib.search.indexer import engine_index_enqueue
 
 from .models import Researcher
@@ -58,6 +59,7 @@ def researchers_update_stats(researcher_ids: Iterable[int]) -> int:
     ids = sorted(set(researcher_ids))
     for start in range(0, len(ids), CHUNK):
         _update_chunk(ids[start : start + CHUNK])
+    pages_changed("researcher", ids)
     # Paper counts order the name search, and merges remove records from it.
     engine_index_enqueue(RESEARCHERS, ids)
     return len(ids)

@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from papers.taxonomy import category_name
 from wovepaper.lib.api.redirects import permanent_redirect
 from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.pagecache import cache_public_page, page_shows
 from wovepaper.lib.paging import query_choice, window
 from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
@@ -31,6 +32,7 @@ POSITIONS = [
 ]
 
 
+@cache_public_page()
 def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
     match = RESEARCHER_KEY.match(key)
     if not match:
@@ -38,6 +40,7 @@ def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
     researcher, merged = selectors.researcher_resolve(int(match["id"]))
     if researcher is None:
         raise Http404("no such researcher")
+    page_shows(request, "researcher", researcher.pk)
     canonical = researcher.get_absolute_url()
     if merged or request.path != canonical:
         return permanent_redirect(canonical, request)

@@ -35,6 +35,17 @@ def pytest_runtest_setup(item):
                 pytest.skip(f"needs {wanted}; this run is on {connection.vendor}")
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Each test starts with an empty cache: a page cached by one test (the home page, say)
+    must not answer another test's request over a different database."""
+    from django.core.cache import caches
+
+    for alias in caches:
+        caches[alias].clear()
+    yield
+
+
 @pytest.fixture
 def paper_factory(db):
     """Create a Paper with authorships and categories; any field can be overridden."""

@@ -9,3 +9,6 @@ class WovepaperConfig(AppConfig):
 
     def ready(self) -> None:
         from . import checks  # noqa: F401  registers the system checks
+        from .page_invalidation import connect
+
+        connect()

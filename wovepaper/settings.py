@@ -478,3 +478,9 @@ SPECTACULAR_SETTINGS = {
 # (which groups ids into files with one pass over each table) is cached this long.
 SITEMAP_PAGE_SIZE = min(env_int("SITEMAP_PAGE_SIZE", 50_000), 50_000)
 SITEMAP_INDEX_CACHE_SECONDS = env_int("SITEMAP_INDEX_CACHE_SECONDS", 3600)
+# Anonymous public pages are kept in the cache this long at most (wovepaper/lib/pagecache.py):
+# a change to the page's own record shows at once, one to another record it mentions (a
+# co-author's name, a title in a list) within this time. 0 turns the page cache off.
+PAGE_CACHE_SECONDS = env_int("PAGE_CACHE_SECONDS", 600)
+# How long a browser, proxy or CDN may keep an anonymous page without asking again.
+PAGE_CACHE_MAX_AGE = env_int("PAGE_CACHE_MAX_AGE", 60)

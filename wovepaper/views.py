@@ -17,6 +17,7 @@ from papers.taxonomy import POPULAR, archive_name, category_name, is_known_categ
 from papers.views import PAPER_KEY
 from researchers.selectors import researchers_active_in_category
 from wovepaper.lib.negotiation import render_page, wants_markdown
+from wovepaper.lib.pagecache import cache_public_page
 from wovepaper.lib.paging import page_number, search_window, window
 
 from .forms import SORTS, TABS, SearchForm
@@ -30,6 +31,7 @@ SIDE_RESULTS = 5
 MAX_SEARCH_PAGE = 100
 
 
+@cache_public_page(lists=True)
 def home(request: HttpRequest) -> HttpResponse:
     return render_page(
         request,
@@ -42,6 +44,7 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+@cache_public_page(lists=True)
 def papers_list(request: HttpRequest) -> HttpResponse:
     """The newest papers of the whole archive, paged."""
     pager = window(
@@ -56,6 +59,7 @@ def papers_list(request: HttpRequest) -> HttpResponse:
     )
 
 
+@cache_public_page(lists=True)
 def category(request: HttpRequest, code: str) -> HttpResponse:
     """An arXiv category: its newest papers, the researchers most active in it lately, its feeds."""
     if not is_known_category(code) and not category_is_held(code):

@@ -18,6 +18,7 @@ from django.utils import timezone
 from institutions.services import AuthorshipAffiliations, institutions_link_authorships
 from papers.models import Authorship, Paper
 from papers.services import PaperSourceRecord, papers_store_source_records
+from wovepaper.lib.pagecache import pages_changed
 
 from ..models import IdentityConflict, PaperMatchState, Researcher, ResearcherExternalId
 from ..names import is_abbreviated
@@ -123,6 +124,7 @@ def _attach(
         if target is not None:
             result.researcher_ids.add(target)
     Authorship.objects.bulk_update(changed, ["researcher", "matched_at"], batch_size=1000)
+    pages_changed("paper", {a.paper_id for a in changed})
     result.authorships_attached = len(changed)
 
 
@@ -139,6 +141,7 @@ def _improve_names(names: dict[int, str]) -> None:
         if is_abbreviated(name) and not is_abbreviated(candidate):
             updates.append(Researcher(pk=pk, **name_fields(candidate)))
     Researcher.objects.bulk_update(updates, ["display_name", "name_key", "slug"], batch_size=500)
+    pages_changed("researcher", [r.pk for r in updates])
 
 
 def _store_conflicts(conflicts: list[IdentityConflict]) -> int:

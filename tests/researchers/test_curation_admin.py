@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Follow
@@ -139,6 +140,7 @@ def test_audit_log_is_read_only(client, curator, pair):
 
 
 @pytest.mark.django_db
+@override_settings(PAGE_CACHE_SECONDS=0)  # counts the queries of rendering, not of a cache hit
 def test_history_on_the_researcher_page_is_for_curators_only(client, curator, pair, reader_factory):
     a, b = pair
     url = b.get_absolute_url()

@@ -1,0 +1,161 @@
+"""Public pages under load: requests per second with the page cache, without it, and /robots.txt.
+
+gunicorn with `--workers` sync workers and production settings (Redis as the cache), wrk with
+32 connections for `--seconds` per page, on: the home page, a paper page, a researcher page with
+`--researcher-papers` papers, an institution page and a category page. Each page is measured
+with the page cache on (PAGE_CACHE_SECONDS=600) and off (0), beside `/robots.txt` in the same
+run (the reference: the server and the middleware with no database and no template), so the
+figures read as a ratio to what this machine serves at all.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/wovepaper_pages_bench \\
+        python benchmarks/pages.py --size 100000 --seconds 30
+
+`--size N` loads the synthetic snapshot of N records (benchmarks/generate_snapshot.py) into an
+empty database first. The researcher and the institution are made here on the synthetic papers
+(marked as such by their names), linked as matching would link them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "benchmarks" / "out"
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wovepaper.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.db import connection  # noqa: E402
+
+from benchmarks.search import ensure_papers  # noqa: E402
+from benchmarks.serving import Server, wrk  # noqa: E402
+from institutions.models import AuthorshipInstitution, Institution  # noqa: E402
+from institutions.services import institutions_update_stats  # noqa: E402
+from papers.models import Authorship, Paper, PaperCategory  # noqa: E402
+from researchers.models import Researcher  # noqa: E402
+from researchers.names import name_key  # noqa: E402
+from researchers.stats import researchers_update_stats  # noqa: E402
+
+RESEARCHER = "Synthetic Benchmark-Researcher"
+INSTITUTION = "Synthetic Benchmark Institute"
+
+
+def ensure_researcher(papers: int) -> tuple[Researcher, Institution]:
+    """A researcher first author of `papers` papers spread over the archive, at an institution."""
+    researcher, _ = Researcher.objects.get_or_create(
+        name_key=name_key(RESEARCHER), defaults={"display_name": RESEARCHER}
+    )
+    institution, _ = Institution.objects.get_or_create(name=INSTITUTION)
+    if researcher.paper_count != papers:
+        total = Paper.objects.count()
+        step = max(total // papers, 1)
+        ids = list(Paper.objects.order_by("pk").values_list("pk", flat=True)[::step][:papers])
+        firsts = list(Authorship.objects.filter(paper_id__in=ids, position=1))
+        for authorship in firsts:
+            authorship.researcher = researcher
+        Authorship.objects.bulk_update(firsts, ["researcher"], batch_size=1000)
+        AuthorshipInstitution.objects.bulk_create(
+            [
+                AuthorshipInstitution(authorship=a, institution=institution, paper_id=a.paper_id)
+                for a in firsts
+            ],
+            ignore_conflicts=True,
+            batch_size=1000,
+        )
+        researchers_update_stats([researcher.pk])
+        institutions_update_stats([institution.pk])
+        researcher.refresh_from_db()
+    return researcher, institution
+
+
+def pages(researcher: Researcher, institution: Institution) -> dict[str, str]:
+    busiest = (
+        PaperCategory.objects.filter(is_primary=True)
+        .values_list("code", flat=True)
+        .order_by("code")
+        .first()
+    )
+    paper = Paper.objects.order_by("-published").first()
+    return {
+        "robots.txt (reference)": "/robots.txt",
+        "home": "/",
+        "paper": paper.get_absolute_url(),
+        f"researcher ({researcher.paper_count:,} papers)": researcher.get_absolute_url(),
+        "institution": institution.get_absolute_url(),
+        f"category ({busiest})": f"/categories/{busiest}",
+    }
+
+
+def collect_static(env: dict[str, str]) -> None:
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        check=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=None)
+    parser.add_argument("--researcher-papers", type=int, default=2000)
+    parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--port", type=int, default=18231)
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    count = ensure_papers(args.size)
+    researcher, institution = ensure_researcher(args.researcher_papers)
+    paths = pages(researcher, institution)
+    env = {
+        "WOVEPAPER_PRODUCTION": "1",
+        "SECRET_KEY": secrets.token_urlsafe(48),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "REDIS_URL": args.redis,
+        "STATIC_ROOT": str(OUT / "static"),
+        "DB_CONN_MAX_AGE": "600",
+    }
+    collect_static(env)
+    print(
+        f"{count:,} papers, {connection.vendor}; gunicorn {args.workers} sync workers, "
+        f"wrk -t2 -c32 -d{args.seconds}s per page; {os.cpu_count()} CPUs, load average "
+        f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+    )
+    results = {}
+    for cache_seconds in ("600", "0"):
+        label = "page cache on" if cache_seconds != "0" else "page cache off"
+        server = Server(
+            args.port,
+            args.workers,
+            {**env, "PAGE_CACHE_SECONDS": cache_seconds},
+            # As behind the TLS-terminating proxy production runs behind.
+            headers={"X-Forwarded-Proto": "https"},
+        )
+        try:
+            subprocess.run(["redis-cli", "-u", args.redis, "flushdb"], check=True, stdout=-3)
+            for name, path in paths.items():
+                for _ in range(args.workers * 2):  # every worker's connections and caches warm
+                    server.get(path)
+                result = wrk(server, [path], seconds=args.seconds, script=OUT / "wrk-page.lua")
+                results[(label, name)] = result
+                print(f"{label:15} {name:34} {result}", flush=True)
+        finally:
+            server.stop()
+    print("\nratio to /robots.txt measured in the same server run:")
+    for (label, name), result in results.items():
+        reference = results[(label, "robots.txt (reference)")].requests_per_second
+        print(f"{label:15} {name:34} {result.requests_per_second / reference:6.3f}")
+    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""Anonymous public pages served from the page cache, and made stale by the writes that change
+what they show (wovepaper/lib/pagecache.py)."""
+
+from __future__ import annotations
+
+import itertools
+
+from django.contrib.auth import get_user_model
+from django.test import override_settings
+
+from accounts.models import Follow
+from institutions.models import Institution
+from institutions.services import institutions_update_stats
+from papers.ingest import papers_upsert
+from papers.models import Paper
+from papers.snapshot import iter_snapshot_lines, parse_snapshot_line
+from researchers.models import Researcher
+from researchers.names import name_key
+from researchers.stats import researchers_update_stats
+from wovepaper.lib.pagecache import SITE, pages_changed
+
+
+def _researcher(name: str) -> Researcher:
+    return Researcher.objects.create(display_name=name, name_key=name_key(name))
+
+
+def _quietly_retitle(paper: Paper, title: str) -> None:
+    """A write that announces nothing (a queryset update sends no signal): what the cache
+    serves afterwards shows whether the page came from the cache."""
+    Paper.objects.filter(pk=paper.pk).update(title=title)
+
+
+def test_anonymous_paper_page_is_served_from_the_cache_until_the_paper_changes(
+    client, paper_factory
+):
+    paper = paper_factory(title="Original title")
+    url = paper.get_absolute_url()
+    first = client.get(url)
+    assert first.status_code == 200 and "Original title" in first.content.decode()
+    _quietly_retitle(paper, "Quietly changed")
+    assert "Original title" in client.get(url).content.decode()
+
+    pages_changed("paper", [paper.pk])
+    assert "Quietly changed" in client.get(url).content.decode()
+
+
+def test_a_saved_paper_shows_at_once(client, paper_factory):
+    paper = paper_factory(title="Before the edit")
+    url = paper.get_absolute_url()
+    client.get(url)
+    paper.title = "After the edit"
+    paper.save()
+    assert "After the edit" in client.get(url).content.decode()
+
+
+def test_cached_pages_carry_validators_and_answer_304(client, paper_factory):
+    url = paper_factory().get_absolute_url()
+    first = client.get(url)
+    etag = first["ETag"]
+    assert etag and first["Last-Modified"]
+    assert "public" in first["Cache-Control"] and "max-age=" in first["Cache-Control"]
+    assert "Cookie" in first["Vary"] and "Accept" in first["Vary"]
+    again = client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304 and again.content == b""
+    assert client.get(url)["ETag"] == etag
+
+
+def test_markdown_and_html_are_kept_apart(client, paper_factory):
+    url = paper_factory(title="Two variants").get_absolute_url()
+    html = client.get(url)
+    markdown = client.get(url, HTTP_ACCEPT="text/markdown")
+    assert html["Content-Type"].startswith("text/html")
+    assert markdown["Content-Type"].startswith("text/markdown")
+    assert client.get(url)["Content-Type"].startswith("text/html")
+
+
+def test_signed_in_readers_get_their_own_page_never_the_cached_one(client, paper_factory):
+    paper = paper_factory(title="Shared title")
+    url = paper.get_absolute_url()
+    client.get(url)  # cached for anonymous readers
+    _quietly_retitle(paper, "What the database says")
+    user = get_user_model().objects.create_user("reader", "reader@example.org", "pw-123456789")
+    client.force_login(user)
+    response = client.get(url)
+    assert "What the database says" in response.content.decode()
+    assert "private" in response["Cache-Control"] and "ETag" not in response
+    client.logout()
+    assert "Shared title" in client.get(url).content.decode()
+    # A reader with a session (its messages, say) is rendered afresh even when not signed in.
+    client.cookies["sessionid"] = "some-session"
+    assert "What the database says" in client.get(url).content.decode()
+
+
+def test_researcher_page_is_stale_once_its_statistics_are_recomputed(
+    client, paper_factory, django_assert_num_queries
+):
+    researcher = _researcher("Dan Zhao")
+    url = researcher.get_absolute_url()
+    client.get(url)
+    with django_assert_num_queries(0):
+        assert client.get(url).status_code == 200
+    paper = paper_factory(authors=["Dan Zhao"], title="A newly matched paper")
+    paper.authorships.filter(position=1).update(researcher=researcher)
+    researchers_update_stats([researcher.pk])
+    assert "A newly matched paper" in client.get(url).content.decode()
+
+
+def test_following_changes_the_follower_count_shown(client, paper_factory):
+    researcher = _researcher("Biao Sun")
+    url = researcher.get_absolute_url()
+    assert "0 followers" in client.get(url).content.decode()
+    user = get_user_model().objects.create_user("fan", "fan@example.org", "pw-123456789")
+    Follow.objects.create(user=user, researcher=researcher)
+    assert "1 follower" in client.get(url).content.decode()
+
+
+def test_institution_page_is_stale_once_its_counts_change(client, paper_factory):
+    institution = Institution.objects.create(name="CNRS", country_code="FR")
+    url = institution.get_absolute_url()
+    client.get(url)
+    Institution.objects.filter(pk=institution.pk).update(name="CNRS (renamed quietly)")
+    assert "renamed quietly" not in client.get(url).content.decode()
+    institutions_update_stats([institution.pk])
+    assert "renamed quietly" in client.get(url).content.decode()
+
+
+def test_a_curation_makes_every_page_stale(client, paper_factory):
+    paper = paper_factory(title="Before curation")
+    url = paper.get_absolute_url()
+    client.get(url)
+    _quietly_retitle(paper, "After curation")
+    pages_changed(SITE)
+    assert "After curation" in client.get(url).content.decode()
+
+
+def test_home_page_lists_new_papers_at_once(client, paper_factory, sample_path):
+    client.get("/")
+    lines = itertools.islice(iter_snapshot_lines(sample_path), 5)
+    papers_upsert([parse_snapshot_line(line.text) for line in lines])
+    newest = Paper.objects.order_by("-published").first()
+    assert newest.get_absolute_url() in client.get("/").content.decode()
+
+
+@override_settings(PAGE_CACHE_SECONDS=0)
+def test_the_page_cache_can_be_turned_off(client, paper_factory):
+    paper = paper_factory(title="Uncached")
+    url = paper.get_absolute_url()
+    client.get(url)
+    _quietly_retitle(paper, "Seen at once")
+    response = client.get(url)
+    assert "Seen at once" in response.content.decode() and "ETag" not in response
+
+
+def test_pages_render_when_the_cache_cannot_be_reached(client, paper_factory):
+    paper = paper_factory(title="Served without a cache")
+    unreachable = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens on port 1
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+    with override_settings(CACHES=unreachable):
+        response = client.get(paper.get_absolute_url())
+        assert response.status_code == 200
+        assert "Served without a cache" in response.content.decode()
+        paper.title = "Saved without a cache"
+        paper.save()

@@ -1,0 +1,195 @@
+"""Anonymous public pages rendered once and served many times from the cache.
+
+Every anonymous reader of a paper, researcher or institution page sees the same page, so the
+first request renders it and the next ones are served from Django's cache (Redis in production,
+shared by every web process behind a load balancer). A cached page is served only while the
+records it was rendered from are unchanged:
+
+- a view names the records its page shows with `page_shows(request, kind, pk)`; the entry keeps
+  each record's current *version token* (a random string in the cache);
+- the services that change a record call `pages_changed(kind, pks)`, which drops the tokens;
+  a hit whose tokens are no longer current is rendered again;
+- every page also depends on the site token (`pages_changed(SITE)`: curation merges and splits,
+  admin edits) and list pages on the lists token (new papers);
+- what a page shows of *other* records (a co-author's name, a paper title in a list) is at most
+  `PAGE_CACHE_SECONDS` old: the entry's time to live bounds it.
+
+Signed-in readers, requests carrying a session or messages cookie, and any response that sets a
+cookie are never cached, so no reader's page (or CSRF token) is served to another. The cache is
+consulted inside the view, after every middleware: security headers, the CSP and Vary are added
+to a cached page as to a fresh one. Cached pages carry an ETag and Last-Modified and answer 304,
+and `Cache-Control: public, max-age` lets a proxy or CDN in front keep them too (it must pass
+requests with a session cookie through, as `Vary: Cookie` says).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import time
+from collections.abc import Callable, Iterable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.utils.http import http_date
+
+from .negotiation import wants_markdown
+
+log = logging.getLogger(__name__)
+
+SITE = "site"
+LISTS = "lists"
+_DEPENDENCIES = "_page_dependencies"
+
+
+def page_shows(request: HttpRequest, kind: str, pk: int | str) -> None:
+    """Record that the page being rendered shows record `kind` `pk`: a change to it, announced
+    with `pages_changed(kind, [pk])`, makes the cached page stale. Call it as soon as the record
+    is read, so that its token is taken before anything on the page can have changed."""
+    tokens = getattr(request, _DEPENDENCIES, None)
+    if tokens is None:
+        return
+    try:
+        tokens.update(_current_tokens([f"{kind}:{pk}"]))
+    except Exception:  # noqa: BLE001 (a token not held makes the entry stale at once)
+        tokens[f"{kind}:{pk}"] = ""
+
+
+def pages_changed(kind: str, pks: Iterable[int | str] = (0,)) -> None:
+    """Cached pages that show these records are stale from now on. The tokens are dropped at
+    once and, inside a transaction, again when it commits: a page rendered from the old rows
+    while the transaction was open must not stay under a token minted in between. A cache that
+    cannot be reached is logged, not raised: the change itself has happened, and entries live
+    at most PAGE_CACHE_SECONDS."""
+    keys = [_token_key(f"{kind}:{pk}") for pk in pks]
+    if not keys:
+        return
+    _drop_tokens(kind, keys)
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(lambda: _drop_tokens(kind, keys))
+
+
+def _drop_tokens(kind: str, keys: list[str]) -> None:
+    try:
+        cache.delete_many(keys)
+    except Exception:  # noqa: BLE001 (any cache backend's connection error)
+        log.warning("page cache: could not mark %d %s page(s) stale", len(keys), kind)
+
+
+def cache_public_page(*, lists: bool = False) -> Callable:
+    """Serve the view's anonymous GET responses from the page cache (see the module docstring).
+    `lists`: the page lists the newest papers, so new papers make it stale."""
+    shared = [f"{SITE}:0", *([f"{LISTS}:0"] if lists else [])]
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not _cacheable_request(request):
+                response = view(request, *args, **kwargs)
+                if request.user.is_authenticated:
+                    patch_cache_control(response, private=True)
+                return response
+            key = _page_key(request)
+            try:
+                hit = _fresh_entry(key)
+                if hit is None:
+                    setattr(request, _DEPENDENCIES, _current_tokens(shared))
+            except Exception:  # noqa: BLE001 (an unreachable cache renders the page afresh)
+                log.warning("page cache: unreachable, rendering the page")
+                return view(request, *args, **kwargs)
+            if hit is not None:
+                response, etag, modified = hit
+            else:
+                response = view(request, *args, **kwargs)
+                if not _cacheable_response(request, response):
+                    return response
+                etag, modified = _store(key, response, getattr(request, _DEPENDENCIES))
+            response["ETag"] = etag
+            response["Last-Modified"] = http_date(modified)
+            patch_cache_control(response, public=True, max_age=settings.PAGE_CACHE_MAX_AGE)
+            patch_vary_headers(response, ["Cookie"])
+            return get_conditional_response(
+                request, etag=etag, last_modified=int(modified), response=response
+            )
+
+        return wrapped
+
+    return decorate
+
+
+def _cacheable_request(request: HttpRequest) -> bool:
+    if settings.PAGE_CACHE_SECONDS <= 0 or request.method not in ("GET", "HEAD"):
+        return False
+    cookies = request.COOKIES
+    if settings.SESSION_COOKIE_NAME in cookies or "messages" in cookies:
+        return False
+    return not request.user.is_authenticated
+
+
+def _cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
+    """A 200 that is the same for every anonymous reader: it sets no cookie, asked for no CSRF
+    token (the token in the page would not match the next reader's cookie) and wrote nothing to
+    a session."""
+    session = getattr(request, "session", None)
+    return (
+        response.status_code == 200
+        and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+        and not (session is not None and session.modified)
+        and not response.streaming
+        and not response.cookies
+        and "private" not in response.get("Cache-Control", "")
+    )
+
+
+def _page_key(request: HttpRequest) -> str:
+    variant = "md" if wants_markdown(request) else "html"
+    if request.headers.get("HX-Request"):
+        variant += "-htmx"
+    address = hashlib.sha256(f"{request.get_host()}{request.get_full_path()}".encode()).hexdigest()
+    return f"page:{variant}:{address}"
+
+
+def _token_key(dependency: str) -> str:
+    return f"pagever:{dependency}"
+
+
+def _fresh_entry(key: str) -> tuple[HttpResponse, str, float] | None:
+    """The cached page at `key` if every record it showed still has the token it had."""
+    entry = cache.get(key)
+    if entry is None:
+        return None
+    tokens = entry["tokens"]
+    current = cache.get_many([_token_key(d) for d in tokens])
+    if any(current.get(_token_key(d)) != token for d, token in tokens.items()):
+        return None
+    return entry["response"], entry["etag"], entry["modified"]
+
+
+def _store(key: str, response: HttpResponse, tokens: dict[str, str]) -> tuple[str, float]:
+    etag = '"' + hashlib.sha256(response.content).hexdigest()[:32] + '"'
+    modified = time.time()
+    entry = {"response": response, "etag": etag, "modified": modified, "tokens": tokens}
+    try:
+        cache.set(key, entry, settings.PAGE_CACHE_SECONDS)
+    except Exception:  # noqa: BLE001 (the page is served; it is only not kept)
+        log.warning("page cache: unreachable, page not kept")
+    return etag, modified
+
+
+def _current_tokens(dependencies: list[str]) -> dict[str, str]:
+    """Each dependency's token, minting one where none is held. `add` keeps a token another
+    process minted first, so the value read back is the one every process sees."""
+    keys = {d: _token_key(d) for d in dependencies}
+    held = cache.get_many(list(keys.values()))
+    missing = [k for k in keys.values() if k not in held]
+    if missing:
+        for token_key in missing:
+            cache.add(token_key, secrets.token_hex(8), None)
+        held = cache.get_many(list(keys.values()))
+    return {d: held.get(k, "") for d, k in keys.items()}
