@@ -8,6 +8,7 @@ from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
 
+from allauth.account.decorators import reauthentication_required
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
@@ -410,6 +411,10 @@ def export(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+# The typed phrase guards against a slip, not against someone at an unlocked session: deleting
+# also asks for the password again (allauth's reauthentication, valid for
+# ACCOUNT_REAUTHENTICATION_TIMEOUT, 5 minutes; an account without a password gets a code by email).
+@reauthentication_required
 @require_http_methods(["GET", "POST"])
 def delete_account(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":

@@ -14,6 +14,8 @@ from accounts.models import Claim, Follow, Profile, SentDigest
 from accounts.services import researcher_claim, researcher_follow
 from researchers.models import Researcher
 
+from .conftest import PASSWORD
+
 pytestmark = pytest.mark.django_db
 
 
@@ -74,9 +76,32 @@ def test_export_needs_sign_in(client):
     assert client.get("/accounts/export/")["Location"].startswith("/accounts/login/")
 
 
+def reauthenticate(client, password: str = PASSWORD):
+    return client.post("/accounts/reauthenticate/", {"password": password})
+
+
+def test_delete_asks_for_the_password_again(client, user_factory):
+    user = user_factory()
+    client.force_login(user)  # a session, but no recent sign-in
+    response = client.get("/accounts/delete/")
+    assert response["Location"].startswith("/accounts/reauthenticate/")
+    response = client.post("/accounts/delete/", {"confirm": "Delete my account"})
+    assert response["Location"].startswith("/accounts/reauthenticate/")
+    assert get_user_model().objects.filter(pk=user.pk).exists()
+    # A wrong password does not count.
+    assert reauthenticate(client, "not-the-password").status_code == 200
+    assert client.get("/accounts/delete/")["Location"].startswith("/accounts/reauthenticate/")
+    assert reauthenticate(client).status_code == 302
+    assert client.get("/accounts/delete/").status_code == 200
+    response = client.post("/accounts/delete/", {"confirm": "Delete my account"})
+    assert response["Location"] == "/"
+    assert not get_user_model().objects.filter(pk=user.pk).exists()
+
+
 def test_delete_needs_the_confirmation_phrase(client, user_factory):
     user = user_factory()
     client.force_login(user)
+    reauthenticate(client)
     response = client.post("/accounts/delete/", {"confirm": "yes"})
     assert response.status_code == 200 and "exactly" in response.content.decode()
     assert get_user_model().objects.filter(pk=user.pk).exists()
@@ -92,6 +117,7 @@ def test_delete_removes_the_account_and_its_follows_and_claims(
     researcher_claim(user=user, researcher=ada)
     Token.objects.create(user=user)
     client.force_login(user)
+    reauthenticate(client)
     response = client.post("/accounts/delete/", {"confirm": "Delete my account"})
     assert response["Location"] == "/"
     assert not get_user_model().objects.filter(pk=user.pk).exists()
