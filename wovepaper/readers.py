@@ -3,11 +3,13 @@ the open bulk files under /data/."""
 
 from __future__ import annotations
 
+from csp.decorators import csp_update
 from django.conf import settings
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_safe
-from drf_spectacular.views import SpectacularRedocView
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
 
 from researchers.identity_links import FILE_NAME, META_NAME, export_dir
 from wovepaper.lib.api.pagination import KeysetPagination
@@ -51,8 +53,22 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
     return render(request, "wovepaper/robots.txt", {}, content_type="text/plain; charset=utf-8")
 
 
+# What the API reference pages add to the site's Content-Security-Policy: Swagger UI and Redoc
+# write their styles into <style> elements at run time, and Redoc runs its search in a worker it
+# makes from a blob. Scripts stay our own files only (no inline script, no eval).
+API_REFERENCE_CSP = {"style-src": ["'unsafe-inline'"], "worker-src": ["blob:"]}
+
+
+@method_decorator(csp_update(API_REFERENCE_CSP), name="dispatch")
+class SwaggerView(SpectacularSwaggerSplitView):
+    """Swagger UI from our static files, its start-up script served as a file of its own (the
+    split view) rather than inline, so script-src stays 'self'."""
+
+
+@method_decorator(csp_update(API_REFERENCE_CSP), name="dispatch")
 class RedocView(SpectacularRedocView):
-    """Redoc from our static files; the template leaves out drf-spectacular's Google Fonts."""
+    """Redoc from our static files; the template leaves out drf-spectacular's Google Fonts and
+    its inline start-up script (the <redoc> element starts itself)."""
 
     template_name = "wovepaper/redoc.html"
 

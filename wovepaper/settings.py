@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "allauth.socialaccount.providers.orcid",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "csp",
     "django.contrib.sitemaps",
     "papers",
     "institutions",
@@ -88,6 +89,7 @@ MIDDLEWARE = [
     "wovepaper.lib.replicas.ReplicaReadsMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "accounts.middleware.OnboardingMiddleware",
@@ -419,6 +421,25 @@ if env_bool("WOVEPAPER_PRODUCTION"):
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp), enforced in every mode so that development and the
+# browser tests meet the policy production serves. The pages load only our own scripts and
+# styles (htmx and the site's JS from our static files; JSON-LD is a data block, not a script,
+# and CSP does not apply to it): no inline script or style, nothing from another host. The API
+# reference pages add only what Swagger UI and Redoc need (wovepaper/readers.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 # Extra steps `manage.py demo` runs after the import, each a management command that must cope
 # with unreachable external services by saying so and leaving the data as it was.

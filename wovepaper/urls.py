@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path, re_path, register_converter
-from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularJSONAPIView
 
 from institutions.feeds import InstitutionAtomFeed, InstitutionFeed
 from papers.feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, LatestPapersFeed
@@ -35,7 +35,7 @@ urlpatterns = [
     path("developers", readers.developers, name="developers"),
     path(
         "developers/reference",
-        SpectacularSwaggerView.as_view(url_name="openapi"),
+        readers.SwaggerView.as_view(url_name="openapi"),
         name="api-reference",
     ),
     path("developers/redoc", readers.RedocView.as_view(url_name="openapi"), name="api-redoc"),
