@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connections
 from django.db.models import Q, QuerySet
 from django.utils import timezone
+
+from wovepaper.lib.cache import coordination_cache
 
 from .models import HarvestRun
 
@@ -56,16 +57,16 @@ class HarvestLock:
 
     def renew(self) -> bool:
         """Extend the hold by the TTL; False (and `lost` set) if the key is no longer ours."""
-        if cache.get(self.key) != self.token:
+        if coordination_cache().get(self.key) != self.token:
             self.lost.set()
             return False
-        cache.touch(self.key, self.ttl)
+        coordination_cache().touch(self.key, self.ttl)
         return True
 
     def release(self) -> None:
         # Only our own lock: after a lapse someone else may hold it now.
-        if cache.get(self.key) == self.token:
-            cache.delete(self.key)
+        if coordination_cache().get(self.key) == self.token:
+            coordination_cache().delete(self.key)
 
 
 @contextmanager
@@ -74,7 +75,7 @@ def harvest_lock(set_spec: str) -> Iterator[HarvestLock]:
     # Who holds it, for `harvest_arxiv --break-lock` and for operators reading the key.
     holder = f"{socket.gethostname()} pid {os.getpid()} {uuid.uuid4().hex}"
     lock = HarvestLock(harvest_lock_key(set_spec), holder, settings.HARVEST_LOCK_TTL)
-    if not cache.add(lock.key, lock.token, timeout=lock.ttl):
+    if not coordination_cache().add(lock.key, lock.token, timeout=lock.ttl):
         raise HarvestLocked(f"another harvest of set {set_spec or '(all)'!r} is running")
     try:
         yield lock
@@ -162,11 +163,11 @@ def harvest_lock_break(set_spec: str) -> str:
     """
     key = harvest_lock_key(set_spec)
     label = set_spec or "(all)"
-    holder = cache.get(key)
+    holder = coordination_cache().get(key)
     if holder is None:
         return f"set {label!r} is not locked"
     if _holder_is_dead_here(holder):
-        cache.delete(key)
+        coordination_cache().delete(key)
         return f"broke the lock of set {label!r}: its holder ({holder.rsplit(' ', 1)[0]}) is gone"
     alive = (
         HarvestRun.objects.filter(
@@ -183,5 +184,5 @@ def harvest_lock_break(set_spec: str) -> str:
             f"{alive.heartbeat_at:%H:%M:%S} UTC, lock held by {holder.rsplit(' ', 1)[0]}); "
             "its lock is not broken"
         )
-    cache.delete(key)
+    coordination_cache().delete(key)
     return f"broke the lock of set {label!r}: no run of it has a live heartbeat"

@@ -145,13 +145,38 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = env("REDIS_URL")
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        # What can be lost (pages, figures, session reads, rate-limit counters): with Redis down
+        # or frozen it answers as an empty cache after a short timeout, and logs it once
+        # (wovepaper/lib/cache.py).
+        "default": {
+            "BACKEND": "wovepaper.lib.cache.FailOpenRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {
+                "socket_connect_timeout": float(env("REDIS_CACHE_TIMEOUT", "0.25")),
+                "socket_timeout": float(env("REDIS_CACHE_TIMEOUT", "0.25")),
+                "RETRY_AFTER": float(env("REDIS_CACHE_RETRY_AFTER", "5")),
+            },
+        },
+        # What must hold across processes (the harvest lock, the external APIs' shared rate
+        # limiter): no fallback to anything process-local; an unreachable Redis is an error.
+        "coordination": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {
+                "socket_connect_timeout": float(env("REDIS_COORDINATION_TIMEOUT", "5")),
+                "socket_timeout": float(env("REDIS_COORDINATION_TIMEOUT", "5")),
+            },
+        },
     }
     # Sessions read through the cache and written to the database: any web process serves any
     # request behind a load balancer, and a Redis restart signs nobody out.
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # One process (the embedded default): both aliases are the same local-memory store.
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "coordination": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

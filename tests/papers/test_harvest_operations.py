@@ -126,10 +126,8 @@ def test_a_harvest_killed_with_sigkill_is_resumed_at_once_with_break_lock(
     block the set until it lapses; --break-lock sees that its holder is gone, frees it, and
     the resume completes the run with nothing lost."""
     settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_CACHE,
-        }
+        alias: {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_CACHE}
+        for alias in ("default", "coordination")
     }
     settings.HARVEST_LOCK_TTL = 600  # long enough that only --break-lock can free the set
     cache.delete("harvest-lock:*")
@@ -269,10 +267,11 @@ def test_redis_going_away_fails_the_run_with_a_clear_message(own_redis, faulty, 
     servers, start = own_redis
     settings.ARXIV_MIN_INTERVAL = 0.01  # the rate limiter's slots are taken in Redis
     settings.CACHES = {
-        "default": {
+        alias: {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": f"redis://127.0.0.1:{OWN_REDIS_PORT}/0",
         }
+        for alias in ("default", "coordination")
     }
 
     def stop_redis(page: int) -> None:

@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 
 import httpx
 from django.conf import settings
-from django.core.cache import cache
+
+from wovepaper.lib.cache import coordination_cache
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -119,16 +120,16 @@ class RateLimiter:
         for _ in range(100):
             now = time.time()
             current = int(now / interval)
-            cache.add(self.key, current, timeout=3600)
+            coordination_cache().add(self.key, current, timeout=3600)
             try:
-                slot = cache.incr(self.key)
+                slot = coordination_cache().incr(self.key)
             except ValueError:  # the key expired between add and incr
                 continue
             if slot <= current:
                 # The counter fell behind the clock while the service was idle: catch it up,
                 # so the next slot starts after now and every request starts at its slot.
                 # (Two processes doing this at once may share one slot; that is all it costs.)
-                cache.set(self.key, current, timeout=3600)
+                coordination_cache().set(self.key, current, timeout=3600)
                 continue
             wait = slot * interval - now
             if wait > 0:

@@ -1,0 +1,193 @@
+"""Redis stopped and frozen under requests, with a Redis this test starts on a port of its own.
+
+The cache degrades: the pages, the API (throttle counters), the sitemap, the schema and the
+sign-in POST answer as without a cache, and one line says so. The harvest lock and the shared
+rate limiter do not fall back to anything process-local: they fail loudly.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+import redis
+from django.contrib.auth import get_user_model
+from django.core.cache import caches
+
+from papers.harvest_lock import harvest_lock
+from wovepaper.lib.http import RateLimiter
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "a-long-sweep-passphrase-3"
+DEGRADED = "cache unreachable"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_for(condition, what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def _pings(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
+
+
+@pytest.fixture
+def own_redis(tmp_path):
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server is not installed (the suite needs a real Redis)")
+    port = _free_port()
+    processes = []
+
+    def start() -> subprocess.Popen:
+        process = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(tmp_path),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        processes.append(process)
+        _wait_for(lambda: _pings(redis.Redis(port=port)), "our Redis to start")
+        return process
+
+    yield port, start
+    for process in processes:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGCONT)
+            process.kill()
+            process.wait(timeout=10)
+
+
+@pytest.fixture
+def site_on_own_redis(own_redis, settings, paper_factory):
+    port, start = own_redis
+    process = start()
+    url = f"redis://127.0.0.1:{port}/0"
+    settings.CACHES = {
+        # As production configures them (wovepaper/settings.py), on this test's Redis.
+        "default": {
+            "BACKEND": "wovepaper.lib.cache.FailOpenRedisCache",
+            "LOCATION": url,
+            "OPTIONS": {
+                "socket_connect_timeout": 0.25,
+                "socket_timeout": 0.25,
+                "RETRY_AFTER": 0.5,
+            },
+        },
+        "coordination": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        },
+    }
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    paper_factory(title="A paper read while Redis is away")
+    user = get_user_model().objects.create_user("reader", "reader@example.org", PASSWORD)
+    from allauth.account.models import EmailAddress
+
+    EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=True)
+    return process, start, user
+
+
+def _answers(client, user) -> dict[str, int]:
+    client.raise_request_exception = False
+    codes = {}
+    for path in (
+        "/",
+        "/papers",
+        "/api/v1/papers/",
+        "/api/v1/researchers/",
+        "/sitemap.xml",
+        "/openapi.json",
+        "/developers",
+    ):
+        codes[path] = client.get(path).status_code
+    login = client.post("/accounts/login/", {"login": user.email, "password": PASSWORD})
+    codes["POST /accounts/login/"] = login.status_code
+    client.logout()
+    return codes
+
+
+def _degraded_lines(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith(DEGRADED)]
+
+
+def test_pages_answer_with_redis_stopped_and_the_lock_fails_loudly(
+    client, site_on_own_redis, caplog
+):
+    process, _, user = site_on_own_redis
+    expected = _answers(client, user)
+    assert set(expected.values()) <= {200, 302}, expected
+
+    process.kill()
+    process.wait(timeout=10)
+    caplog.set_level(logging.WARNING, logger="wovepaper.lib.cache")
+    for _ in range(3):
+        assert _answers(client, user) == expected
+    # One clear line for the outage, not one per call.
+    lines = _degraded_lines(caplog)
+    assert len(lines) == 1 and "ConnectionError" in lines[0], lines
+
+    # What must hold across processes never falls back to a cache of this process alone.
+    with pytest.raises(redis.RedisError):
+        with harvest_lock("cs"):
+            pass
+    with pytest.raises(redis.RedisError):
+        RateLimiter("arxiv", 1.0).acquire()
+
+
+def test_pages_answer_with_redis_frozen_and_recover(client, site_on_own_redis, caplog):
+    process, _, user = site_on_own_redis
+    expected = _answers(client, user)
+    caplog.set_level(logging.WARNING, logger="wovepaper.lib.cache")
+
+    os.kill(process.pid, signal.SIGSTOP)  # accepts connections, answers nothing
+    try:
+        for _ in range(3):
+            assert _answers(client, user) == expected
+        lines = _degraded_lines(caplog)
+        assert len(lines) == 1 and "TimeoutError" in lines[0], lines
+        with pytest.raises(redis.RedisError):
+            with harvest_lock("cs"):
+                pass
+    finally:
+        os.kill(process.pid, signal.SIGCONT)
+
+    # Back: after RETRY_AFTER the cache is asked again, and says so once.
+    time.sleep(0.6)
+    assert _answers(client, user) == expected
+    assert any(r.getMessage() == "cache reachable again" for r in caplog.records)
+    caches["default"].set("sweep", 1)
+    assert caches["default"].get("sweep") == 1
