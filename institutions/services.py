@@ -205,6 +205,7 @@ def institutions_complete_from_ror(
 def institutions_update_stats(institution_ids: Iterable[int]) -> None:
     """Store paper_count and researcher_count for these institutions (one query per 500)."""
     ids = sorted(set(institution_ids))
+    now = timezone.now()
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         counts = {
@@ -224,10 +225,11 @@ def institutions_update_stats(institution_ids: Iterable[int]) -> None:
                     pk=pk,
                     paper_count=counts.get(pk, {}).get("papers", 0),
                     researcher_count=counts.get(pk, {}).get("researchers", 0),
+                    modified_at=now,
                 )
                 for pk in chunk
             ],
-            ["paper_count", "researcher_count"],
+            ["paper_count", "researcher_count", "modified_at"],
             batch_size=500,
         )
     pages_changed("institution", ids)

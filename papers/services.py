@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.utils import timezone
+
 from wovepaper.lib.pagecache import pages_changed
 
 from .models import Paper
@@ -48,9 +50,11 @@ def papers_store_source_records(*, records: Sequence[PaperSourceRecord]) -> None
         .values_list("openalex_id", flat=True)
     )
     updates = []
+    now = timezone.now()
     for record in records:
         row = Paper(
             pk=record.paper_id,
+            modified_at=now,
             semantic_scholar_id=None,
             openalex_id=None,
             cited_by_count=record.cited_by_count,
@@ -77,6 +81,7 @@ def papers_store_source_records(*, records: Sequence[PaperSourceRecord]) -> None
             "cited_by_count",
             "cited_by_source",
             "cited_by_updated_at",
+            "modified_at",
         ],
         batch_size=500,
     )

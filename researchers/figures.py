@@ -51,7 +51,9 @@ def researchers_refresh_figures(
     oa_client = clients.openalex if clients else OpenAlexClient()
     # A record with no id of either source has no figures to fetch: mark it checked.
     updates: dict[int, Researcher] = {
-        rid: Researcher(pk=rid, figures_updated_at=now) for rid in ids if rid not in headline_source
+        rid: Researcher(pk=rid, figures_updated_at=now, modified_at=now)
+        for rid in ids
+        if rid not in headline_source
     }
     answered: list[ResearcherExternalId] = []
     try:
@@ -68,7 +70,9 @@ def researchers_refresh_figures(
                     answered.append(ext)
                 if headline_source[rid] != source:
                     continue
-                row = updates.setdefault(rid, Researcher(pk=rid, figures_updated_at=now))
+                row = updates.setdefault(
+                    rid, Researcher(pk=rid, figures_updated_at=now, modified_at=now)
+                )
                 if record is not None:
                     row.h_index, row.citation_count = record.h_index, record.citation_count
                     row.works_count, row.figures_source = record.works_count, source
@@ -77,15 +81,22 @@ def researchers_refresh_figures(
             s2_client.close()
             oa_client.close()
     for rid in headline_source:
-        updates.setdefault(rid, Researcher(pk=rid, figures_updated_at=now))
+        updates.setdefault(rid, Researcher(pk=rid, figures_updated_at=now, modified_at=now))
     found = [r for r in updates.values() if r.figures_source]
     unknown = [r for r in updates.values() if not r.figures_source]
     Researcher.objects.bulk_update(
         found,
-        ["h_index", "citation_count", "works_count", "figures_source", "figures_updated_at"],
+        [
+            "h_index",
+            "citation_count",
+            "works_count",
+            "figures_source",
+            "figures_updated_at",
+            "modified_at",
+        ],
         batch_size=500,
     )
-    Researcher.objects.bulk_update(unknown, ["figures_updated_at"], batch_size=500)
+    Researcher.objects.bulk_update(unknown, ["figures_updated_at", "modified_at"], batch_size=500)
     pages_changed("researcher", list(updates))
     ResearcherExternalId.objects.bulk_update(
         answered,

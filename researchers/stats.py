@@ -190,6 +190,8 @@ def _update_chunk(ids: list[int]) -> None:
                 citations_here=citations,
                 coauthors=coauthors,
                 stats_updated_at=now,
+                modified_at=now,
             )
         )
-    Researcher.objects.bulk_update(updates, STAT_FIELDS, batch_size=CHUNK)
+    # modified_at too: the API's Last-Modified must move when the figures it serves do.
+    Researcher.objects.bulk_update(updates, [*STAT_FIELDS, "modified_at"], batch_size=CHUNK)

@@ -124,7 +124,10 @@ def _attach(
         if target is not None:
             result.researcher_ids.add(target)
     Authorship.objects.bulk_update(changed, ["researcher", "matched_at"], batch_size=1000)
-    pages_changed("paper", {a.paper_id for a in changed})
+    changed_papers = {a.paper_id for a in changed}
+    # The paper's record (its API answer, its Last-Modified) now links other researchers.
+    Paper.objects.filter(pk__in=changed_papers).update(modified_at=now)
+    pages_changed("paper", changed_papers)
     result.authorships_attached = len(changed)
 
 
@@ -139,8 +142,10 @@ def _improve_names(names: dict[int, str]) -> None:
         if name is None or not candidate or candidate == name:
             continue
         if is_abbreviated(name) and not is_abbreviated(candidate):
-            updates.append(Researcher(pk=pk, **name_fields(candidate)))
-    Researcher.objects.bulk_update(updates, ["display_name", "name_key", "slug"], batch_size=500)
+            updates.append(Researcher(pk=pk, modified_at=timezone.now(), **name_fields(candidate)))
+    Researcher.objects.bulk_update(
+        updates, ["display_name", "name_key", "slug", "modified_at"], batch_size=500
+    )
     pages_changed("researcher", [r.pk for r in updates])
 
 
