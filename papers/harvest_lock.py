@@ -1,6 +1,7 @@
 """One harvest per set at a time, across every process: a lock held by a heartbeat.
 
-The lock is a cache key (Redis in production) added with a short expiry, HARVEST_LOCK_TTL
+The lock is a key in the `coordination` cache (Redis in production, never a fallback that would
+hold per process: an unreachable Redis is an error) added with a short expiry, HARVEST_LOCK_TTL
 (120 s), and renewed by a heartbeat thread every third of it for as long as the run lives, so a
 run killed with SIGKILL frees its set within HARVEST_LOCK_TTL instead of hours. Each beat also
 stamps the run's `heartbeat_at`: a run still "running" whose heartbeat is older than
