@@ -31,6 +31,16 @@ class FollowPagination(PageNumberPagination):
             request, self.page_size_query_param, self.page_size, self.max_page_size
         )
 
+    def get_page_number(self, request, paginator) -> str:
+        # DRF reads an empty `page` as page 1 and "last" as the last page; the schema says a
+        # whole number from 1, so anything else is a 400.
+        given = request.query_params.getlist(self.page_query_param)
+        if not given:
+            return "1"
+        if len(given) != 1 or not (given[0].isascii() and given[0].isdigit()) or given[0] == "0":
+            raise ValidationError({self.page_query_param: ["Must be a whole number from 1."]})
+        return given[0]
+
 
 class MeApiView(APIView):
     # Token first: its WWW-Authenticate header makes an anonymous request a 401, not a 403.

@@ -85,3 +85,14 @@ def test_list_is_paged_with_bounded_queries(api, researcher_factory, django_asse
     with django_assert_max_num_queries(4):  # token+user, count, page (researchers joined)
         body = api.get("/api/v1/me/follows/").json()
     assert body["count"] == 60 and len(body["results"]) == 50 and body["next"]
+
+
+def test_page_number_must_be_a_whole_number_from_one(api, researcher_factory):
+    researcher_follow(user=api.user, researcher=researcher_factory("R 1"))
+    for page in ("", "0", "last", "1.5", "-1", "٢"):
+        response = api.get("/api/v1/me/follows/", {"page": page})
+        assert response.status_code == 400, page
+        assert "page" in response.json()["error"]["fields"]
+    assert api.get("/api/v1/me/follows/?page=1&page=1").status_code == 400
+    assert api.get("/api/v1/me/follows/", {"page": "1"}).status_code == 200
+    assert api.get("/api/v1/me/follows/", {"page": "2"}).status_code == 404
