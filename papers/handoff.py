@@ -17,6 +17,7 @@ import logging
 from itertools import islice
 
 from django.conf import settings
+from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 from wovepaper.lib.search.indexer import engine_index_enqueue
@@ -72,13 +73,15 @@ class HandOff:
         if not settings.HARVEST_ENQUEUE_MATCHING:
             return 0
         sent = 0
+        requested_at = timezone.now().isoformat()
         iterator = iter(paper_ids)
         while chunk := list(islice(iterator, MATCH_BATCH)):
             if self.broker_down:
                 self.matching_not_queued += len(chunk)
                 continue
             try:
-                send_task(MATCH_TASK_NAME, paper_ids=chunk)
+                # A backlog batch that took these papers after this commit has done the work.
+                send_task(MATCH_TASK_NAME, paper_ids=chunk, requested_at=requested_at)
                 sent += 1
             except UNREACHABLE as exc:
                 self._give_up_on_broker(exc)

@@ -132,7 +132,14 @@ class PaperMatchState(models.Model):
 
     MATCHED = "matched"  # at least one source knows the paper; its authorships are attached
     FAILED = "failed"  # a service could not answer; nothing was changed
-    STATUSES = [(MATCHED, "matched"), (UNKNOWN, "unknown to every source"), (FAILED, "failed")]
+    # Claimed by a batch for its first try: the row exists so that the claim can be held on it.
+    PENDING = "pending"
+    STATUSES = [
+        (MATCHED, "matched"),
+        (UNKNOWN, "unknown to every source"),
+        (FAILED, "failed"),
+        (PENDING, "being matched for the first time"),
+    ]
 
     paper = models.OneToOneField(
         "papers.Paper", on_delete=models.CASCADE, primary_key=True, related_name="match_state"
@@ -147,6 +154,11 @@ class PaperMatchState(models.Model):
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     matched_authors = models.PositiveSmallIntegerField(default=0)
     last_error = models.TextField(blank=True)
+    # The batch holding this paper (researchers.matching.claim), until its lease lapses: no
+    # other worker matches it meanwhile. A claim also moves next_attempt_at to the lease's end,
+    # so a paper whose worker died is due again, for the backlog, when the lease lapses.
+    claim = models.CharField(max_length=32, blank=True)
+    claimed_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 
 from celery import shared_task
 from django.conf import settings
@@ -29,13 +30,18 @@ def _summary(run) -> dict:
 
 
 @shared_task(name="researchers.match_papers")
-def match_papers(paper_ids: list[int]) -> dict:
+def match_papers(paper_ids: list[int], requested_at: str | None = None) -> dict:
     """Match these papers (the harvester enqueues new and changed papers by this name).
 
     Idempotent. A service that cannot answer leaves the papers as they were (their match state
-    says why) and they are retried by `researchers.match_next_batch`.
+    says why) and they are retried by `researchers.match_next_batch`. Papers another worker
+    holds, or (with `requested_at`, an ISO time) tried since then, are left to it.
     """
-    run, _ = match_run([int(pk) for pk in paper_ids], trigger="task:match_papers")
+    run, _ = match_run(
+        [int(pk) for pk in paper_ids],
+        trigger="task:match_papers",
+        requested_at=datetime.fromisoformat(requested_at) if requested_at else None,
+    )
     if run.failed:
         logger.warning("match_papers: %s", run.message)
     return _summary(run)

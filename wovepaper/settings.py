@@ -358,6 +358,10 @@ ROR_RATE = float(env("ROR_RATE", "6"))
 MATCH_BATCH_SIZE = env_int("MATCH_BATCH_SIZE", 100)
 MATCH_UNKNOWN_RETRY_DAYS = env_int("MATCH_UNKNOWN_RETRY_DAYS", 14)
 MATCH_FAILED_RETRY_MINUTES = env_int("MATCH_FAILED_RETRY_MINUTES", 30)
+# A batch holds its papers this long (researchers.matching.claim) so that no other worker
+# matches them meanwhile; a paper whose worker died is matched again once it lapses. Longer
+# than a batch takes when the services make it wait (retries, Retry-After).
+MATCH_CLAIM_SECONDS = env_int("MATCH_CLAIM_SECONDS", 1800)
 FIGURES_MAX_AGE_DAYS = env_int("FIGURES_MAX_AGE_DAYS", 30)
 # Readers' reports of wrong matches: how many one account may file in an hour.
 MATCH_REPORTS_PER_HOUR = env_int("MATCH_REPORTS_PER_HOUR", 10)

@@ -24,6 +24,7 @@ from ..models import IdentityConflict, PaperMatchState, Researcher, ResearcherEx
 from ..names import is_abbreviated
 from ..selectors import authorships_for_matching, pinned_authorship_ids
 from .align import AuthorKeys, align_paper
+from .claim import RELEASE_FIELDS, RELEASED
 from .fetch import Found
 from .resolve import IdentityIndex, name_fields, resolve
 
@@ -235,6 +236,7 @@ def _store_states(
                 next_attempt_at=None if s2_known and oa_known else retry_unknown,
                 matched_authors=sum(1 for a in by_paper.get(paper.pk, []) if a.pk in attach),
                 last_error="",
+                **RELEASED,
             )
         )
     PaperMatchState.objects.bulk_create(
@@ -251,6 +253,7 @@ def _store_states(
             "next_attempt_at",
             "matched_authors",
             "last_error",
+            *RELEASE_FIELDS,
         ],
     )
     return matched, unknown

@@ -17,6 +17,7 @@ from papers.models import Paper
 from ..clients.openalex import OAWork, OpenAlexClient
 from ..clients.semantic_scholar import S2Paper, SemanticScholarClient
 from ..models import PaperMatchState
+from .claim import RELEASE_FIELDS, RELEASED
 
 
 @dataclass
@@ -75,6 +76,7 @@ def record_failure(
             last_attempt_at=now,
             next_attempt_at=retry_at,
             last_error=error[:2000],
+            **RELEASED,
         )
         for p in papers
     ]
@@ -90,5 +92,6 @@ def record_failure(
             "last_attempt_at",
             "next_attempt_at",
             "last_error",
+            *RELEASE_FIELDS,
         ],
     )

@@ -21,6 +21,7 @@ from ..models import MatchRun
 from ..selectors import papers_for_matching, papers_to_match, researchers_without_figures
 from ..stats import researchers_update_stats
 from .apply import BatchResult, apply_batch
+from .claim import claim_papers
 from .fetch import Clients, Found, fetch_sources, record_failure
 
 logger = logging.getLogger(__name__)
@@ -29,9 +30,16 @@ ProgressCallback = Callable[[BatchResult], None]
 
 
 def match_papers(
-    paper_ids: Sequence[int], *, clients: Clients | None = None, now: datetime | None = None
+    paper_ids: Sequence[int],
+    *,
+    clients: Clients | None = None,
+    now: datetime | None = None,
+    due_only: bool = False,
+    requested_at: datetime | None = None,
 ) -> BatchResult:
-    """Match one batch of papers (at most a few hundred). Idempotent; safe to run concurrently.
+    """Match one batch of papers (at most a few hundred). Idempotent; safe to run concurrently:
+    the batch first claims its papers (`claim.claim_papers`, where `due_only` and
+    `requested_at` are explained) and matches only those no other worker holds.
 
     Side effects: Authorship.researcher, new Researcher and ResearcherExternalId rows, Paper
     cited_by_count / semantic_scholar_id / openalex_id, Institution and AuthorshipInstitution
@@ -40,7 +48,9 @@ def match_papers(
     change (status "failed") and the error is in the result.
     """
     now = now or timezone.now()
-    papers = papers_for_matching(paper_ids)
+    papers = claim_papers(
+        papers_for_matching(paper_ids), now=now, due_only=due_only, requested_at=requested_at
+    )
     if not papers:
         return BatchResult()
     own_clients = clients is None
@@ -115,8 +125,13 @@ def match_run(
     clients: Clients | None = None,
     progress: ProgressCallback | None = None,
     stop_on_failure: bool = True,
+    requested_at: datetime | None = None,
 ) -> tuple[MatchRun, BatchResult]:
     """Match the given papers, or the next `limit` papers to match, batch by batch.
+
+    Each batch matches only the papers it could claim: the backlog's papers if they are still
+    due, the given papers if no other worker holds them (and, with `requested_at`, if they were
+    not tried since).
 
     Records a MatchRun with the counts. With `stop_on_failure`, the first batch a service could
     not answer ends the run (the rest would fail the same way and only wait for retries).
@@ -128,7 +143,12 @@ def match_run(
     active = clients or Clients.from_settings()
     try:
         for batch in _batches(paper_ids, size=size, limit=limit, since=since):
-            result = match_papers(batch, clients=active)
+            result = match_papers(
+                batch,
+                clients=active,
+                due_only=paper_ids is None,
+                requested_at=requested_at,
+            )
             total.add(result)
             if progress:
                 progress(result)

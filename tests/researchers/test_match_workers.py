@@ -1,0 +1,177 @@
+"""Matching through real Celery worker processes on the real brokers, Redis and RabbitMQ, with
+Semantic Scholar and OpenAlex answering from recordings over HTTP on 127.0.0.1. The workers are
+other processes, so they need a database server."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from celery import Celery
+from django.utils import timezone
+from werkzeug import Request, Response
+
+from papers.models import Paper
+from researchers.models import PaperMatchState
+from tests.researchers.conftest import Sources
+from tests.researchers.test_matching import BYLINES
+from tests.workers import BROKERS, WorkerPool, wait_for
+
+pytestmark = pytest.mark.postgres
+
+FINISHED = (PaperMatchState.MATCHED, PaperMatchState.UNKNOWN)
+
+
+class SlowSources(Sources):
+    """Recorded answers, each paper batch held back a moment: the two workers' batches overlap
+    in time, as they do against the real services' rate limits."""
+
+    delay: float = 0.3
+
+    def s2_paper_batch(self, request: Request) -> Response:
+        time.sleep(self.delay)
+        return super().s2_paper_batch(request)
+
+
+@pytest.fixture
+def served(local_server) -> SlowSources:
+    sources = SlowSources(server=local_server)
+    sources.install()
+    return sources
+
+
+@pytest.fixture(params=sorted(BROKERS))
+def workers(request, served, tmp_path, transactional_db):
+    broker = request.param
+    base = served.server.url_for("").rstrip("/")
+    pool = WorkerPool(
+        broker=BROKERS[broker],
+        tmp_path=tmp_path,
+        settings={
+            "SEMANTIC_SCHOLAR_API_URL": f"{base}/s2",
+            "OPENALEX_API_URL": f"{base}/openalex",
+            "ROR_API_URL": f"{base}/ror",
+            "SEMANTIC_SCHOLAR_API_KEY": "test-key",
+            "OPENALEX_EMAIL": "tests@wovepaper.example",
+            "SEMANTIC_SCHOLAR_RATE": "1000",
+            "OPENALEX_RATE": "1000",
+            "ROR_RATE": "1000",
+            "HTTP_RETRY_ATTEMPTS": "2",
+            "HTTP_RETRY_BACKOFF": "0.01",
+            "HTTP_TIMEOUT": "10",
+            "MATCH_BATCH_SIZE": "3",
+        },
+    )
+    pool.sender = Celery(broker=BROKERS[broker], set_as_current=False)
+    try:
+        yield pool
+    finally:
+        pool.close()
+        _delete_queues(pool, broker)
+        pool.sender.close()
+
+
+def _delete_queues(pool: WorkerPool, broker: str) -> None:
+    with pool.sender.connection_for_write() as conn:
+        channel = conn.default_channel
+        for name in ("match", "default"):
+            if broker == "redis":
+                client = channel.client
+                for key in client.keys(f"{pool.queue(name)}*"):
+                    client.delete(key)
+            else:
+                channel.queue_delete(pool.queue(name))
+
+
+def send(pool: WorkerPool, task: str, **kwargs) -> None:
+    pool.sender.send_task(task, kwargs=kwargs, queue=pool.queue("match"))
+
+
+def make_papers(paper_factory, *, first_day: datetime) -> dict[str, Paper]:
+    return {
+        arxiv_id: paper_factory(
+            arxiv_id=arxiv_id, authors=authors, published=first_day + timedelta(days=n)
+        )
+        for n, (arxiv_id, authors) in enumerate(BYLINES.items())
+    }
+
+
+def all_finished(papers) -> bool:
+    done = PaperMatchState.objects.filter(paper__in=papers, status__in=FINISHED).count()
+    return done == len(papers)
+
+
+def requested_arxiv_ids(served: Sources) -> tuple[Counter, Counter]:
+    """How many times each arXiv id was asked of Semantic Scholar and of OpenAlex."""
+    s2, openalex = Counter(), Counter()
+    for _, path, what in served.requests:
+        if path.endswith("/s2/paper/batch"):
+            s2.update(i.removeprefix("ARXIV:") for i in what.split(","))
+        elif path.endswith("/openalex/works"):
+            openalex.update(re.findall(r"10\.48550/arxiv\.([^|]+)", what, flags=re.IGNORECASE))
+    return s2, openalex
+
+
+def batches_matched(worker) -> int:
+    """How many of this worker's tasks matched at least one paper (from its log)."""
+    return len(re.findall(r"succeeded in [^:]*: \{[^}]*'papers': [1-9]", worker.output()))
+
+
+def test_two_match_workers_never_send_the_same_request_twice(workers, served, paper_factory):
+    """Two workers take backlog batches at the same time, as catch_up or a busy beat makes them:
+    each paper is claimed by one batch, so each arXiv id is asked of each source once."""
+    papers = make_papers(paper_factory, first_day=datetime(2024, 1, 1, tzinfo=UTC))
+    first = workers.start("match-1", ["match"])
+    second = workers.start("match-2", ["match"])
+    # More tasks than batches of work: the surplus finds the backlog empty.
+    for _ in range(2 * len(papers)):
+        send(workers, "researchers.match_next_batch")
+    wait_for(
+        lambda: all_finished(papers.values()),
+        timeout=180,
+        what="every paper matched",
+        on_timeout=lambda: first.output() + second.output(),
+    )
+    s2, openalex = requested_arxiv_ids(served)
+    assert set(s2) == set(papers), s2
+    assert [i for i, n in s2.items() if n > 1] == []
+    assert [i for i, n in openalex.items() if n > 1] == []
+    assert set(openalex) <= set(papers) and openalex
+    # Both took part: the claims, not one worker doing everything, kept the requests apart.
+    assert batches_matched(first) and batches_matched(second)
+    assert not PaperMatchState.objects.exclude(claim="").exists()
+
+
+def test_a_harvest_hand_off_already_done_by_the_backlog_sends_no_request(
+    workers, served, paper_factory
+):
+    """The backlog matched the new papers before the harvest's message for them was consumed:
+    the message finds them tried since it was sent and asks nobody again."""
+    papers = make_papers(paper_factory, first_day=timezone.now() - timedelta(days=3))
+    requested_at = timezone.now().isoformat()
+    worker = workers.start("match", ["match"], MATCH_BATCH_SIZE="100")
+    send(workers, "researchers.match_next_batch")
+    wait_for(
+        lambda: worker.output().count("succeeded in") == 1,
+        timeout=120,
+        what="the backlog batch done",
+        on_timeout=worker.output,
+    )
+    assert all_finished(papers.values())
+    asked = len(served.requests)
+    send(
+        workers,
+        "researchers.match_papers",
+        paper_ids=[p.pk for p in papers.values()],
+        requested_at=requested_at,
+    )
+    wait_for(
+        lambda: worker.output().count("succeeded in") >= 2,
+        timeout=60,
+        what="the hand-off consumed",
+        on_timeout=worker.output,
+    )
+    assert len(served.requests) == asked
