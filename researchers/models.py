@@ -223,6 +223,26 @@ class IdentityConflict(models.Model):
         return f"{self.get_kind_display()}: {self.researcher_id} / {self.other_researcher_id}"
 
 
+class MatchSweep(models.Model):
+    """Where the backlog's sweep for papers never tried stands (one row).
+
+    The sweep walks every paper, newest first (the dated ones, then those with no date), a
+    bounded stretch per batch, and starts again from the newest when it reaches the end: every
+    paper with no match state is reached within a pass, wherever it falls, whatever became of
+    the message that should have brought it to matching.
+    """
+
+    # The last paper examined; no paper: the next stretch starts at the newest.
+    paper_id = models.BigIntegerField(null=True, blank=True)
+    published = models.DateTimeField(null=True, blank=True)
+    undated = models.BooleanField(default=False)
+    passes = models.PositiveIntegerField(default=0, help_text="Walks completed.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"sweep at paper {self.paper_id} (pass {self.passes + 1})"
+
+
 class MatchRun(models.Model):
     """One run of matching (task or command), with its counts and what went wrong."""
 

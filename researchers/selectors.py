@@ -4,9 +4,9 @@ figures are stored on Researcher by matching, never aggregated over authorships 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from django.db.models import Count, F, Min, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from papers.models import Authorship, Paper, PaperCategory
@@ -201,44 +201,9 @@ def researcher_curation_history(researcher: Researcher, *, limit: int = 20) -> l
 # Matching's reads (researchers.matching)
 
 
-def papers_to_match(
-    *, limit: int, since: datetime | None = None, now: datetime | None = None
-) -> list[int]:
-    """The next papers to match: never tried (newest first), then retries that are due.
-
-    Bounded work for any table size: the never-tried sweep resumes below the oldest paper
-    already tried (index on PaperMatchState.published) plus a window of recent days for papers
-    that arrived after the sweep passed; retries come from the index on next_attempt_at.
-    """
-    now = now or timezone.now()
-    picked: list[int] = []
-    base = Paper.objects.filter(match_state__isnull=True)
-    if since:
-        base = base.filter(published__gte=since)
-    recent = base.filter(published__gte=now - timedelta(days=7))
-    picked.extend(recent.order_by("-published", "-pk").values_list("pk", flat=True)[:limit])
-    if len(picked) < limit:
-        floor = PaperMatchState.objects.aggregate(oldest=Min("published"))["oldest"]
-        older = base.exclude(pk__in=picked)
-        if floor is not None:
-            older = older.filter(Q(published__lte=floor) | Q(published__isnull=True))
-        picked.extend(
-            older.order_by("-published", "-pk").values_list("pk", flat=True)[: limit - len(picked)]
-        )
-    if len(picked) < limit:
-        due = PaperMatchState.objects.filter(next_attempt_at__lte=now)
-        if since:
-            due = due.filter(published__gte=since)
-        picked.extend(
-            due.order_by("next_attempt_at").values_list("paper_id", flat=True)[
-                : limit - len(picked)
-            ]
-        )
-    return picked
-
-
 def papers_waiting_count(*, since: datetime | None = None, now: datetime | None = None) -> int:
-    """How many papers `papers_to_match` would hand out: never tried, or due for a retry."""
+    """How many papers the backlog (`researchers.matching.backlog`) holds: never tried, or due
+    for a retry. A count over the whole table: for commands, not for each batch."""
     now = now or timezone.now()
     never = Paper.objects.filter(match_state__isnull=True)
     due = PaperMatchState.objects.filter(next_attempt_at__lte=now)

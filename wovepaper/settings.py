@@ -362,6 +362,11 @@ MATCH_FAILED_RETRY_MINUTES = env_int("MATCH_FAILED_RETRY_MINUTES", 30)
 # matches them meanwhile; a paper whose worker died is matched again once it lapses. Longer
 # than a batch takes when the services make it wait (retries, Retry-After).
 MATCH_CLAIM_SECONDS = env_int("MATCH_CLAIM_SECONDS", 1800)
+# The backlog (researchers.matching.backlog) takes papers of the last MATCH_RECENT_DAYS first,
+# then sweeps the whole table for papers never tried, examining at most MATCH_SWEEP_ROWS papers
+# per batch (index ranges): a full pass over 2.6M papers takes 130 batches when nothing is found.
+MATCH_RECENT_DAYS = env_int("MATCH_RECENT_DAYS", 7)
+MATCH_SWEEP_ROWS = env_int("MATCH_SWEEP_ROWS", 20_000)
 FIGURES_MAX_AGE_DAYS = env_int("FIGURES_MAX_AGE_DAYS", 30)
 # Readers' reports of wrong matches: how many one account may file in an hour.
 MATCH_REPORTS_PER_HOUR = env_int("MATCH_REPORTS_PER_HOUR", 10)

@@ -14,6 +14,8 @@ If a service cannot answer, the batch changes nothing but its PaperMatchState ro
 
 One flow per module, as allauth keeps its flows:
 
+- `backlog`: which papers a batch takes next (new arrivals, the sweep, due retries).
+- `claim`: a batch takes its papers so that no other worker matches them meanwhile.
 - `fetch`: ask both sources for a batch's papers; record the failure when one cannot answer.
 - `align`: pair each byline position with the sources' authors (pure, no queries).
 - `resolve`: find or create the researcher for each aligned authorship, and collect the ids,
@@ -21,13 +23,14 @@ One flow per module, as allauth keeps its flows:
 - `apply`: write one batch's outcome in one transaction.
 - `run`: one batch end to end (`match_papers`) and a run of batches (`match_run`).
 
-The reads (which papers to match next, the external ids a batch needs) are in
+The reads (the papers and external ids a batch needs) are in
 `researchers.selectors`; the writes to other apps' tables go through their services
 (`papers.services`, `institutions.services`).
 """
 
-from researchers.selectors import papers_to_match, papers_waiting_count
+from researchers.selectors import papers_waiting_count
 
+from .backlog import papers_to_match
 from .fetch import Clients
 from .run import BatchResult, match_papers, match_run
 

@@ -18,9 +18,10 @@ from wovepaper.lib.search.indexer import engine_index_enqueue
 
 from ..figures import researchers_refresh_figures
 from ..models import MatchRun
-from ..selectors import papers_for_matching, papers_to_match, researchers_without_figures
+from ..selectors import papers_for_matching, researchers_without_figures
 from ..stats import researchers_update_stats
 from .apply import BatchResult, apply_batch
+from .backlog import papers_to_match
 from .claim import claim_papers
 from .fetch import Clients, Found, fetch_sources, record_failure
 

@@ -175,3 +175,31 @@ def test_a_harvest_hand_off_already_done_by_the_backlog_sends_no_request(
         on_timeout=worker.output,
     )
     assert len(served.requests) == asked
+
+
+def test_a_paper_whose_match_message_was_lost_is_matched_by_the_sweep(
+    workers, served, paper_factory
+):
+    """A paper two months old, never tried, between papers already matched (its harvest's
+    message to matching was lost): beat's next batch reaches it."""
+    papers = make_papers(paper_factory, first_day=timezone.now() - timedelta(days=60))
+    lost = papers.pop("2302.13971")
+    dates = sorted(p.published for p in papers.values())
+    Paper.objects.filter(pk=lost.pk).update(published=dates[len(dates) // 2])
+    for paper in papers.values():
+        PaperMatchState.objects.create(
+            paper=paper,
+            status=PaperMatchState.MATCHED,
+            published=paper.published,
+            last_attempt_at=timezone.now(),
+        )
+    worker = workers.start("match", ["match"])
+    send(workers, "researchers.match_next_batch")
+    wait_for(
+        lambda: PaperMatchState.objects.filter(paper=lost, status=PaperMatchState.MATCHED).exists(),
+        timeout=120,
+        what="the lost paper matched",
+        on_timeout=worker.output,
+    )
+    s2, _ = requested_arxiv_ids(served)
+    assert s2 == Counter({"2302.13971": 1})
