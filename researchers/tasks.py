@@ -6,13 +6,14 @@ import logging
 from datetime import datetime
 
 from celery import shared_task
+from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 
 from wovepaper.lib.http import ServiceError
 
 from .figures import researchers_refresh_figures, researchers_with_stale_figures
 from .identity_links import identity_links_export
-from .matching import match_run
+from .matching import BatchResult, match_run
 
 logger = logging.getLogger(__name__)
 
@@ -29,42 +30,93 @@ def _summary(run) -> dict:
     }
 
 
-@shared_task(name="researchers.match_papers")
-def match_papers(paper_ids: list[int], requested_at: str | None = None) -> dict:
+class MatchingServicesUnreachable(Exception):
+    """A matching batch could not reach Semantic Scholar or OpenAlex. Raised under a worker so
+    that Celery, and Flower or any monitor, sees the task retried and then failed."""
+
+
+def _backoff(retries: int) -> int:
+    # Full jitter: the workers that failed together do not all come back at the same second.
+    return get_exponential_backoff_interval(
+        factor=settings.MATCH_TASK_RETRY_BACKOFF,
+        retries=retries,
+        maximum=settings.MATCH_TASK_RETRY_BACKOFF_MAX,
+        full_jitter=True,
+    )
+
+
+def _retry_unreachable(task, run, total: BatchResult, **kwargs) -> None:
+    """Retry the papers of a failed batch with exponential backoff (MATCH_TASK_RETRY_BACKOFF,
+    doubling up to MATCH_TASK_RETRY_BACKOFF_MAX, MATCH_TASK_RETRIES times), then fail the task.
+
+    Called directly or inline (the embedded default, the demo) nothing is raised: the run's
+    record and the papers' match states say what failed, and the backlog retries them.
+    """
+    logger.warning("%s: %s", task.name, run.message)
+    if task.request.called_directly or task.request.is_eager:
+        return
+    error = MatchingServicesUnreachable(
+        f"matching run {run.pk}: {run.failed} papers not matched, retried by the backlog: "
+        f"{run.message}"
+    )
+    raise task.retry(
+        exc=error,
+        countdown=_backoff(task.request.retries),
+        max_retries=settings.MATCH_TASK_RETRIES,
+        kwargs={**kwargs, "paper_ids": sorted(set(total.failed_ids))},
+    )
+
+
+@shared_task(bind=True, name="researchers.match_papers")
+def match_papers(self, paper_ids: list[int], requested_at: str | None = None) -> dict:
     """Match these papers (the harvester enqueues new and changed papers by this name).
 
-    Idempotent. A service that cannot answer leaves the papers as they were (their match state
-    says why) and they are retried by `researchers.match_next_batch`. Papers another worker
-    holds, or (with `requested_at`, an ISO time) tried since then, are left to it.
+    Idempotent. Papers another worker holds, or (with `requested_at`, an ISO time) tried since
+    then, are left to it. A service that cannot answer leaves the papers as they were (their
+    match state says why); the task retries them with backoff, then fails.
     """
-    run, _ = match_run(
+    run, total = match_run(
         [int(pk) for pk in paper_ids],
         trigger="task:match_papers",
         requested_at=datetime.fromisoformat(requested_at) if requested_at else None,
     )
     if run.failed:
-        logger.warning("match_papers: %s", run.message)
+        # The retry asks for the failed papers again, whenever they were last tried.
+        _retry_unreachable(self, run, total)
     return _summary(run)
 
 
-@shared_task(name="researchers.match_next_batch")
-def match_next_batch(limit: int | None = None) -> dict:
-    """Match the next papers of the backlog, newest first, and retries that are due."""
-    run, _ = match_run(trigger="task:next_batch", limit=limit or settings.MATCH_BATCH_SIZE)
+@shared_task(bind=True, name="researchers.match_next_batch")
+def match_next_batch(self, limit: int | None = None, paper_ids: list[int] | None = None) -> dict:
+    """Match the next papers of the backlog (`researchers.matching.backlog`), or, when a retry
+    of a batch a service could not answer, those `paper_ids`: retried with backoff, then
+    failed."""
+    run, total = match_run(
+        [int(pk) for pk in paper_ids] if paper_ids else None,
+        trigger="task:next_batch",
+        limit=limit or settings.MATCH_BATCH_SIZE,
+    )
     if run.failed:
-        logger.warning("match_next_batch: %s", run.message)
+        _retry_unreachable(self, run, total, limit=limit)
     return _summary(run)
 
 
-@shared_task(name="researchers.refresh_figures")
-def refresh_figures(limit: int = 1000) -> dict:
-    """Refresh researcher figures that are missing or stale, oldest first."""
+@shared_task(bind=True, name="researchers.refresh_figures")
+def refresh_figures(self, limit: int = 1000) -> dict:
+    """Refresh researcher figures that are missing or stale, oldest first. A service that cannot
+    answer changes nothing; the task is retried with backoff, then fails (as matching's)."""
     ids = researchers_with_stale_figures(limit=limit)
     try:
         updated = researchers_refresh_figures(ids)
     except ServiceError as exc:
         logger.warning("refresh_figures: %s; nothing was changed", exc)
-        return {"researchers": len(ids), "updated": 0, "error": str(exc)}
+        if self.request.called_directly or self.request.is_eager:
+            return {"researchers": len(ids), "updated": 0, "error": str(exc)}
+        raise self.retry(
+            exc=exc,
+            countdown=_backoff(self.request.retries),
+            max_retries=settings.MATCH_TASK_RETRIES,
+        ) from exc
     return {"researchers": len(ids), "updated": updated}
 
 

@@ -365,6 +365,12 @@ MATCH_CLAIM_SECONDS = env_int("MATCH_CLAIM_SECONDS", 1800)
 # The backlog (researchers.matching.backlog) takes papers of the last MATCH_RECENT_DAYS first,
 # then sweeps the whole table for papers never tried, examining at most MATCH_SWEEP_ROWS papers
 # per batch (index ranges): a full pass over 2.6M papers takes 130 batches when nothing is found.
+# A matching task whose batch could not reach the services is retried this many times, after
+# MATCH_TASK_RETRY_BACKOFF seconds doubling up to MATCH_TASK_RETRY_BACKOFF_MAX (with jitter),
+# then fails: Celery monitors (Flower) show the retries and the failure.
+MATCH_TASK_RETRIES = env_int("MATCH_TASK_RETRIES", 5)
+MATCH_TASK_RETRY_BACKOFF = env_int("MATCH_TASK_RETRY_BACKOFF", 60)
+MATCH_TASK_RETRY_BACKOFF_MAX = env_int("MATCH_TASK_RETRY_BACKOFF_MAX", 1800)
 MATCH_RECENT_DAYS = env_int("MATCH_RECENT_DAYS", 7)
 MATCH_SWEEP_ROWS = env_int("MATCH_SWEEP_ROWS", 20_000)
 FIGURES_MAX_AGE_DAYS = env_int("FIGURES_MAX_AGE_DAYS", 30)

@@ -53,6 +53,8 @@ class BatchResult:
     errors: list[str] = field(default_factory=list)
     researcher_ids: set[int] = field(default_factory=set)
     institution_ids: set[int] = field(default_factory=set)
+    # The papers of batches a service could not answer (to be tried again).
+    failed_ids: list[int] = field(default_factory=list)
 
     def add(self, other: BatchResult) -> None:
         for name in COUNTS:
@@ -60,6 +62,7 @@ class BatchResult:
         self.errors.extend(e for e in other.errors if e not in self.errors)
         self.researcher_ids |= other.researcher_ids
         self.institution_ids |= other.institution_ids
+        self.failed_ids.extend(other.failed_ids)
 
 
 def apply_batch(papers: Sequence[Paper], found: Found, now: datetime) -> BatchResult:

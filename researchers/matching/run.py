@@ -69,7 +69,12 @@ def match_papers(
                 s2_failed=exc.service == active.s2.service,
                 openalex_failed=exc.service == active.openalex.service,
             )
-            return BatchResult(papers=len(papers), failed=len(papers), errors=[str(exc)])
+            return BatchResult(
+                papers=len(papers),
+                failed=len(papers),
+                errors=[str(exc)],
+                failed_ids=[p.pk for p in papers],
+            )
         result = _apply_with_retry(papers, found, now)
     finally:
         if own_clients:

@@ -23,6 +23,8 @@ from tests.workers import BROKERS, WorkerPool, wait_for
 pytestmark = pytest.mark.postgres
 
 FINISHED = (PaperMatchState.MATCHED, PaperMatchState.UNKNOWN)
+# Task states, as Flower or any monitor reads them (keys are per task id: no collision).
+RESULT_BACKEND = "redis://127.0.0.1:6379/4"
 
 
 class SlowSources(Sources):
@@ -65,7 +67,7 @@ def workers(request, served, tmp_path, transactional_db):
             "MATCH_BATCH_SIZE": "3",
         },
     )
-    pool.sender = Celery(broker=BROKERS[broker], set_as_current=False)
+    pool.sender = Celery(broker=BROKERS[broker], backend=RESULT_BACKEND, set_as_current=False)
     try:
         yield pool
     finally:
@@ -203,3 +205,38 @@ def test_a_paper_whose_match_message_was_lost_is_matched_by_the_sweep(
     )
     s2, _ = requested_arxiv_ids(served)
     assert s2 == Counter({"2302.13971": 1})
+
+
+def test_a_batch_that_cannot_reach_its_services_is_retried_then_fails(
+    workers, served, paper_factory
+):
+    """Semantic Scholar unreachable: the task is retried with backoff on the same papers, then
+    ends FAILURE, which is what a Celery monitor shows, instead of a "success" that says
+    nothing was matched."""
+    papers = make_papers(paper_factory, first_day=timezone.now() - timedelta(days=3))
+    worker = workers.start(
+        "match",
+        ["match"],
+        # A port nothing listens on: connection refused at once.
+        SEMANTIC_SCHOLAR_API_URL="http://127.0.0.1:9/s2",
+        MATCH_BATCH_SIZE="100",
+        MATCH_TASK_RETRIES="2",
+        MATCH_TASK_RETRY_BACKOFF="1",
+        MATCH_TASK_RETRY_BACKOFF_MAX="2",
+        CELERY_RESULT_BACKEND=RESULT_BACKEND,
+    )
+    result = workers.sender.send_task("researchers.match_next_batch", queue=workers.queue("match"))
+    wait_for(
+        lambda: result.state == "FAILURE",
+        timeout=180,
+        what="the task to fail",
+        on_timeout=lambda: f"state {result.state}\n{worker.output()}",
+    )
+    assert type(result.result).__name__ == "MatchingServicesUnreachable"
+    assert "Semantic Scholar" in str(result.result)
+    assert worker.output().count("retry: Retry in") == 2
+    # The first try and both retries asked for the same papers; none was changed.
+    states = PaperMatchState.objects.filter(paper__in=papers.values())
+    assert states.count() == len(papers)
+    assert {(s.status, s.attempts, s.claim) for s in states} == {(PaperMatchState.FAILED, 3, "")}
+    result.forget()
