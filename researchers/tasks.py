@@ -14,6 +14,7 @@ from wovepaper.lib.http import ServiceError
 from .figures import researchers_refresh_figures, researchers_with_stale_figures
 from .identity_links import identity_links_export
 from .matching import BatchResult, match_run
+from .matching.chains import chain_slot_release, chain_slot_renew, chain_slots_take
 
 logger = logging.getLogger(__name__)
 
@@ -87,18 +88,40 @@ def match_papers(self, paper_ids: list[int], requested_at: str | None = None) ->
 
 
 @shared_task(bind=True, name="researchers.match_next_batch")
-def match_next_batch(self, limit: int | None = None, paper_ids: list[int] | None = None) -> dict:
+def match_next_batch(
+    self,
+    limit: int | None = None,
+    paper_ids: list[int] | None = None,
+    chain: str | None = None,
+) -> dict:
     """Match the next papers of the backlog (`researchers.matching.backlog`), or, when a retry
     of a batch a service could not answer, those `paper_ids`: retried with backoff, then
-    failed."""
+    failed.
+
+    Under a worker, a batch that matched something keeps the backlog moving without waiting
+    for beat: it queues its chain's next batch (`chain`, a slot's token) and starts chains in
+    the free slots, up to MATCH_PARALLEL_BATCHES at a time (`researchers.matching.chains`).
+    """
+    inline = bool(self.request.called_directly or self.request.is_eager)
+    holds_slot = bool(chain) and chain_slot_renew(chain)
     run, total = match_run(
         [int(pk) for pk in paper_ids] if paper_ids else None,
         trigger="task:next_batch",
         limit=limit or settings.MATCH_BATCH_SIZE,
     )
-    if run.failed:
-        _retry_unreachable(self, run, total, limit=limit)
-    return _summary(run)
+    summary = _summary(run)
+    if run.failed or not run.papers or inline:
+        if holds_slot:
+            chain_slot_release(chain)
+        if run.failed:
+            _retry_unreachable(self, run, total, limit=limit)
+        return summary
+    followers = [chain] if holds_slot else []
+    followers.extend(chain_slots_take())
+    for token in followers:
+        match_next_batch.apply_async(kwargs={"limit": limit, "chain": token})
+    summary["chains_continued"] = len(followers)
+    return summary
 
 
 @shared_task(bind=True, name="researchers.refresh_figures")

@@ -371,6 +371,11 @@ MATCH_CLAIM_SECONDS = env_int("MATCH_CLAIM_SECONDS", 1800)
 MATCH_TASK_RETRIES = env_int("MATCH_TASK_RETRIES", 5)
 MATCH_TASK_RETRY_BACKOFF = env_int("MATCH_TASK_RETRY_BACKOFF", 60)
 MATCH_TASK_RETRY_BACKOFF_MAX = env_int("MATCH_TASK_RETRY_BACKOFF_MAX", 1800)
+# Backlog batches run as up to MATCH_PARALLEL_BATCHES chains at once (set it to the number of
+# match worker processes), each batch queuing the next while the backlog lasts; a chain whose
+# worker died frees its slot MATCH_CHAIN_SECONDS after its last batch started.
+MATCH_PARALLEL_BATCHES = env_int("MATCH_PARALLEL_BATCHES", 2)
+MATCH_CHAIN_SECONDS = env_int("MATCH_CHAIN_SECONDS", 900)
 MATCH_RECENT_DAYS = env_int("MATCH_RECENT_DAYS", 7)
 MATCH_SWEEP_ROWS = env_int("MATCH_SWEEP_ROWS", 20_000)
 FIGURES_MAX_AGE_DAYS = env_int("FIGURES_MAX_AGE_DAYS", 30)

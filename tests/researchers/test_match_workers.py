@@ -240,3 +240,32 @@ def test_a_batch_that_cannot_reach_its_services_is_retried_then_fails(
     assert states.count() == len(papers)
     assert {(s.status, s.attempts, s.claim) for s in states} == {(PaperMatchState.FAILED, 3, "")}
     result.forget()
+
+
+def test_one_beat_batch_drains_the_backlog_through_a_chain_on_each_worker(
+    workers, served, paper_factory
+):
+    """Beat sends one batch a minute; a batch that matched something queues the next ones, in
+    up to MATCH_PARALLEL_BATCHES chains: the two workers drain a backlog of several batches
+    from a single message, and still never ask for a paper twice."""
+    papers = make_papers(paper_factory, first_day=datetime(2024, 1, 1, tzinfo=UTC))
+    chains = {"MATCH_BATCH_SIZE": "2", "MATCH_PARALLEL_BATCHES": "2"}
+    first = workers.start("match-1", ["match"], **chains)
+    second = workers.start("match-2", ["match"], **chains)
+    send(workers, "researchers.match_next_batch")
+    wait_for(
+        lambda: all_finished(papers.values()),
+        timeout=180,
+        what="every paper matched",
+        on_timeout=lambda: first.output() + second.output(),
+    )
+    s2, _ = requested_arxiv_ids(served)
+    assert set(s2) == set(papers) and max(s2.values()) == 1
+    assert batches_matched(first) and batches_matched(second)
+    # Each chain ends with a batch that finds the backlog empty.
+    wait_for(
+        lambda: (first.output() + second.output()).count("'papers': 0") >= 2,
+        timeout=60,
+        what="both chains to end",
+        on_timeout=lambda: first.output() + second.output(),
+    )
