@@ -157,3 +157,16 @@ class WorkerPool:
     def close(self) -> None:
         for worker in self.workers:
             worker.stop()
+
+    def delete_queues(self, sender, names: list[str]) -> None:
+        """Remove this pool's queues from the broker (`sender`: a Celery app on it), with
+        whatever messages are left in them."""
+        with sender.connection_for_write() as conn:
+            channel = conn.default_channel
+            for name in names:
+                if self.broker.startswith("redis"):
+                    client = channel.client
+                    for key in client.keys(f"{self.queue(name)}*"):
+                        client.delete(key)
+                else:
+                    channel.queue_delete(self.queue(name))

@@ -16,6 +16,7 @@ One flow per module, as allauth keeps its flows:
 
 - `backlog`: which papers a batch takes next (new arrivals, the sweep, due retries).
 - `claim`: a batch takes its papers so that no other worker matches them meanwhile.
+- `chains`: the slots that bound how many backlog batches run at once.
 - `fetch`: ask both sources for a batch's papers; record the failure when one cannot answer.
 - `align`: pair each byline position with the sources' authors (pure, no queries).
 - `resolve`: find or create the researcher for each aligned authorship, and collect the ids,

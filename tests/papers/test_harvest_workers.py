@@ -53,20 +53,8 @@ def workers(request, server, tmp_path, transactional_db):
         yield pool
     finally:
         pool.close()
-        _delete_queues(pool, broker)
+        pool.delete_queues(pool.sender, ["harvest", "default", "match"])
         pool.sender.close()
-
-
-def _delete_queues(pool: WorkerPool, broker: str) -> None:
-    with pool.sender.connection_for_write() as conn:
-        channel = conn.default_channel
-        for name in ("harvest", "default", "match"):
-            if broker == "redis":
-                client = channel.client
-                for key in client.keys(f"{pool.queue(name)}*"):
-                    client.delete(key)
-            else:
-                channel.queue_delete(pool.queue(name))
 
 
 def send_harvest(pool: WorkerPool, **kwargs) -> None:

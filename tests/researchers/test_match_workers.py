@@ -72,20 +72,8 @@ def workers(request, served, tmp_path, transactional_db):
         yield pool
     finally:
         pool.close()
-        _delete_queues(pool, broker)
+        pool.delete_queues(pool.sender, ["match", "default"])
         pool.sender.close()
-
-
-def _delete_queues(pool: WorkerPool, broker: str) -> None:
-    with pool.sender.connection_for_write() as conn:
-        channel = conn.default_channel
-        for name in ("match", "default"):
-            if broker == "redis":
-                client = channel.client
-                for key in client.keys(f"{pool.queue(name)}*"):
-                    client.delete(key)
-            else:
-                channel.queue_delete(pool.queue(name))
 
 
 def send(pool: WorkerPool, task: str, **kwargs) -> None:
@@ -117,6 +105,15 @@ def requested_arxiv_ids(served: Sources) -> tuple[Counter, Counter]:
     return s2, openalex
 
 
+def wait_all_finished(papers, *workers) -> None:
+    wait_for(
+        lambda: all_finished(papers),
+        timeout=180,
+        what="every paper matched",
+        on_timeout=lambda: "".join(w.output() for w in workers),
+    )
+
+
 def batches_matched(worker) -> int:
     """How many of this worker's tasks matched at least one paper (from its log)."""
     return len(re.findall(r"succeeded in [^:]*: \{[^}]*'papers': [1-9]", worker.output()))
@@ -131,12 +128,7 @@ def test_two_match_workers_never_send_the_same_request_twice(workers, served, pa
     # More tasks than batches of work: the surplus finds the backlog empty.
     for _ in range(2 * len(papers)):
         send(workers, "researchers.match_next_batch")
-    wait_for(
-        lambda: all_finished(papers.values()),
-        timeout=180,
-        what="every paper matched",
-        on_timeout=lambda: first.output() + second.output(),
-    )
+    wait_all_finished(papers.values(), first, second)
     s2, openalex = requested_arxiv_ids(served)
     assert set(s2) == set(papers), s2
     assert [i for i, n in s2.items() if n > 1] == []
@@ -253,12 +245,7 @@ def test_one_beat_batch_drains_the_backlog_through_a_chain_on_each_worker(
     first = workers.start("match-1", ["match"], **chains)
     second = workers.start("match-2", ["match"], **chains)
     send(workers, "researchers.match_next_batch")
-    wait_for(
-        lambda: all_finished(papers.values()),
-        timeout=180,
-        what="every paper matched",
-        on_timeout=lambda: first.output() + second.output(),
-    )
+    wait_all_finished(papers.values(), first, second)
     s2, _ = requested_arxiv_ids(served)
     assert set(s2) == set(papers) and max(s2.values()) == 1
     assert batches_matched(first) and batches_matched(second)
