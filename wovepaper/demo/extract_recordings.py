@@ -1,6 +1,7 @@
 """Build the demo's recorded answers from the shared corpus (run by hand; see PROVENANCE.md).
 
-    python -m wovepaper.demo.extract_recordings ../shared/corpus wovepaper/demo/recordings
+    python -m wovepaper.demo.extract_recordings ../shared/corpus wovepaper/demo/recordings \
+        [openalex list answers...] [--s2-history <git dir> --readnext <git dir>]
 
 Every object written is a recorded Semantic Scholar or OpenAlex answer, cut down to the fields
 production's clients ask for (the services answer only the requested fields), with where it was
@@ -9,8 +10,9 @@ recorded and when. Nothing is written that no recording holds.
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
+import subprocess
 from collections.abc import Iterator
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -120,16 +122,129 @@ def openalex_answers(corpus: Path, extra_lists: list[Path]) -> tuple[list, dict]
     return list(works.values()), authors
 
 
-def main(corpus: str, out: str, *extra_lists: str) -> None:
-    corpus_path, out_path = Path(corpus), Path(out)
+def _git(git_dir: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(git_dir), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def _cassette_bodies(text: str) -> Iterator[tuple[int, dict | list, str]]:
+    """(interaction index, JSON body, recorded day) of each HTTP 200 answer in a VCR.py
+    cassette, in either of its dialects (`body.string`/`status.code` or
+    `content`/`status_code`)."""
+    import yaml  # present with drf-spectacular; only this hand-run extraction reads YAML
+
+    doc = yaml.safe_load(text)
+    for i, interaction in enumerate(doc.get("interactions") or [] if isinstance(doc, dict) else []):
+        response = interaction.get("response") or {}
+        status = response.get("status_code") or (response.get("status") or {}).get("code")
+        body = response.get("content") or (response.get("body") or {}).get("string")
+        dates = (response.get("headers") or {}).get("Date") or []
+        if status != 200 or not body or not dates:
+            continue
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            continue
+        yield i, parsed, parsedate_to_datetime(dates[0]).date().isoformat()
+
+
+def semantic_scholar_history_answers(git_dir: Path, wanted: set[str]) -> dict[str, dict]:
+    """Semantic Scholar paper answers for the `wanted` arXiv ids from every version of
+    danielnsilva/semanticscholar's `tests/data/` cassettes (the corpus copied only some
+    versions). Each source names the commit that added the cassette version."""
+    found: dict[str, dict] = {}
+    listing = _git(
+        git_dir, "rev-list", "--all", "--objects", "--missing=allow-any", "--", "tests/data"
+    )
+    blobs = sorted(
+        (path, sha)
+        for sha, _, path in (line.partition(" ") for line in listing.splitlines())
+        if path.startswith("tests/data/") and path.endswith(".yaml")
+    )
+    for path, sha in blobs:
+        try:
+            text = _git(git_dir, "cat-file", "-p", sha)
+        except subprocess.CalledProcessError:  # a blob the snapshot does not hold
+            continue
+        for i, body, recorded in _cassette_bodies(text):
+            for json_path, obj in _walk(body, "$"):
+                arxiv_id = (obj.get("externalIds") or {}).get("ArXiv") if "paperId" in obj else None
+                if arxiv_id not in wanted or not obj.get("authors") or not obj.get("title"):
+                    continue
+                current = found.get(arxiv_id)
+                if current is None or len(obj["authors"]) > len(current["answer"]["authors"]):
+                    found[arxiv_id] = {
+                        "answer": _pick(obj, S2_PAPER_KEYS),
+                        "title": obj["title"],
+                        "recorded": recorded,
+                        "source": (sha, path, f"interaction {i} {json_path}"),
+                    }
+    for record in found.values():
+        sha, path, where = record["source"]
+        added = _git(git_dir, "log", "--all", "--format=%h", "--find-object", sha).split()[-1]
+        record["source"] = f"danielnsilva/semanticscholar@{added}:{path} {where}"
+    return found
+
+
+READNEXT_DOCUMENTS = "tests/testing_data/test_documents_frame.parquet"
+
+
+def readnext_categories(git_dir: Path, commit: str) -> dict[str, dict]:
+    """arXiv id → arXiv's categories (column `arxiv_labels`) from joel-beck/readnext's test
+    documents (100 arXiv papers). Needs pyarrow, which the project does not depend on."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    blob = subprocess.run(
+        ["git", "-C", str(git_dir), "show", f"{commit}:{READNEXT_DOCUMENTS}"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    rows = pq.read_table(io.BytesIO(blob), columns=["arxiv_id", "arxiv_labels"]).to_pylist()
+    return {
+        row["arxiv_id"]: {
+            "categories": list(row["arxiv_labels"]),
+            "source": f"joel-beck/readnext@{commit[:7]}:{READNEXT_DOCUMENTS} row {i}, "
+            "column arxiv_labels",
+        }
+        for i, row in enumerate(rows)
+        if row["arxiv_id"] and row["arxiv_labels"]
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("extra_lists", nargs="*", type=Path, help="OpenAlex list answers")
+    parser.add_argument("--s2-history", type=Path, help="git dir of danielnsilva/semanticscholar")
+    parser.add_argument("--readnext", type=Path, help="git dir of joel-beck/readnext")
+    parser.add_argument("--readnext-commit", default="8017f91")
+    args = parser.parse_args(argv)
+    out_path = args.out
     out_path.mkdir(parents=True, exist_ok=True)
-    s2_papers, s2_authors = semantic_scholar_answers(corpus_path)
-    oa_works, oa_authors = openalex_answers(corpus_path, [Path(p) for p in extra_lists])
+    s2_papers, s2_authors = semantic_scholar_answers(args.corpus)
+    oa_works, oa_authors = openalex_answers(args.corpus, args.extra_lists)
+    outputs: list[tuple[str, object]] = []
+    if args.readnext:
+        categories = readnext_categories(args.readnext, args.readnext_commit)
+        if args.s2_history:
+            # Further papers only where arXiv's own categories are known for them: a paper
+            # without them would add researchers without fields.
+            wanted = set(categories) - set(s2_papers)
+            s2_papers.update(semantic_scholar_history_answers(args.s2_history, wanted))
+        held = set(s2_papers) | {openalex.work_arxiv_id(w["answer"]) for w in oa_works}
+        outputs.append(
+            ("arxiv_categories.json", {k: v for k, v in categories.items() if k in held})
+        )
     for name, data in (
         ("semanticscholar_papers.json", s2_papers),
         ("semanticscholar_authors.json", s2_authors),
         ("openalex_works.json", oa_works),
         ("openalex_authors.json", oa_authors),
+        *outputs,
     ):
         (out_path / name).write_text(
             json.dumps(data, ensure_ascii=False, indent=0, sort_keys=True) + "\n", encoding="utf-8"
@@ -138,4 +253,4 @@ def main(corpus: str, out: str, *extra_lists: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    main()
