@@ -291,3 +291,59 @@ class HarvestRun(models.Model):
     def duration(self):
         end = self.finished_at or self.checkpoint_at
         return end - self.started_at if end and self.started_at else None
+
+
+class PaperAnalysis(models.Model):
+    """What papers.analysis made of a paper, and how: with the model (`model`) and prompt
+    version (`prompt_version`) that made it, on `analysed_at`. Without a model, `model` is
+    blank and only the parts that can be computed honestly are filled (topics from the
+    abstract's key phrases, the research field from the categories); `missing` names every part
+    left empty and why, for the page to say so.
+
+    One row per paper, replaced when the paper is analysed again (a new prompt version, another
+    model, or a changed abstract: `source_hash` is the paper's digest it was made from).
+    """
+
+    class PaperType(models.TextChoices):
+        METHOD = "method", "method"
+        EMPIRICAL = "empirical study", "empirical study"
+        SURVEY = "survey", "survey"
+        BENCHMARK = "benchmark or dataset", "benchmark or dataset"
+        THEORY = "theory", "theory"
+        POSITION = "position", "position"
+        SYSTEM = "system", "system"
+        OTHER = "other", "other"
+
+    # The paper's primary key is this row's: one analysis per paper, found by the paper's id.
+    paper = models.OneToOneField(
+        Paper, primary_key=True, on_delete=models.CASCADE, related_name="analysis"
+    )
+    summary = models.TextField(blank=True)
+    topics = models.JSONField(default=list, blank=True)
+    paper_type = models.CharField(max_length=32, blank=True, choices=PaperType.choices)
+    research_field = models.CharField(max_length=255, blank=True)
+    novelty = models.TextField(blank=True, help_text="What the paper says is new.")
+    significance_score = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="1 (minor) to 10 (field-changing), as the model rates it."
+    )
+    significance_reasons = models.TextField(blank=True)
+    missing = models.JSONField(
+        default=dict, blank=True, help_text="Each part left empty, with the reason."
+    )
+    model = models.CharField(max_length=128, blank=True, help_text="Blank: no model was used.")
+    prompt_version = models.CharField(max_length=32)
+    tokens = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Tokens the model call used (prompt + answer)."
+    )
+    source_hash = models.CharField(max_length=32, blank=True)
+    analysed_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "paper analyses"
+        indexes = [
+            # The backlog asks "is this paper's analysis current?" per paper, newest first.
+            models.Index(fields=["prompt_version", "model"], name="paperanalysis_version_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"analysis of {self.paper_id} ({self.model or 'no model'}, {self.prompt_version})"

@@ -19,14 +19,15 @@ def _bylines() -> Prefetch:
 
 
 def paper_list_prefetch(papers: QuerySet[Paper]) -> QuerySet[Paper]:
-    """Papers with their bylines and matched researchers, in one extra query for any page size."""
-    return papers.prefetch_related(_bylines())
+    """Papers with their bylines and matched researchers, in one extra query for any page size,
+    and their analyses (joined)."""
+    return papers.select_related("analysis").prefetch_related(_bylines())
 
 
 def papers_with_bylines(papers: Sequence[Paper] | Iterable[Paper]) -> list[Paper]:
     """The same prefetch for a list already loaded (e.g. search results in rank order)."""
     papers = list(papers)
-    prefetch_related_objects(papers, _bylines())
+    prefetch_related_objects(papers, _bylines(), "analysis")
     return papers
 
 
@@ -81,6 +82,7 @@ def paper_for_page(arxiv_id: str) -> Paper | None:
     link = apps.get_model("institutions", "AuthorshipInstitution")
     return (
         Paper.objects.filter(arxiv_id=arxiv_id)
+        .select_related("analysis")
         .prefetch_related(
             Prefetch(
                 "authorships",

@@ -18,9 +18,11 @@ from datetime import date
 from celery import chain, shared_task
 from django.conf import settings
 
-from . import harvesting, indexing
+from wovepaper.lib import llm
+
+from . import analysis, harvesting, indexing
 from .harvest_lock import HarvestLocked, harvest_runs_stale
-from .models import HarvestRun
+from .models import HarvestRun, Paper
 
 logger = logging.getLogger(__name__)
 
@@ -132,3 +134,34 @@ def index_search(paper_ids: list[int]) -> int:
 def index_search_pending() -> int:
     """The periodic catch-up: whatever a lost task or an interrupted import left unindexed."""
     return indexing.search_index_pending()
+
+
+@shared_task(bind=True, name="papers.analyse_paper", acks_late=True, max_retries=5)
+def analyse_paper(self, paper_id: int) -> bool:
+    """Analyse one paper (papers.analysis). A rate limit waits as long as the service asks
+    (capped at HTTP_RETRY_AFTER_MAX); a timeout or an unreachable service backs off."""
+    paper = Paper.objects.filter(pk=paper_id, is_deleted=False).first()
+    if paper is None:
+        return False
+    try:
+        analysis.analyse_paper(paper)
+    except llm.ModelRateLimited as exc:
+        wait = min(exc.retry_after or 60, settings.HTTP_RETRY_AFTER_MAX)
+        raise self.retry(exc=exc, countdown=wait) from exc
+    except (llm.ModelTimeout, llm.ModelUnavailable) as exc:
+        raise self.retry(exc=exc, countdown=60 * 2**self.request.retries) from exc
+    return True
+
+
+@shared_task(name="papers.analyse_backlog", acks_late=True)
+def analyse_backlog() -> int:
+    """Celery beat: the newest ANALYSIS_BATCH_SIZE papers without a current analysis, each in
+    a task of its own (a rate limit then delays one paper, not the batch)."""
+    ids = list(
+        analysis.papers_needing_analysis().values_list("pk", flat=True)[
+            : settings.ANALYSIS_BATCH_SIZE
+        ]
+    )
+    for paper_id in ids:
+        analyse_paper.delay(paper_id)
+    return len(ids)

@@ -11,7 +11,8 @@ from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.pagecache import cache_public_page, page_shows
 from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
-from .models import Paper
+from . import analysis as paper_analysis
+from .models import Paper, PaperAnalysis
 from .selectors import paper_for_page
 from .taxonomy import category_name
 
@@ -61,6 +62,12 @@ def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
     folded = authorships[BYLINE_OPEN:] if len(authorships) > BYLINE_FOLD_FROM else []
     abstract_paragraphs = [p.strip() for p in re.split(r"\n\s*\n", paper.abstract) if p.strip()]
     categories = [{"code": code, "name": category_name(code)} for code in paper.category_list]
+    analysis = paper_analysis.analysis_of(paper)
+    # Opening the page asks for a missing or outdated analysis in the background (without a
+    # broker and without a model, the computed parts are made inline, in milliseconds).
+    requested = paper_analysis.request_analysis(paper, analysis)
+    if requested and settings.CELERY_TASK_ALWAYS_EAGER:
+        analysis = PaperAnalysis.objects.filter(paper=paper).first()
     return render_page(
         request,
         "papers/detail",
@@ -73,6 +80,10 @@ def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
             "abstract_paragraphs": abstract_paragraphs,
             "categories": categories,
             "primary_name": category_name(paper.primary_category),
+            "analysis": analysis,
+            "analysis_missing": paper_analysis.analysis_parts_for_display(analysis),
+            "analysis_outdated": analysis is not None
+            and not paper_analysis.is_current(analysis, paper),
             "jsonld": _paper_jsonld(paper, authorships, categories),
         },
     )

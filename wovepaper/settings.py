@@ -435,6 +435,24 @@ SEARCH_COLLECTIONS = {
     "institutions": "institutions.search.INSTITUTIONS",
 }
 CELERY_TASK_ROUTES["search.index_engine"] = {"queue": "search"}
+# A language model behind an OpenAI-compatible API (wovepaper.lib.llm): paper analyses and chat
+# answers. Without LLM_BASE_URL and LLM_MODEL nothing calls a model: analyses hold only the
+# parts computed without one and chat answers by quoting abstracts.
+LLM_BASE_URL = env("LLM_BASE_URL")
+LLM_MODEL = env("LLM_MODEL")
+LLM_API_KEY = env("LLM_API_KEY")
+# Seconds a model call may take: a chat answer waits this long for each piece of its stream.
+LLM_TIMEOUT = env_int("LLM_TIMEOUT", 30)
+LLM_ANALYSIS_TIMEOUT = env_int("LLM_ANALYSIS_TIMEOUT", 120)
+# Paper analysis (papers.analysis) on its own queue, so slow model calls never hold up search
+# documents or digests. Celery beat analyses the newest papers without a current analysis.
+CELERY_TASK_ROUTES["papers.analyse_paper"] = {"queue": f"{CELERY_QUEUE_PREFIX}analysis"}
+CELERY_TASK_ROUTES["papers.analyse_backlog"] = {"queue": f"{CELERY_QUEUE_PREFIX}analysis"}
+ANALYSIS_BATCH_SIZE = env_int("ANALYSIS_BATCH_SIZE", 200)
+CELERY_BEAT_SCHEDULE["papers-analyse-backlog"] = {
+    "task": "papers.analyse_backlog",
+    "schedule": env_int("ANALYSIS_BACKLOG_SECONDS", 600),
+}
 # New papers reach OAI-PMH around 22:30 America/New_York, Sunday to Thursday.
 # The open bulk file of identity links (/data/identity-links.jsonl.gz), daily.
 CELERY_BEAT_SCHEDULE["researchers-export-identity-links"] = {

@@ -47,6 +47,15 @@ def paper_example(*, detail: bool = False) -> dict:
         "api_url": f"{site}/api/v1/papers/0704.0001/",
         "abs_url": "https://arxiv.org/abs/0704.0001",
         "pdf_url": "https://arxiv.org/pdf/0704.0001",
+        # Not analysed yet: the analysis fields stay empty until it is.
+        "summary": "",
+        "topics": [],
+        "paper_type": "",
+        "research_field": "",
+        "novelty": "",
+        "significance_score": None,
+        "analysed": None,
+        "analysis": None,
     }
     if detail:
         for author in paper["authors"]:

@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, time
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from papers.models import Authorship, Paper
+from papers.models import Authorship, Paper, PaperAnalysis
 from wovepaper.lib.api.redirects import absolute_api_url, site_url
 from wovepaper.lib.api.schema import QueryIntegerField, QueryTextField
 
@@ -88,6 +88,27 @@ class AuthorDetailSerializer(AuthorSerializer):
         ).data
 
 
+class PaperAnalysisSerializer(serializers.Serializer):
+    """How the analysis was made, and what it leaves out."""
+
+    model = serializers.CharField(help_text="The language model that made it; empty for none.")
+    prompt_version = serializers.CharField()
+    analysed = serializers.DateTimeField(source="analysed_at")
+    significance_reasons = serializers.CharField()
+    missing = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="Each analysis field left empty, with the reason (e.g. no model configured).",
+    )
+    tokens = serializers.IntegerField(allow_null=True, help_text="Tokens the model call used.")
+
+
+def _analysis(paper: Paper):
+    try:
+        return paper.analysis
+    except PaperAnalysis.DoesNotExist:
+        return None
+
+
 class PaperSerializer(serializers.ModelSerializer):
     arxiv_id = serializers.CharField(
         help_text="The arXiv identifier without version: `2401.01234` or old-style "
@@ -107,6 +128,19 @@ class PaperSerializer(serializers.ModelSerializer):
     api_url = serializers.SerializerMethodField()
     abs_url = serializers.URLField(help_text="The abstract page on arXiv.")
     pdf_url = serializers.URLField(help_text="The PDF on arXiv.")
+    summary = serializers.SerializerMethodField(help_text="Empty until analysed by a model.")
+    topics = serializers.SerializerMethodField()
+    paper_type = serializers.SerializerMethodField(
+        help_text="method, empirical study, survey, benchmark or dataset, theory, position, "
+        "system or other; empty until analysed by a model."
+    )
+    research_field = serializers.SerializerMethodField()
+    novelty = serializers.SerializerMethodField(help_text="What the paper claims is new.")
+    significance_score = serializers.SerializerMethodField(help_text="1 to 10, or null.")
+    analysed = serializers.SerializerMethodField(help_text="When it was analysed, or null.")
+    analysis = serializers.SerializerMethodField(
+        help_text="How the analysis was made and what it leaves out; null until analysed."
+    )
 
     class Meta:
         model = Paper
@@ -128,6 +162,14 @@ class PaperSerializer(serializers.ModelSerializer):
             "api_url",
             "abs_url",
             "pdf_url",
+            "summary",
+            "topics",
+            "paper_type",
+            "research_field",
+            "novelty",
+            "significance_score",
+            "analysed",
+            "analysis",
         ]
         extra_kwargs = {
             "published": {"help_text": "When version 1 was submitted (UTC)."},
@@ -142,6 +184,42 @@ class PaperSerializer(serializers.ModelSerializer):
 
     def get_api_url(self, obj: Paper) -> str:
         return paper_api_url(self.context.get("request"), obj.arxiv_id)
+
+    def get_summary(self, obj: Paper) -> str:
+        found = _analysis(obj)
+        return found.summary if found else ""
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_topics(self, obj: Paper) -> list[str]:
+        found = _analysis(obj)
+        return list(found.topics) if found else []
+
+    def get_paper_type(self, obj: Paper) -> str:
+        found = _analysis(obj)
+        return found.paper_type if found else ""
+
+    def get_research_field(self, obj: Paper) -> str:
+        found = _analysis(obj)
+        return found.research_field if found else ""
+
+    def get_novelty(self, obj: Paper) -> str:
+        found = _analysis(obj)
+        return found.novelty if found else ""
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_significance_score(self, obj: Paper) -> int | None:
+        found = _analysis(obj)
+        return found.significance_score if found else None
+
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
+    def get_analysed(self, obj: Paper):
+        found = _analysis(obj)
+        return serializers.DateTimeField().to_representation(found.analysed_at) if found else None
+
+    @extend_schema_field(PaperAnalysisSerializer(allow_null=True))
+    def get_analysis(self, obj: Paper) -> dict | None:
+        found = _analysis(obj)
+        return PaperAnalysisSerializer(found).data if found else None
 
 
 class PaperDetailSerializer(PaperSerializer):

@@ -119,7 +119,7 @@ class PaperDetailView(ConditionalGetMixin, generics.RetrieveAPIView):
     serializer_class = PaperDetailSerializer
 
     def get_object(self) -> Paper:
-        papers = Paper.objects.prefetch_related(
+        papers = Paper.objects.select_related("analysis").prefetch_related(
             "authorships__researcher", "authorships__institution_links__institution"
         )
         try:
