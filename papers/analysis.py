@@ -320,25 +320,24 @@ def analyse_backlog(limit: int) -> int:
     return done
 
 
-def request_analysis(paper: Paper, analysis: PaperAnalysis | None) -> bool:
-    """Ask for the paper's analysis in the background when it has none that is current; True
-    if asked. At most once per REQUEST_COOLDOWN per paper (the cache remembers), and never
-    inline with a model: without a broker tasks run in the caller, and a view never calls the
-    model (the backlog's beat task, or `manage.py analyse_papers`, does it then)."""
+def request_analysis(paper: Paper, analysis: PaperAnalysis | None) -> PaperAnalysis | None:
+    """Ask for the paper's analysis in the background when it has none that is current, at
+    most once per REQUEST_COOLDOWN per paper (the cache remembers). Without a broker tasks run
+    in the caller, and a view never calls the model: then only the computed parts are made,
+    now (milliseconds), and returned; with a model they are left to the backlog's beat task or
+    `manage.py analyse_papers`. Returns the analysis made here, if one was."""
     if is_current(analysis, paper):
-        return False
+        return None
     if settings.CELERY_TASK_ALWAYS_EAGER and llm.configured():
-        return False
+        return None
     if not cache.add(f"analysis-requested:{paper.pk}", 1, REQUEST_COOLDOWN):
-        return False
+        return None
     if settings.CELERY_TASK_ALWAYS_EAGER:
-        # No broker, no model: the computed parts take milliseconds; make them now.
-        analyse_paper(paper)
-        return True
+        return analyse_paper(paper)
     from .tasks import analyse_paper as analyse_task
 
     transaction.on_commit(lambda: analyse_task.delay(paper.pk))
-    return True
+    return None
 
 
 def analysis_parts_for_display(analysis: PaperAnalysis | None) -> list[dict]:

@@ -12,7 +12,7 @@ from wovepaper.lib.pagecache import cache_public_page, page_shows
 from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
 from . import analysis as paper_analysis
-from .models import Paper, PaperAnalysis
+from .models import Paper
 from .selectors import paper_for_page
 from .taxonomy import category_name
 
@@ -65,9 +65,7 @@ def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
     analysis = paper_analysis.analysis_of(paper)
     # Opening the page asks for a missing or outdated analysis in the background (without a
     # broker and without a model, the computed parts are made inline, in milliseconds).
-    requested = paper_analysis.request_analysis(paper, analysis)
-    if requested and settings.CELERY_TASK_ALWAYS_EAGER:
-        analysis = PaperAnalysis.objects.filter(paper=paper).first()
+    analysis = paper_analysis.request_analysis(paper, analysis) or analysis
     return render_page(
         request,
         "papers/detail",
@@ -81,6 +79,8 @@ def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
             "categories": categories,
             "primary_name": category_name(paper.primary_category),
             "analysis": analysis,
+            # The docked chat asks about this paper.
+            "chat_scope": f"paper:{paper.arxiv_id}",
             "analysis_missing": paper_analysis.analysis_parts_for_display(analysis),
             "analysis_outdated": analysis is not None
             and not paper_analysis.is_current(analysis, paper),

@@ -11,13 +11,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from celery.app.task import Task
 from django.core.cache import cache
 from werkzeug import Response
 
 from papers import analysis
 from papers.models import PaperAnalysis
 from papers.tasks import analyse_backlog
-from tests.llm_replay import interaction, recorded_response
+from papers.tasks import analyse_paper as analyse_paper_task
+from tests.llm_replay import interaction, recorded_json, recorded_response
 from wovepaper.lib import llm
 
 SAMPLE = Path(__file__).parent.parent.parent / "papers" / "sample" / "arxiv-sample.jsonl.gz"
@@ -236,3 +238,41 @@ def test_configuring_a_model_makes_computed_analyses_outdated(no_model, real_pap
     settings.LLM_MODEL = "some-model"
     assert not analysis.is_current(made, real_paper)
     assert list(analysis.papers_needing_analysis()) == [real_paper]
+
+
+def test_a_refusal_is_recorded_as_the_models_answer_and_not_asked_again(model_server, real_paper):
+    refusal = recorded_json("openai/refusal_structured-outputs-guide.json")
+    model_server.expect_request("/v1/chat/completions").respond_with_json(refusal)
+    made = analysis.analyse_paper(real_paper)
+    assert made.model == "gpt-4o"  # it answered, by declining
+    assert analysis.is_current(made, real_paper)
+    reason = "the model declined to analyse it: I'm sorry, I cannot assist with that request."
+    assert made.missing["summary"] == reason
+    assert made.topics and made.research_field  # the computed parts stay
+
+
+def test_a_rate_limit_retries_the_task_after_the_retry_after_it_asks_for(
+    model_server, real_paper, monkeypatch
+):
+    body = recorded_json("openai/rate_limit_429_openai-dotnet-404.json")
+    # The recorded body; the Retry-After header is this test's (the report quotes none).
+    model_server.expect_request("/v1/chat/completions").respond_with_json(
+        body, status=429, headers={"Retry-After": "7"}
+    )
+    with pytest.raises(llm.ModelRateLimited) as raised:
+        analysis.analyse_paper(real_paper)
+    assert raised.value.retry_after == 7
+    assert "rate-limiting us; it asks us to wait 7 s" in str(raised.value)
+    assert "[orgID]" not in str(raised.value)  # the provider's text is not passed on
+    # Inline, Celery would run a retry at once; the countdown it was asked for is the point.
+    retried = []
+
+    def record_retry(self, *args, **kwargs):
+        retried.append(kwargs.get("countdown"))
+        raise RuntimeError("retry asked")
+
+    monkeypatch.setattr(Task, "retry", record_retry)
+    with pytest.raises(RuntimeError, match="retry asked"):
+        analyse_paper_task.apply(args=[real_paper.pk], throw=True)
+    assert retried == [7]
+    assert not PaperAnalysis.objects.exists()
