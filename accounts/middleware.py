@@ -13,8 +13,9 @@ from django_htmx.http import HttpResponseClientRedirect
 from .selectors import onboarding_pending
 
 # Paths a user in onboarding can still reach: signing out, onboarding itself, the links in
-# emails (confirming an address, resetting a password, unsubscribing), and what is not a page
-# (static files, admin, the API). POSTs (follow buttons in the onboarding steps) pass anyway.
+# emails (confirming an address, resetting a password, unsubscribing), the chat, and what is
+# not a page (static files, admin, the API). POSTs (follow buttons in the onboarding steps)
+# pass anyway.
 EXEMPT_PREFIXES = (
     "/accounts/logout/",
     "/accounts/confirm-email/",
@@ -22,6 +23,8 @@ EXEMPT_PREFIXES = (
     "/accounts/reauthenticate/",
     "/onboarding/",
     "/digest/unsubscribe/",
+    # Chat stays open during onboarding (the streamed answer is a GET too).
+    "/chat",
     "/admin/",
     "/api/",
     "/favicon",

@@ -299,11 +299,34 @@ def user_export(*, user: AbstractBaseUser) -> dict:
             {"period": d.period_key, "papers": d.paper_count, "sent_at": d.sent_at.isoformat()}
             for d in user.sent_digests.order_by("sent_at")
         ],
+        "conversations": [
+            {
+                "id": c.pk,
+                "title": c.title,
+                "scope": c.scope,
+                "created_at": c.created_at.isoformat(),
+                "updated_at": c.updated_at.isoformat(),
+                "messages": [
+                    {
+                        "role": m.role,
+                        "content": m.content,
+                        "mode": m.mode,
+                        "citations": m.citations,
+                        "model": m.model,
+                        "prompt_tokens": m.prompt_tokens,
+                        "completion_tokens": m.completion_tokens,
+                        "created_at": m.created_at.isoformat(),
+                    }
+                    for m in c.messages.all()
+                ],
+            }
+            for c in user.conversations.order_by("created_at", "pk").prefetch_related("messages")
+        ],
     }
 
 
 @transaction.atomic
 def user_delete(*, user: AbstractBaseUser) -> None:
-    """Delete the account. Follows, claims, profile, digests, email addresses, social accounts
-    and API tokens go with it (all cascade from the user)."""
+    """Delete the account. Follows, claims, profile, digests, chat conversations and messages,
+    email addresses, social accounts and API tokens go with it (all cascade from the user)."""
     user.delete()

@@ -83,6 +83,8 @@ def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
         "coauthors_folded": coauthors[COAUTHORS_OPEN:],
         "graph": coauthor_graph(coauthors),
         "other_cited_papers": max(researcher.cited_papers_count - 1, 0),
+        # The docked chat asks about this researcher's papers.
+        "chat_scope": f"researcher:{researcher.pk}",
     }
     records = context["identity_panel"].records
     context["figures_source"] = _figures_source(researcher, records)

@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from wovepaper.lib.api.schema import JSONIntegerField
 
-from ..models import Follow
+from ..models import ChatMessage, Conversation, Follow
 
 
 class FollowSerializer(serializers.ModelSerializer):
@@ -34,3 +34,53 @@ class FollowPageSerializer(serializers.Serializer):
 
 class FollowInputSerializer(serializers.Serializer):
     researcher = JSONIntegerField(min_value=1)
+
+
+class ChatMessageSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ChatMessage
+        fields = [
+            "id",
+            "role",
+            "content",
+            "mode",
+            "citations",
+            "model",
+            "prompt_tokens",
+            "completion_tokens",
+            "created_at",
+        ]
+        extra_kwargs = {
+            "mode": {
+                "help_text": "How an answer was made: model, quoted (abstracts quoted, no "
+                "model), nothing (no relevant paper), error, or pending."
+            },
+            "citations": {"help_text": "The papers an answer cites: number, arxiv_id, title, url."},
+        }
+
+
+class ConversationSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Conversation
+        fields = ["id", "title", "scope", "created_at", "updated_at"]
+        read_only_fields = ["id", "scope", "created_at", "updated_at"]
+
+
+class ConversationDetailSerializer(ConversationSerializer):
+    messages = ChatMessageSerializer(many=True, read_only=True)
+
+    class Meta(ConversationSerializer.Meta):
+        fields = [*ConversationSerializer.Meta.fields, "messages"]
+
+
+class ConversationRenameSerializer(serializers.Serializer):
+    title = serializers.CharField(max_length=200)
+
+
+class ConversationPageSerializer(serializers.Serializer):
+    """What the conversation list answers: one page (PageNumberPagination's shape)."""
+
+    count = serializers.IntegerField(help_text="How many conversations you have.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+    results = ConversationSerializer(many=True)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from .views import FollowDetailApi, FollowListApi
+from .views import ConversationDetailApi, ConversationListApi, FollowDetailApi, FollowListApi
 
 app_name = "accounts_api"
 
@@ -10,4 +10,10 @@ app_name = "accounts_api"
 urlpatterns = [
     path("follows/", FollowListApi.as_view(), name="follows"),
     path("follows/<api_id:researcher_id>/", FollowDetailApi.as_view(), name="follow"),
+    path("conversations/", ConversationListApi.as_view(), name="conversations"),
+    path(
+        "conversations/<api_id:conversation_id>/",
+        ConversationDetailApi.as_view(),
+        name="conversation",
+    ),
 ]

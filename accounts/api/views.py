@@ -16,8 +16,17 @@ from researchers.models import Researcher
 from wovepaper.lib.api.pagination import page_size_from
 from wovepaper.lib.api.schema import error_responses
 
-from .. import selectors, services
-from .serializers import FollowInputSerializer, FollowPageSerializer, FollowSerializer
+from .. import chat, selectors, services
+from ..models import Conversation
+from .serializers import (
+    ConversationDetailSerializer,
+    ConversationPageSerializer,
+    ConversationRenameSerializer,
+    ConversationSerializer,
+    FollowInputSerializer,
+    FollowPageSerializer,
+    FollowSerializer,
+)
 
 
 class FollowPagination(PageNumberPagination):
@@ -124,4 +133,69 @@ class FollowDetailApi(MeApiView):
         researcher = get_object_or_404(Researcher, pk=researcher_id)
         if not services.researcher_unfollow(user=request.user, researcher=researcher):
             raise NotFound("You do not follow this researcher.")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ConversationListApi(MeApiView):
+    @extend_schema(
+        summary="List your chat conversations",
+        description="The signed-in user's conversations with the papers, most recent first, 50 "
+        "a page (`page`, `page_size` up to 200). Ask questions on the site's /chat page.",
+        parameters=[
+            OpenApiParameter(
+                "page",
+                {"type": "integer", "minimum": 1},
+                description="Page number, from 1 (404 past the last page).",
+            ),
+            OpenApiParameter(
+                "page_size",
+                {"type": "integer", "minimum": 1, "maximum": FollowPagination.max_page_size},
+                description=f"Conversations per page, 1 to {FollowPagination.max_page_size} "
+                f"(default {FollowPagination.page_size}).",
+            ),
+        ],
+        responses={200: ConversationPageSerializer, **error_responses(400, 401, 403, 404)},
+        tags=["me"],
+    )
+    def get(self, request):
+        paginator = FollowPagination()
+        page = paginator.paginate_queryset(chat.conversations_for(request.user), request, view=self)
+        return paginator.get_paginated_response(ConversationSerializer(page, many=True).data)
+
+
+class ConversationDetailApi(MeApiView):
+    def _conversation(self, request, conversation_id: int) -> Conversation:
+        return get_object_or_404(Conversation, pk=conversation_id, user=request.user)
+
+    @extend_schema(
+        summary="One conversation with its messages",
+        description="Questions and answers in order; each answer says how it was made (`mode`), "
+        "the papers it cites and the tokens the model used.",
+        responses={200: ConversationDetailSerializer, **error_responses(401, 403, 404)},
+        tags=["me"],
+    )
+    def get(self, request, conversation_id: int):
+        conversation = self._conversation(request, conversation_id)
+        return Response(ConversationDetailSerializer(conversation).data)
+
+    @extend_schema(
+        summary="Rename a conversation",
+        request=ConversationRenameSerializer,
+        responses={200: ConversationSerializer, **error_responses(400, 401, 403, 404)},
+        tags=["me"],
+    )
+    def patch(self, request, conversation_id: int):
+        conversation = self._conversation(request, conversation_id)
+        payload = ConversationRenameSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        chat.conversation_rename(conversation, payload.validated_data["title"])
+        return Response(ConversationSerializer(conversation).data)
+
+    @extend_schema(
+        summary="Delete a conversation",
+        responses={204: None, **error_responses(401, 403, 404)},
+        tags=["me"],
+    )
+    def delete(self, request, conversation_id: int):
+        self._conversation(request, conversation_id).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,89 @@
+// Chat with the papers: ask without leaving the page and read the answer as it is streamed.
+// The answer's text arrives as plain text and is shown with textContent (never as markup);
+// once it is complete the server's rendering of it, with its citations, replaces it.
+// Without this script the forms post normally and the page reloads with the answer.
+(function () {
+  "use strict";
+
+  function item(role, text) {
+    var li = document.createElement("li");
+    li.className = "chat-msg chat-" + role;
+    var body = document.createElement("div");
+    body.className = "chat-text";
+    body.textContent = text;
+    li.appendChild(body);
+    return li;
+  }
+
+  function showError(form, text) {
+    var box = form.querySelector("[data-chat-error]");
+    if (!box) return;
+    box.textContent = text;
+    box.hidden = !text;
+  }
+
+  async function readStream(response, target) {
+    if (!response.body || !response.body.getReader) {
+      target.textContent = await response.text();
+      return;
+    }
+    var reader = response.body.getReader();
+    var decoder = new TextDecoder();
+    for (;;) {
+      var chunk = await reader.read();
+      if (chunk.done) break;
+      target.textContent += decoder.decode(chunk.value, { stream: true });
+    }
+  }
+
+  async function ask(form) {
+    var thread = form.parentElement.querySelector("[data-chat-thread]");
+    var field = form.querySelector("textarea[name=question]");
+    var question = field.value.trim();
+    if (!question) return;
+    showError(form, "");
+    var button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    try {
+      var sent = await fetch(form.action, {
+        method: "POST",
+        body: new FormData(form),
+        headers: { "X-Requested-With": "fetch" },
+        credentials: "same-origin",
+      });
+      var data = await sent.json();
+      if (!sent.ok) {
+        showError(form, data.error || "The question could not be sent.");
+        return;
+      }
+      form.querySelector("input[name=conversation]").value = data.conversation;
+      field.value = "";
+      thread.appendChild(item("user", question));
+      var answer = item("assistant", "");
+      answer.setAttribute("aria-busy", "true");
+      thread.appendChild(answer);
+      var text = answer.querySelector(".chat-text");
+      var streamed = await fetch(data.stream_url, { credentials: "same-origin" });
+      await readStream(streamed, text);
+      var done = await fetch(data.answer_url, { credentials: "same-origin" });
+      if (done.ok) {
+        var holder = document.createElement("ol");
+        holder.innerHTML = await done.text();
+        if (holder.firstElementChild) answer.replaceWith(holder.firstElementChild);
+      }
+      answer.removeAttribute("aria-busy");
+    } catch (err) {
+      showError(form, "The answer was interrupted; please ask again.");
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches("[data-chat-form]")) return;
+    if (!window.fetch || !window.FormData) return;
+    event.preventDefault();
+    ask(form);
+  });
+})();
