@@ -48,7 +48,8 @@ STOPWORDS = frozenset(
     than that the their theirs them then there these they this those through to too under until
     up very was we were what when where which while who whom why will with would you your
     yours tell explain show find give list summarise summarize describe please anything
-    something know say said does study studies work works research""".split()
+    something know known say said does study studies work works research one new use used
+    using based many much way ways get make""".split()
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]+|\d+[A-Za-z][A-Za-z0-9\-]*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9$\\(])")
@@ -91,7 +92,11 @@ def _stem(word: str) -> str:
 
 
 def _overlap(words: list[str], text: str) -> int:
-    haystack = {_stem(w.lower()) for w in _WORD.findall(text)}
+    """How many of the words the text contains (plural folded; "one-dimensional" also counts
+    as "dimensional")."""
+    tokens = [w.lower() for w in _WORD.findall(text)]
+    tokens += [part for w in tokens if "-" in w for part in w.split("-") if part]
+    haystack = {_stem(w) for w in tokens}
     return sum(1 for w in words if _stem(w) in haystack)
 
 
@@ -107,7 +112,7 @@ def _scope_papers(scope: str) -> list[Paper] | None:
 
 def retrieve(question: str, scope: str = "") -> list[Source]:
     """The papers that answer the question best, numbered from 1; empty when none is relevant
-    (no paper contains any of the question's content words)."""
+    (no paper contains half of the question's content words)."""
     words = keywords(question)
     scoped = _scope_papers(scope)
     if scoped is not None:
@@ -125,14 +130,16 @@ def retrieve(question: str, scope: str = "") -> list[Source]:
             for paper in paper_search(query, limit=SOURCES_MAX * 2).items:
                 found.setdefault(paper.pk, paper)
         candidates = list(found.values())
-    ranked = sorted(
-        (
-            (_overlap(words, f"{p.title} {p.abstract}") * 2 + _overlap(words, p.title), i, p)
-            for i, p in enumerate(candidates)
-        ),
-        key=lambda item: (-item[0], item[1]),
-    )
-    relevant = [p for score, _, p in ranked if score > 0][:SOURCES_MAX]
+    # Relevant: the paper contains at least half of the question's content words (a question
+    # about "sourdough bread recipes" is not answered by a paper that offers "a recipe").
+    needed = max(1, (len(words) + 1) // 2)
+    ranked = []
+    for position, paper in enumerate(candidates):
+        matched = _overlap(words, f"{paper.title} {paper.abstract}")
+        if matched >= needed:
+            ranked.append((-(matched * 2 + _overlap(words, paper.title)), position, paper))
+    ranked.sort(key=lambda item: item[:2])
+    relevant = [paper for *_, paper in ranked][:SOURCES_MAX]
     return [Source(n, p) for n, p in enumerate(relevant, start=1)]
 
 

@@ -163,6 +163,11 @@ class ConversationListApi(MeApiView):
         return paginator.get_paginated_response(ConversationSerializer(page, many=True).data)
 
 
+CONVERSATION_ID = OpenApiParameter(
+    "conversation_id", int, OpenApiParameter.PATH, description="The conversation's id."
+)
+
+
 class ConversationDetailApi(MeApiView):
     def _conversation(self, request, conversation_id: int) -> Conversation:
         return get_object_or_404(Conversation, pk=conversation_id, user=request.user)
@@ -171,6 +176,7 @@ class ConversationDetailApi(MeApiView):
         summary="One conversation with its messages",
         description="Questions and answers in order; each answer says how it was made (`mode`), "
         "the papers it cites and the tokens the model used.",
+        parameters=[CONVERSATION_ID],
         responses={200: ConversationDetailSerializer, **error_responses(401, 403, 404)},
         tags=["me"],
     )
@@ -180,6 +186,8 @@ class ConversationDetailApi(MeApiView):
 
     @extend_schema(
         summary="Rename a conversation",
+        description="Give one of your conversations a new title (up to 200 characters).",
+        parameters=[CONVERSATION_ID],
         request=ConversationRenameSerializer,
         responses={200: ConversationSerializer, **error_responses(400, 401, 403, 404)},
         tags=["me"],
@@ -193,6 +201,8 @@ class ConversationDetailApi(MeApiView):
 
     @extend_schema(
         summary="Delete a conversation",
+        description="Delete one of your conversations with all its messages.",
+        parameters=[CONVERSATION_ID],
         responses={204: None, **error_responses(401, 403, 404)},
         tags=["me"],
     )

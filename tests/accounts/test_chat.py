@@ -122,7 +122,9 @@ def test_without_a_model_the_answer_quotes_abstracts_with_citations_and_says_so(
     assert "Quoted from the abstracts" in fragment
 
 
-def test_nothing_relevant_says_it_cannot_answer(client, reader, papers, no_model):
+def test_nothing_relevant_says_it_cannot_answer(client, reader, papers, no_model, paper_factory):
+    # One word of three is not enough: this paper's "recipe" is not about bread.
+    paper_factory(title="Vacuum energy", abstract="We give a recipe for constructing models.")
     asked = ask(client, "What is the best recipe for sourdough bread?")
     assert streamed(client, asked["stream_url"]) == chat.NOTHING_FOUND
     answer = ChatMessage.objects.get(pk=asked["answer"])
