@@ -248,7 +248,13 @@ def model_messages(answer: ChatMessage, question: str, sources: list[Source]) ->
     history = list(
         # Earlier turns, without this answer's own question (the newest before it).
         ChatMessage.objects.filter(conversation=answer.conversation_id, pk__lt=answer.pk)
-        .exclude(mode__in=[ChatMessage.Mode.PENDING, ChatMessage.Mode.ERROR])
+        .exclude(
+            mode__in=[
+                ChatMessage.Mode.PENDING,
+                ChatMessage.Mode.STREAMING,
+                ChatMessage.Mode.ERROR,
+            ]
+        )
         .order_by("-pk")[1 : HISTORY_MESSAGES + 1]
     )[::-1]
     messages = [{"role": "system", "content": SYSTEM_PROMPT}]
@@ -268,8 +274,17 @@ def _cited(text: str, sources: list[Source]) -> list[dict]:
 def stream_answer(answer: ChatMessage) -> Iterator[str]:
     """Make the pending answer, yielding its text as it comes; the answer is saved at the end
     (and what was said before a failure is kept, with the reason)."""
-    if answer.mode != ChatMessage.Mode.PENDING:
-        yield answer.content
+    # Claim the answer: a second request for the same stream (a reload, a second tab) must
+    # not make it, and pay for it, twice.
+    claimed = ChatMessage.objects.filter(pk=answer.pk, mode=ChatMessage.Mode.PENDING).update(
+        mode=ChatMessage.Mode.STREAMING
+    )
+    if not claimed:
+        answer.refresh_from_db()
+        if answer.mode == ChatMessage.Mode.STREAMING:
+            yield "This answer is being made in another window."
+        else:
+            yield answer.content
         return
     question = _question_for(answer)
     scope = answer.conversation.scope

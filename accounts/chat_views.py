@@ -116,7 +116,7 @@ def chat_answer_stream(request: HttpRequest, answer_id: int) -> StreamingHttpRes
 @require_GET
 def chat_answer(request: HttpRequest, answer_id: int) -> HttpResponse:
     answer = _own_answer(request, answer_id)
-    if answer.mode == ChatMessage.Mode.PENDING:
+    if answer.mode in (ChatMessage.Mode.PENDING, ChatMessage.Mode.STREAMING):
         raise Http404("this answer is still being made")
     return render(request, "accounts/chat/_message.html", {"message": answer})
 

@@ -181,6 +181,7 @@ class ChatMessage(models.Model):
 
     class Mode(models.TextChoices):
         PENDING = "pending", "pending"
+        STREAMING = "streaming", "being made"
         MODEL = "model", "model"
         QUOTED = "quoted", "quoted"
         NOTHING_FOUND = "nothing", "nothing found"

@@ -122,6 +122,17 @@ def test_without_a_model_the_answer_quotes_abstracts_with_citations_and_says_so(
     assert "Quoted from the abstracts" in fragment
 
 
+def test_an_answer_is_made_once_however_often_its_stream_is_asked_for(
+    client, reader, papers, no_model
+):
+    asked = ask(client, "How do one-dimensional quantum walks behave?")
+    first = streamed(client, asked["stream_url"])
+    assert streamed(client, asked["stream_url"]) == first
+    ChatMessage.objects.filter(pk=asked["answer"]).update(mode=ChatMessage.Mode.STREAMING)
+    again = streamed(client, asked["stream_url"])
+    assert again == "This answer is being made in another window."
+
+
 def test_nothing_relevant_says_it_cannot_answer(client, reader, papers, no_model, paper_factory):
     # One word of three is not enough: this paper's "recipe" is not about bread.
     paper_factory(title="Vacuum energy", abstract="We give a recipe for constructing models.")
