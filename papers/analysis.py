@@ -27,6 +27,8 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from wovepaper.lib import llm
+from wovepaper.lib.pagecache import pages_changed
+from wovepaper.lib.replicas import reading_replica
 
 from .models import Paper, PaperAnalysis
 from .taxonomy import archive_name, category_name
@@ -271,6 +273,7 @@ def analyse_paper(paper: Paper) -> PaperAnalysis:
         "analysed_at": timezone.now(),
     }
     analysis, _ = PaperAnalysis.objects.update_or_create(paper=paper, defaults=values)
+    pages_changed("paper", [paper.pk])  # cached pages of this paper show the old analysis
     return analysis
 
 
@@ -328,9 +331,15 @@ def request_analysis(paper: Paper, analysis: PaperAnalysis | None) -> PaperAnaly
     `manage.py analyse_papers`. Returns the analysis made here, if one was."""
     if is_current(analysis, paper):
         return None
-    if settings.CELERY_TASK_ALWAYS_EAGER and llm.configured():
+    if settings.CELERY_TASK_ALWAYS_EAGER and (llm.configured() or reading_replica()):
+        # Inline, this would call the model, or write from a page served by a replica.
         return None
-    if not cache.add(f"analysis-requested:{paper.pk}", 1, REQUEST_COOLDOWN):
+    try:
+        first_ask = cache.add(f"analysis-requested:{paper.pk}", 1, REQUEST_COOLDOWN)
+    except Exception:  # noqa: BLE001 (the page renders without the cache; the backlog asks)
+        logger.warning("analysis of paper %s not asked for: the cache is out of reach", paper.pk)
+        return None
+    if not first_ask:
         return None
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return analyse_paper(paper)

@@ -45,8 +45,14 @@ def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
     paper = paper_for_page(arxiv_id)
     if paper is None or paper.is_deleted:
         raise Http404("paper not in the archive")
-    page_shows(request, "paper", paper.pk)
     canonical = paper.get_absolute_url()
+    analysis = paper_analysis.analysis_of(paper)
+    if request.path == canonical:
+        # Opening the page asks for a missing or outdated analysis in the background (without
+        # a broker and without a model, the computed parts are made here, in milliseconds).
+        # Before page_shows: an analysis made here is one this page shows.
+        analysis = paper_analysis.request_analysis(paper, analysis) or analysis
+    page_shows(request, "paper", paper.pk)
     if request.path != canonical:
         return permanent_redirect(canonical, request)
 
@@ -62,10 +68,6 @@ def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
     folded = authorships[BYLINE_OPEN:] if len(authorships) > BYLINE_FOLD_FROM else []
     abstract_paragraphs = [p.strip() for p in re.split(r"\n\s*\n", paper.abstract) if p.strip()]
     categories = [{"code": code, "name": category_name(code)} for code in paper.category_list]
-    analysis = paper_analysis.analysis_of(paper)
-    # Opening the page asks for a missing or outdated analysis in the background (without a
-    # broker and without a model, the computed parts are made inline, in milliseconds).
-    analysis = paper_analysis.request_analysis(paper, analysis) or analysis
     return render_page(
         request,
         "papers/detail",

@@ -24,6 +24,12 @@ _replica: ContextVar[str | None] = ContextVar("wovepaper_replica", default=None)
 PRIMARY_PREFIXES = ("/accounts/", "/admin/", "/onboarding/")
 
 
+def reading_replica() -> bool:
+    """Whether this request reads from a replica (an anonymous page view): such a request is
+    expected to write nothing."""
+    return _replica.get() is not None
+
+
 class ReplicaRouter:
     """Reads go to the replica the current request was given, if any; writes to the primary.
     Replicas are physical copies of the primary, so nothing is migrated on them."""

@@ -1,0 +1,67 @@
+"""The chat in Debian's Chromium: a signed-in reader opens a paper, asks in the docked panel and
+reads the answer as the page's own script streams it in, its citation linking to the paper;
+then the /chat page. No Content-Security-Policy violation on the way."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from accounts.models import ChatMessage, Profile
+
+RECORD_VIOLATIONS = """
+window.__cspViolations = [];
+document.addEventListener('securitypolicyviolation', e => {
+  window.__cspViolations.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline'));
+});
+"""
+
+
+def test_the_docked_panel_streams_a_quoted_answer_with_its_citation(
+    live_server, browser, paper_factory, settings
+):
+    settings.LLM_BASE_URL = ""
+    settings.LLM_MODEL = ""
+    paper = paper_factory(
+        title="An analytic solution for one-dimensional quantum walks",
+        abstract="The first general analytic solutions for the one-dimensional walk in position "
+        "and momentum space are derived. These solutions reveal new symmetry features of "
+        "quantum walk probability densities.",
+        categories=["quant-ph"],
+    )
+    reader = get_user_model().objects.create_user("dock", "dock@example.org", "a-long-pass-9")
+    Profile.objects.create(user=reader, onboarding=Profile.Onboarding.COMPLETED)
+    signed_in = Client()
+    signed_in.force_login(reader)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(RECORD_VIOLATIONS)
+    context.add_cookies(
+        [
+            {
+                "name": "sessionid",
+                "value": signed_in.cookies["sessionid"].value,
+                "url": live_server.url,
+            }
+        ]
+    )
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(live_server.url + paper.get_absolute_url())
+    page.click("details.chat-dock summary")
+    page.fill("#chat-dock-q", "What do these solutions reveal?")
+    page.click(".chat-dock button[type=submit]")
+    citation = page.wait_for_selector(".chat-dock .chat-citations a")
+    assert citation.get_attribute("href") == paper.get_absolute_url()
+    answer = page.inner_text(".chat-dock .chat-assistant .chat-text")
+    assert "These solutions reveal new symmetry features" in answer
+    assert "quotes the papers" in answer
+    assert page.url.endswith(paper.get_absolute_url())  # no reload: the script asked
+    assert ChatMessage.objects.get(role="assistant").mode == ChatMessage.Mode.QUOTED
+    violations = page.evaluate("window.__cspViolations")
+    page.goto(live_server.url + "/chat")
+    page.wait_for_selector(".chat-list a")
+    violations += page.evaluate("window.__cspViolations")
+    context.close()
+    assert violations == [] and errors == []
