@@ -185,3 +185,5 @@ def test_follow_list_schema_is_the_page_it_answers(api):
     api.force_authenticate(user)
     assert set(api.get("/api/v1/me/follows/").json()) == {"count", "next", "previous", "results"}
     assert api.get("/api/v1/me/follows/", {"page_size": "x"}).status_code == 400
+    assert api.get("/api/v1/me/follows/", {"page": ""}).status_code == 400
+    assert api.get("/api/v1/me/follows/", {"page": "1"}).status_code == 200
