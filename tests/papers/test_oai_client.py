@@ -226,9 +226,12 @@ def test_rate_limit_is_shared_between_clients_and_threads(oai_url, httpserver, s
         thread.join()
     assert len(arrivals) == 4
     gaps = [b - a for a, b in zip(arrivals, arrivals[1:], strict=False)]
-    # Slots are taken at the client; allow for the server noticing a request a few ms late.
-    assert min(gaps) >= 0.2, gaps
+    # Four requests from two clients in two threads took three intervals: one shared limiter
+    # (each client on its own would have sent its two 0.25 s apart, side by side, in ~0.25 s).
     assert arrivals[-1] - arrivals[0] >= 3 * 0.25 - 0.03, gaps
+    # Slots are taken at the client and arrivals seen at the server, which a busy machine can
+    # delay by a scheduler tick or two; never two requests at once.
+    assert min(gaps) >= 0.1, gaps
 
 
 def test_connection_dropped_mid_body_is_retried(oai_url, httpserver):
