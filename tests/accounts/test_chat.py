@@ -16,6 +16,7 @@ from werkzeug import Response
 from accounts import chat
 from accounts.models import ChatMessage, Conversation
 from accounts.services import user_delete, user_export
+from papers.models import Authorship
 from tests.llm_replay import interaction, recorded_json, recorded_response
 
 SAMPLE = Path(__file__).parent.parent.parent / "papers" / "sample" / "arxiv-sample.jsonl.gz"
@@ -334,3 +335,17 @@ def test_without_javascript_the_form_answers_and_redirects(client, reader, paper
     page = client.get(response["Location"]).content.decode()
     assert chat.QUOTING_NOTE.replace("'", "&#x27;") in page
     assert papers["0705.0077"].get_absolute_url() in page
+
+
+def test_a_chat_opened_from_a_researcher_page_is_about_their_papers(
+    client, reader, papers, no_model, researcher_factory
+):
+    walker = researcher_factory("Ian Fuss")
+    Authorship.objects.filter(paper=papers["0705.0077"], position=1).update(researcher=walker)
+    # Both quantum papers share the question's words; only one is this researcher's.
+    asked = ask(
+        client, "What about quantum walks and quantum circuits?", scope=f"researcher:{walker.pk}"
+    )
+    streamed(client, asked["stream_url"])
+    answer = ChatMessage.objects.get(pk=asked["answer"])
+    assert [c["arxiv_id"] for c in answer.citations] == ["0705.0077"]
