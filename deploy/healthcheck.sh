@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Health check for one host: the web process answers, and every Celery worker named here
 # answers a ping over the broker (`celery inspect ping`). Exit status 0 when all are healthy.
-#   deploy/healthcheck.sh [worker-name ...]   (default: harvest, match, default, search and analysis on
+#   deploy/healthcheck.sh [worker-name ...]   (default: harvest, match, default, search, analysis and embed on
 #   this host)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 host="$(hostname)"
 workers=("$@")
-[ ${#workers[@]} -eq 0 ] && workers=("harvest@$host" "match@$host" "default@$host" "search@$host" "analysis@$host")
+[ ${#workers[@]} -eq 0 ] && workers=("harvest@$host" "match@$host" "default@$host" "search@$host" "analysis@$host" "embed@$host")
 status=0
 if ! curl -fsS -o /dev/null --max-time 10 "http://127.0.0.1:${PORT:-8000}/robots.txt"; then
   echo "web: no answer on port ${PORT:-8000}" >&2

@@ -1,4 +1,4 @@
-"""What a harvest hands on after each page commits: search documents and matching.
+"""What a harvest hands on after each page commits: search documents, embeddings and matching.
 
 Both go through the broker by task name (the consumers are `papers.index_search` and, in
 another app, `researchers.match_papers`; naming them keeps this module free of both). Without a
@@ -22,6 +22,7 @@ from kombu.exceptions import OperationalError as BrokerError
 
 from wovepaper.lib.search.indexer import engine_index_enqueue
 
+from .embedding import embed_enqueue
 from .indexing import search_index_papers
 from .search import PAPERS
 
@@ -54,6 +55,8 @@ class HandOff:
             return
         self.index(paper_ids)
         engine_index_enqueue(PAPERS, paper_ids)
+        if not self.broker_down:  # else the embedding sweep takes them once it is back
+            embed_enqueue(paper_ids)
         self.match(paper_ids)
 
     def index(self, paper_ids: list[int]) -> None:

@@ -13,6 +13,7 @@ from django.db import connection
 
 from wovepaper.lib.search.indexer import engine_index_enqueue
 
+from .embedding import embed_enqueue
 from .indexing import BackgroundIndexer, search_index_enabled, search_index_pending
 from .ingest import UpsertCounts, papers_upsert, record_rejection
 from .records import PaperRecord, RecordError
@@ -139,6 +140,7 @@ def snapshot_import(
                     indexer.submit(ids)
                 if build_search_index:
                     engine_index_enqueue(PAPERS, ids)
+                    embed_enqueue(ids)
                 if progress:
                     progress(len(batch.records))
     finally:

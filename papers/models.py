@@ -124,6 +124,36 @@ class PaperSearchDocument(models.Model):
         return f"search document of {self.paper_id}"
 
 
+class PaperEmbedding(models.Model):
+    """A paper's sentence embedding (title and abstract), for semantic search and similar papers.
+
+    `model` is the name of the encoder that made it (wovepaper.lib.embeddings): a paper whose
+    vector came from another model, or from an older digest of the paper (`source_hash`), is
+    pending and gets embedded again. The vector is float16 bytes, `dimensions` numbers.
+    Written by papers.embedding, from Celery's embed queue; the vector index is built from here.
+    """
+
+    # No database foreign key, as for search documents: derived data reached through its paper.
+    paper = models.OneToOneField(
+        Paper,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="embedding",
+        db_constraint=False,
+    )
+    model = models.CharField(max_length=128)
+    source_hash = models.CharField(max_length=32, blank=True)
+    dimensions = models.PositiveSmallIntegerField()
+    vector = models.BinaryField()
+    embedded_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["model"], name="paper_embedding_model")]
+
+    def __str__(self) -> str:
+        return f"embedding of {self.paper_id} ({self.model})"
+
+
 class PaperCategory(models.Model):
     """One row per (paper, category), so category filters and "newest in category" use an index.
 

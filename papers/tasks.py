@@ -20,7 +20,7 @@ from django.conf import settings
 
 from wovepaper.lib import llm
 
-from . import analysis, harvesting, indexing
+from . import analysis, embedding, harvesting, indexing
 from .harvest_lock import HarvestLocked, harvest_runs_stale
 from .models import HarvestRun, Paper
 
@@ -165,3 +165,14 @@ def analyse_backlog() -> int:
     for paper_id in ids:
         analyse_paper.delay(paper_id)
     return len(ids)
+@shared_task(name="papers.embed_papers", acks_late=True)
+def embed_papers(paper_ids: list[int]) -> int:
+    """Embed the papers a harvest page or an import batch created or changed (queue `embed`)."""
+    return embedding.embed_papers(paper_ids)
+
+
+@shared_task(name="papers.embed_pending", acks_late=True)
+def embed_pending() -> int:
+    """The periodic sweep: papers a lost message or a failed task left without a vector, at
+    most EMBED_SWEEP_LIMIT a run (the backfill command is for a whole archive)."""
+    return embedding.embed_pending(limit=settings.EMBED_SWEEP_LIMIT)

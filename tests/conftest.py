@@ -46,6 +46,18 @@ def _empty_cache():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _own_vector_index(settings, tmp_path):
+    """Each test writes its own vector index file, never the developer's var/ nor another
+    test's (the database rolls back; a file would not)."""
+    from wovepaper.lib.search import reset_backends
+
+    settings.VECTOR_INDEX_DIR = tmp_path / "vector-index"
+    reset_backends()
+    yield
+    reset_backends()
+
+
 @pytest.fixture
 def paper_factory(db):
     """Create a Paper with authorships and categories; any field can be overridden."""

@@ -13,7 +13,7 @@ from django.core import mail
 from django.core.management import call_command
 
 from institutions.models import Institution
-from papers.models import Authorship, Paper
+from papers.models import Authorship, Paper, PaperEmbedding
 from researchers.models import PaperMatchState, Researcher, ResearcherExternalId
 from wovepaper.demo.identities import recorded_arxiv_ids
 from wovepaper.demo.replay import Recordings, replaying
@@ -65,6 +65,10 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
     assert PaperMatchState.objects.count() == len(recorded)
     assert PaperMatchState.objects.filter(status=PaperMatchState.MATCHED).count() == 318
     assert Paper.objects.count() == 3200 + 318
+    # Every paper has its vector: from the shipped file, or embedded here if newer than it.
+    assert "vectors from" in output and "demo-embeddings.npz" in output
+    assert "0 still pending" in output
+    assert PaperEmbedding.objects.count() == Paper.objects.count()
 
     live = Researcher.objects.filter(merged_into__isnull=True)
     assert live.count() >= 1500

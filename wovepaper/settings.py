@@ -456,6 +456,28 @@ ANALYSIS_BATCH_SIZE = env_int("ANALYSIS_BATCH_SIZE", 200)
 CELERY_BEAT_SCHEDULE["papers-analyse-backlog"] = {
     "task": "papers.analyse_backlog",
     "schedule": env_int("ANALYSIS_BACKLOG_SECONDS", 600),
+# Search by meaning (wovepaper.lib.search.vectors): "usearch", an HNSW index file per
+# collection and model under VECTOR_INDEX_DIR, written by the search queue's worker and
+# memory-mapped by web processes; or "exact", every vector compared in numpy (small sites).
+VECTOR_ENGINE = env("VECTOR_ENGINE", "usearch")
+VECTOR_INDEX_DIR = Path(env("VECTOR_INDEX_DIR", str(DATA_DIR / "vector-index")))
+CELERY_TASK_ROUTES["search.index_vectors"] = {"queue": "search"}
+# Sentence embeddings (papers.embedding, wovepaper.lib.embeddings): computed on the queue
+# "embed" after harvest pages and import batches commit, by as many worker processes on as
+# many machines as wanted; `manage.py embed_papers` backfills, and the sweep below catches up.
+EMBEDDING_ENCODER = env("EMBEDDING_ENCODER", "wovepaper.lib.embeddings.MiniLMEncoder")
+# torch threads per process (0: torch's default, every core). One per embed worker process,
+# with one process per core, is what benchmarks/embeddings.py measured fastest per core.
+EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", 0)
+# Without a broker (tasks inline) a harvest or an import would wait on the model, at ~15 papers
+# a second: there `manage.py embed_papers` embeds afterwards, as matching is left to manage.py.
+EMBED_AFTER_WRITES = env_bool("EMBED_AFTER_WRITES", bool(CELERY_BROKER_URL))
+EMBED_SWEEP_LIMIT = env_int("EMBED_SWEEP_LIMIT", 20_000)
+CELERY_TASK_ROUTES["papers.embed_papers"] = {"queue": f"{CELERY_QUEUE_PREFIX}embed"}
+CELERY_TASK_ROUTES["papers.embed_pending"] = {"queue": f"{CELERY_QUEUE_PREFIX}embed"}
+CELERY_BEAT_SCHEDULE["papers-embed-pending"] = {
+    "task": "papers.embed_pending",
+    "schedule": env_int("EMBED_SWEEP_SECONDS", 1800),
 }
 # New papers reach OAI-PMH around 22:30 America/New_York, Sunday to Thursday.
 # The open bulk file of identity links (/data/identity-links.jsonl.gz), daily.
@@ -514,6 +536,13 @@ DEMO_STEPS: list[dict] = []
 # Matching on the demo data: a short reachability probe first, so that with the services out of
 # reach (no network) the step says so in seconds and changes nothing.
 DEMO_STEPS.append({"command": ["match_researchers"], "options": {"probe_timeout": 3.0}})
+# The demo's vectors, computed once by the default model (`manage.py embed_papers --save`;
+# README, "Data"): embedding its 3,500 papers anew takes minutes on two cores. A paper whose
+# text or model differs from the file's is embedded here.
+DEMO_EMBEDDINGS = BASE_DIR / "papers" / "sample" / "demo-embeddings.npz"
+DEMO_STEPS.append(
+    {"command": ["embed_papers"], "options": {"load": DEMO_EMBEDDINGS, "no_progress": True}}
+)
 
 # Public API (Django REST framework) and its OpenAPI schema (drf-spectacular).
 # Rates are per IP for anonymous clients and per account for signed-in ones; the counters live in

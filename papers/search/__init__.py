@@ -24,8 +24,9 @@ from wovepaper.lib.search.orm import with_instances
 from ..models import Paper
 from .database import COUNT_CAP, fts5_query, paper_database_backend
 from .documents import paper_documents, paper_id_batches
+from .vectors import PAPER_VECTORS
 
-__all__ = ["COUNT_CAP", "PAPERS", "fts5_query", "paper_search", "paper_search_backend"]
+__all__ = ["COUNT_CAP", "MODES", "PAPERS", "fts5_query", "paper_search", "paper_search_backend"]
 
 PAPERS = Collection(
     name="papers",
@@ -47,11 +48,15 @@ PAPERS = Collection(
     id_batches=paper_id_batches,
     count=Paper.objects.count,
     database=paper_database_backend,
+    vectors=PAPER_VECTORS,
 )
 
 
-def paper_search_backend() -> SearchBackend:
-    return backend_for(PAPERS)
+MODES = ("hybrid", "keyword", "semantic")
+
+
+def paper_search_backend(mode: str = "keyword") -> SearchBackend:
+    return backend_for(PAPERS, mode if mode in MODES else "hybrid")
 
 
 def paper_search_query(
@@ -88,9 +93,11 @@ def paper_search(
     sort: str = "relevance",
     offset: int = 0,
     limit: int = 20,
+    mode: str = "hybrid",
 ) -> SearchPage[Paper]:
-    """Ranked keyword search over titles and abstracts. `date_to` is exclusive. One engine
-    call and one query for the papers of the page."""
+    """Ranked search over titles and abstracts, by keyword, by meaning (`semantic`) or both
+    fused (`hybrid`, the default). `date_to` is exclusive. The engines' calls, then one
+    query for the papers of the page."""
     wanted = paper_search_query(
         query,
         category=category,
@@ -102,5 +109,6 @@ def paper_search(
     )
     if not wanted.text:
         return SearchPage()
-    found = paper_search_backend().search(wanted)
-    return with_instances(found, Paper.objects.all())
+    found = paper_search_backend(mode).search(wanted)
+    # The vector index learns of a deletion only when the paper is next indexed.
+    return with_instances(found, Paper.objects.filter(is_deleted=False))

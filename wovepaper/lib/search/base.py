@@ -129,7 +129,8 @@ class Collection:
     that should be searchable now; an id it leaves out (deleted, merged away) is removed from
     the engines' indexes. `id_batches(size)` walks every id, for a rebuild, and `count()`
     says about how many there are. `database` makes the backend used when no engine is
-    configured.
+    configured. `vectors`, when set, is where its vectors come from (a
+    `wovepaper.lib.search.vectors.VectorSource`): the collection can then be searched by meaning.
     """
 
     name: str
@@ -139,6 +140,7 @@ class Collection:
     id_batches: Callable[[int], Iterable[list[int]]]
     count: Callable[[], int]
     database: Callable[[Collection], SearchBackend]
+    vectors: Any = None
 
     def field_named(self, name: str) -> Field:
         for candidate in self.fields:

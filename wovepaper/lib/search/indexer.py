@@ -52,6 +52,33 @@ def index_engine(collection: str, ids: list[int]) -> int:
     return backend_for(collection_named(collection)).index(ids)
 
 
+@shared_task(
+    name="search.index_vectors",
+    acks_late=True,
+    autoretry_for=(Exception,),
+    retry_backoff=5,
+    max_retries=5,
+)
+def index_vectors(collection: str, ids: list[int]) -> int:
+    """Make the vector index's entries of these ids current (add, replace or remove them).
+    On the `search` queue too: one process writes each index file."""
+    return backend_for(collection_named(collection), "semantic").index(ids)
+
+
+def vector_index_configured() -> bool:
+    return getattr(settings, "VECTOR_ENGINE", "usearch") == "usearch"
+
+
+def vector_index_enqueue(collection: Collection, ids: Iterable[int]) -> None:
+    """Send `ids` to the vector index's writer once the current transaction commits; never
+    fails the caller (`rebuild_vector_index` repairs what a lost message leaves out)."""
+    if not vector_index_configured():
+        return
+    ids = list(dict.fromkeys(ids))
+    if ids:
+        transaction.on_commit(partial(_send, collection.name, ids, index_vectors))
+
+
 def engine_index_enqueue(collection: Collection, ids: Iterable[int]) -> None:
     """Send `ids` to the indexer once the current transaction commits (at once outside one).
     Never fails the caller's write: `rebuild_search_index` repairs what a lost message
@@ -63,10 +90,11 @@ def engine_index_enqueue(collection: Collection, ids: Iterable[int]) -> None:
         transaction.on_commit(partial(_send, collection.name, ids))
 
 
-def _send(collection: str, ids: list[int]) -> None:
+def _send(collection: str, ids: list[int], task=None) -> None:
+    task = task or index_engine
     iterator = iter(ids)
     try:
         while chunk := list(islice(iterator, TASK_CHUNK)):
-            index_engine.delay(collection, chunk)
+            task.delay(collection, chunk)
     except Exception:
         logger.exception("could not send %d %s to the search indexer", len(ids), collection)

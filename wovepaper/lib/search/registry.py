@@ -7,17 +7,23 @@ connection pool), so each process keeps one per collection and configuration.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 
 from .base import Collection, SearchBackend
+from .hybrid import HybridBackend
 from .tantivy import TantivyBackend
+from .vectors import ExactVectorBackend, UsearchBackend
 
 ENGINES = ("database", "tantivy", "opensearch")
+VECTOR_ENGINES = ("usearch", "exact")
+MODES = ("keyword", "semantic", "hybrid")
 
 _backends: dict[tuple[Any, ...], SearchBackend] = {}
-_lock = threading.Lock()
+# Reentrant: a hybrid backend is made of the other two, made under the same lock.
+_lock = threading.RLock()
 
 
 def _configuration() -> tuple[Any, ...]:
@@ -31,17 +37,55 @@ def _configuration() -> tuple[Any, ...]:
     raise ValueError(f"SEARCH_ENGINE must be one of {', '.join(ENGINES)}, not {engine!r}")
 
 
-def backend_for(collection: Collection) -> SearchBackend:
-    """The configured engine's backend for `collection` (the database's when none is)."""
-    configuration = _configuration()
-    key = (collection.name, *configuration)
+def _vector_configuration() -> tuple[Any, ...]:
+    engine = getattr(settings, "VECTOR_ENGINE", "usearch")
+    if engine not in VECTOR_ENGINES:
+        raise ValueError(
+            f"VECTOR_ENGINE must be one of {', '.join(VECTOR_ENGINES)}, not {engine!r}"
+        )
+    return engine, str(settings.VECTOR_INDEX_DIR), settings.EMBEDDING_ENCODER
+
+
+def backend_for(collection: Collection, mode: str = "keyword") -> SearchBackend:
+    """The configured backend for `collection`: by keyword (the engine's, the database's when
+    none is set), by meaning (the vector engine's; the collection must declare its vectors),
+    or both fused (hybrid)."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    configuration: tuple[Any, ...] = ()
+    if mode != "semantic":
+        configuration += _configuration()
+    if mode != "keyword":
+        if collection.vectors is None:
+            raise ValueError(f"{collection.name} cannot be searched by meaning")
+        configuration += _vector_configuration()
+    key = (collection.name, mode, *configuration)
     backend = _backends.get(key)
     if backend is None:
         with _lock:
             backend = _backends.get(key)
             if backend is None:
-                backend = _backends[key] = _make(collection, configuration)
+                backend = _backends[key] = _make_mode(collection, mode)
     return backend
+
+
+def _make_mode(collection: Collection, mode: str) -> SearchBackend:
+    if mode == "keyword":
+        return _make(collection, _configuration())
+    if mode == "semantic":
+        return _make_vector(collection, _vector_configuration())
+    return HybridBackend(
+        collection,
+        keyword=backend_for(collection, "keyword"),
+        semantic=backend_for(collection, "semantic"),
+    )
+
+
+def _make_vector(collection: Collection, configuration: tuple[Any, ...]) -> SearchBackend:
+    engine, directory, _ = configuration
+    if engine == "exact":
+        return ExactVectorBackend(collection, collection.vectors)
+    return UsearchBackend(collection, collection.vectors, directory=Path(directory))
 
 
 def _make(collection: Collection, configuration: tuple[Any, ...]) -> SearchBackend:

@@ -1,0 +1,55 @@
+"""The papers' vectors for search by meaning, from papers.models.PaperEmbedding (the source of
+truth; the vector index is built from here)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+from django.db.models import Count, F, Max
+
+from wovepaper.lib.embeddings import from_stored
+from wovepaper.lib.search.vectors import VectorSource
+
+from ..models import PaperEmbedding
+
+
+def _current(model: str):
+    """Vectors from `model` of the papers' current text, of papers not deleted."""
+    return PaperEmbedding.objects.filter(
+        model=model, paper__is_deleted=False, source_hash=F("paper__source_hash")
+    )
+
+
+def _rows(queryset) -> tuple[list[int], np.ndarray]:
+    rows = list(queryset.values_list("paper_id", "dimensions", "vector"))
+    if not rows:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    return [r[0] for r in rows], from_stored([r[2] for r in rows], rows[0][1])
+
+
+def paper_vectors(paper_ids: Sequence[int], model: str) -> tuple[list[int], np.ndarray]:
+    return _rows(_current(model).filter(paper_id__in=list(paper_ids)).order_by("paper_id"))
+
+
+def paper_vector_batches(size: int, model: str) -> Iterator[tuple[list[int], np.ndarray]]:
+    """Every current vector, by paper id, `size` at a time (keyset paging)."""
+    last = 0
+    while True:
+        ids, rows = _rows(_current(model).filter(paper_id__gt=last).order_by("paper_id")[:size])
+        if not ids:
+            return
+        yield ids, rows
+        last = ids[-1]
+
+
+def paper_vectors_version(model: str) -> str:
+    latest = PaperEmbedding.objects.filter(model=model).aggregate(
+        count=Count("pk"), latest=Max("embedded_at")
+    )
+    return f"{latest['count']}-{latest['latest'].timestamp() if latest['latest'] else 0}"
+
+
+PAPER_VECTORS = VectorSource(
+    vectors=paper_vectors, batches=paper_vector_batches, version=paper_vectors_version
+)
