@@ -14,6 +14,7 @@ from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 from . import analysis as paper_analysis
 from .models import Paper
 from .selectors import paper_for_page
+from .similar import similar_papers
 from .taxonomy import category_name
 
 # `<id>[vN][-slug]` for both identifier schemes: 2401.01234v2-title, math.GT/0309136-title.
@@ -87,6 +88,7 @@ def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
             "analysis_outdated": analysis is not None
             and not paper_analysis.is_current(analysis, paper),
             "jsonld": _paper_jsonld(paper, authorships, categories),
+            "similar": similar_papers(paper),
         },
     )
 

@@ -16,6 +16,7 @@ from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 from . import identity, selectors
 from .coauthors import coauthor_graph, coauthor_path
 from .models import Researcher
+from .similar import similar_researchers
 
 RESEARCHER_KEY = re.compile(r"^(?P<id>\d{1,18})(?:-(?P<slug>.*))?$")
 CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?$")
@@ -85,6 +86,7 @@ def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
         "other_cited_papers": max(researcher.cited_papers_count - 1, 0),
         # The docked chat asks about this researcher's papers.
         "chat_scope": f"researcher:{researcher.pk}",
+        "similar": similar_researchers(researcher),
     }
     records = context["identity_panel"].records
     context["figures_source"] = _figures_source(researcher, records)

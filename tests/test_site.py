@@ -12,7 +12,9 @@ from institutions.models import Institution
 from researchers.models import Researcher
 from tests.researchers.conftest import researcher_factory  # noqa: F401  (shared fixture)
 
-SEARCH_QUERIES = 8
+# Hybrid ranking adds one to the keyword search's: the semantic side's (its nearest papers'
+# documents, for the filters; before any vector index file, whether anything is embedded).
+SEARCH_QUERIES = 9
 HOME_QUERIES = 4
 
 

@@ -12,6 +12,11 @@ SORTS = [
     ("oldest", "Oldest"),
     ("cited", "Most cited"),
 ]
+MODES = [
+    ("hybrid", "Words and meaning"),
+    ("keyword", "Words only"),
+    ("semantic", "Meaning only"),
+]
 TABS = ["papers", "researchers", "institutions"]
 CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?$")
 
@@ -23,6 +28,7 @@ class SearchForm(forms.Form):
     date_from = forms.DateField(required=False, label="From")
     date_to = forms.DateField(required=False, label="To")
     sort = forms.ChoiceField(required=False, choices=SORTS)
+    mode = forms.ChoiceField(required=False, choices=MODES)
 
     def clean_category(self) -> str:
         code = self.cleaned_data.get("category", "")
@@ -47,4 +53,5 @@ class SearchForm(forms.Form):
             date_from=data.get("date_from"),
             date_to=data.get("date_to"),
             sort=data.get("sort") or "relevance",
+            mode=data.get("mode") or "hybrid",
         )

@@ -26,6 +26,7 @@ class SiteSearch:
     date_from: date | None = None
     date_to: date | None = None
     sort: str = "relevance"
+    mode: str = "hybrid"
 
 
 @dataclass
@@ -51,6 +52,7 @@ def site_search(
                 # The form's end date is inclusive; the interface's is exclusive.
                 date_to=search.date_to + timedelta(days=1) if search.date_to else None,
                 sort=search.sort,
+                mode=search.mode,
                 offset=offset,
                 limit=limit,
             )

@@ -20,7 +20,7 @@ from wovepaper.lib.negotiation import render_page, wants_markdown
 from wovepaper.lib.pagecache import cache_public_page
 from wovepaper.lib.paging import page_number, search_window, window
 
-from .forms import SORTS, TABS, SearchForm
+from .forms import MODES, SORTS, TABS, SearchForm
 from .search import SiteSearch, site_search
 from .selectors import site_figures
 
@@ -112,6 +112,8 @@ def search(request: HttpRequest) -> HttpResponse:
         "category_label": category_name(wanted.category) if wanted.category else "",
         "sort": wanted.sort,
         "sorts": SORTS,
+        "mode": wanted.mode,
+        "modes": MODES,
         "date_from": wanted.date_from,
         "date_to": wanted.date_to,
         "papers": found.items if wanted.tab == "papers" else [],

@@ -295,6 +295,13 @@ class PaperSearchParamsSerializer(serializers.Serializer):
         default="relevance",
         help_text="Order of the results.",
     )
+    mode = serializers.ChoiceField(
+        ["hybrid", "keyword", "semantic"],
+        default="hybrid",
+        help_text="How `relevance` ranks: `keyword` (the words in titles and abstracts), "
+        "`semantic` (closeness in meaning, by sentence embeddings), or `hybrid` (both, fused by "
+        "reciprocal rank; the default). Date and citation sorts are exact in every mode.",
+    )
     page = QueryIntegerField(
         min_value=1, max_value=500, default=1, help_text="Page number, from 1."
     )

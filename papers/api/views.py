@@ -164,9 +164,10 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
     @extend_schema(
         operation_id="search_papers",
         summary="Search papers",
-        description="Keyword search over titles and abstracts, ranked by relevance (or sorted "
-        "by date or citations). Paged by page number; counting stops at 10,000 "
-        "matches (`count_is_capped`).",
+        description="Search over titles and abstracts by words, by meaning or both (`mode`), "
+        "ranked by relevance (or sorted by date or citations). Paged by page number; counting "
+        "stops at 10,000 matches (`count_is_capped`); a semantic or hybrid count is about that "
+        "many.",
         parameters=[PaperSearchParamsSerializer],
         responses={
             200: OpenApiResponse(
@@ -204,6 +205,7 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
             date_from=p.get("published_from"),
             date_to=end + timedelta(days=1) if end and end < date.max else None,
             sort=p["sort"],
+            mode=p["mode"],
             offset=(page - 1) * size,
             limit=size,
         )

@@ -93,10 +93,10 @@ def paper_search(
     sort: str = "relevance",
     offset: int = 0,
     limit: int = 20,
-    mode: str = "keyword",
+    mode: str = "hybrid",
 ) -> SearchPage[Paper]:
-    """Ranked search over titles and abstracts, by keyword (the default), by meaning
-    (`semantic`) or both fused (`hybrid`). `date_to` is exclusive. The engines' calls, then one
+    """Ranked search over titles and abstracts, by keyword, by meaning (`semantic`) or both
+    fused (`hybrid`, the default). `date_to` is exclusive. The engines' calls, then one
     query for the papers of the page."""
     wanted = paper_search_query(
         query,

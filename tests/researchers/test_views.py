@@ -11,7 +11,9 @@ from researchers.models import ResearcherExternalId
 # The record, its papers (2: rows and prefetch), its identity panel (source records, open
 # conflicts), its public history, the same-name records and the evidence about them (6, for any
 # number of homonyms): a fixed number, whatever the number of papers or homonyms.
-RESEARCHER_PAGE_QUERIES = 14
+# Two of them for researchers working on similar things: the vector index's version (none once
+# its file exists), then this researcher's papers' vectors; more only when there are some.
+RESEARCHER_PAGE_QUERIES = 16
 
 
 def jsonld_graph(html: str) -> list[dict]:

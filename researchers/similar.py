@@ -1,0 +1,97 @@
+"""Researchers working on similar things: the researchers whose papers lie nearest, in meaning,
+to the centre of a researcher's own papers (the mean of their papers' vectors), each with the
+count of their papers among the nearest and the closest of them as the reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.core.cache import cache
+from django.db.models import F
+
+from papers.models import Authorship, Paper, PaperEmbedding
+from papers.search import PAPERS
+from wovepaper.lib.embeddings import from_stored
+from wovepaper.lib.search import backend_for
+
+from .models import Researcher
+
+SIMILAR_COUNT = 8
+# A researcher's newest papers that make their centre, and the papers looked at around it.
+OWN_PAPERS = 100
+NEAREST_PAPERS = 200
+CACHE_SECONDS = 24 * 3600
+
+
+@dataclass
+class SimilarResearcher:
+    researcher: Researcher
+    papers_near: int
+    closest: Paper
+
+    @property
+    def reason(self) -> str:
+        count = f"{self.papers_near} paper{'s' if self.papers_near != 1 else ''}"
+        return f"{count} close to this researcher's work, e.g. “{self.closest.title}”"
+
+
+def _nearest_authors(researcher: Researcher) -> list[tuple[int, int, int]]:
+    """(researcher id, papers near, closest paper id), best first, cached under the vector
+    index's version."""
+    backend = backend_for(PAPERS, "semantic")
+    key = f"researchers:similar:{researcher.pk}:{backend.version()}"
+    found = cache.get(key)
+    if found is not None:
+        return found
+    # One query: the vectors of this researcher's newest papers, current ones only.
+    rows = list(
+        PaperEmbedding.objects.filter(
+            paper__authorships__researcher=researcher,
+            paper__is_deleted=False,
+            model=backend.encoder.name,
+            source_hash=F("paper__source_hash"),
+        )
+        .order_by("-paper__published")
+        .values_list("paper_id", "dimensions", "vector")[:OWN_PAPERS]
+    )
+    if not rows:
+        cache.set(key, [], CACHE_SECONDS)
+        return []
+    own = [r[0] for r in rows]
+    vectors = from_stored([r[2] for r in rows], rows[0][1])
+    centre = vectors.mean(axis=0)
+    centre /= np.linalg.norm(centre) or 1.0
+    near = backend.similar_to_vector(centre, NEAREST_PAPERS, exclude=set(own))
+    rank = {paper_id: position for position, (paper_id, _) in enumerate(near)}
+    scores: dict[int, float] = {}
+    counts: dict[int, int] = {}
+    closest: dict[int, int] = {}
+    authorships = Authorship.objects.filter(
+        paper_id__in=list(rank), researcher__isnull=False, researcher__merged_into__isnull=True
+    ).exclude(researcher=researcher)
+    similarity = dict(near)
+    for paper_id, researcher_id in authorships.values_list("paper_id", "researcher_id"):
+        scores[researcher_id] = scores.get(researcher_id, 0.0) + similarity[paper_id]
+        counts[researcher_id] = counts.get(researcher_id, 0) + 1
+        if researcher_id not in closest or rank[paper_id] < rank[closest[researcher_id]]:
+            closest[researcher_id] = paper_id
+    best = sorted(scores, key=lambda r: -scores[r])[:SIMILAR_COUNT]
+    found = [(r, counts[r], closest[r]) for r in best]
+    cache.set(key, found, CACHE_SECONDS)
+    return found
+
+
+def similar_researchers(researcher: Researcher) -> list[SimilarResearcher]:
+    """Up to SIMILAR_COUNT researchers, most similar first; [] while none of this researcher's
+    papers is embedded."""
+    found = _nearest_authors(researcher)
+    if not found:
+        return []
+    people = Researcher.objects.in_bulk([r for r, _, _ in found])
+    papers = Paper.objects.in_bulk([p for _, _, p in found])
+    return [
+        SimilarResearcher(researcher=people[r], papers_near=n, closest=papers[p])
+        for r, n, p in found
+        if r in people and p in papers
+    ]
