@@ -1,0 +1,353 @@
+"""Search by meaning, measured: embedding throughput, ANN recall, known-item retrieval, latency.
+
+    python benchmarks/semantic.py throughput [--papers 256]
+        all-MiniLM-L6-v2 (torch, CPU, one thread a process) over real abstracts of the bundled
+        sample: papers per CPU-second and per second of one process, then of two processes at
+        once (the reference: one process, measured in the same run).
+    python benchmarks/semantic.py ann [--sizes 10000,100000] [--queries 200]
+        usearch (the settings of wovepaper.lib.search.vectors) against exact search in numpy over
+        the same vectors: recall@10, and query time of each (exact is the reference).
+    python benchmarks/semantic.py known-item [--queries 300]
+        on the bundled sample (3,200 real arXiv records, with the demo's vectors): each query is
+        a paper's title, or the first sentence of its abstract, without its rarest words; is the
+        paper in the first 10 (recall@10), and at what rank (MRR), by keyword, semantic, hybrid.
+    DATABASE_URL=postgres://…/wovepaper_semantic_bench python benchmarks/semantic.py latency
+        the first page of /search's call (paper_search, papers fetched) at the database's size
+        (benchmarks/search.py --size 100000 --prepare loads 100,000 synthetic papers), per mode,
+        interleaved query by query with keyword search (the reference): p50, p95.
+
+Vectors past the demo's 3,500 real ones (ann, latency) are made from them: a real vector plus
+Gaussian noise (cosine about 0.8 to it), normalised, so they cluster as real papers do; how
+recall behaves on them is an estimate of how it behaves on real vectors of that count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import multiprocessing
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "papers" / "sample" / "arxiv-sample.jsonl.gz"
+DEMO_VECTORS = ROOT / "papers" / "sample" / "demo-embeddings.npz"
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wovepaper.settings")
+
+
+def load() -> str:
+    return f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def sample_records() -> list[dict]:
+    with gzip.open(SAMPLE, "rt") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+# --- throughput -------------------------------------------------------------------------------
+
+
+def _embed_worker(texts: list[str], ready, start, results) -> None:
+    os.environ["EMBEDDING_THREADS"] = "1"
+    import django
+
+    django.setup()
+    from wovepaper.lib.embeddings import text_encoder
+
+    encoder = text_encoder()
+    encoder.encode(texts[:8])  # load the model before the clock starts
+    ready.put(os.getpid())
+    start.wait()
+    wall, cpu = time.perf_counter(), time.process_time()
+    encoder.encode(texts)
+    results.put((len(texts), time.perf_counter() - wall, time.process_time() - cpu))
+
+
+def _run_processes(texts: list[str], processes: int) -> list[tuple[int, float, float]]:
+    """Each process loads the model, then all of them encode `texts` at the same moment."""
+    context = multiprocessing.get_context("spawn")
+    ready, start, results = context.Queue(), context.Event(), context.Queue()
+    workers = [
+        context.Process(target=_embed_worker, args=(texts, ready, start, results))
+        for _ in range(processes)
+    ]
+    for worker in workers:
+        worker.start()
+    for _ in workers:
+        ready.get(timeout=600)
+    start.set()
+    rows = [results.get(timeout=1800) for _ in workers]
+    for worker in workers:
+        worker.join(timeout=60)
+    return rows
+
+
+def throughput(args) -> None:
+    from papers.embedding import paper_text
+
+    records = sample_records()[: args.papers]
+    texts = [paper_text(r.get("title", ""), r.get("abstract", "")) for r in records]
+    print(f"{len(texts)} real abstracts, {os.cpu_count()} CPUs, {load()}")
+    for processes in (1, 2):
+        rows = _run_processes(texts, processes)
+        papers = sum(r[0] for r in rows)
+        wall = max(r[1] for r in rows)
+        cpu = sum(r[2] for r in rows)
+        print(
+            f"{processes} process(es), 1 thread each: {papers / wall:.1f} papers/s in all, "
+            f"{papers / cpu:.1f} papers per CPU-second ({load()})"
+        )
+
+
+# --- ANN recall -------------------------------------------------------------------------------
+
+
+def real_vectors() -> np.ndarray:
+    with np.load(DEMO_VECTORS, allow_pickle=False) as saved:
+        return saved["vectors"].astype(np.float32)
+
+
+def synthetic(real: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """`count` vectors: real ones first, then noisy copies of random real ones (cosine ~0.8)."""
+    if count <= len(real):
+        return real[:count]
+    base = real[rng.integers(0, len(real), count - len(real))]
+    noise = rng.normal(0, 0.75 / np.sqrt(real.shape[1]), base.shape).astype(np.float32)
+    made = base + noise
+    made /= np.linalg.norm(made, axis=1, keepdims=True)
+    return np.vstack([real, made])
+
+
+def ann(args) -> None:
+    from usearch.index import Index
+
+    from wovepaper.lib.search import vectors as settings_of
+
+    rng = np.random.default_rng(7)
+    real = real_vectors()
+    for size in [int(s) for s in args.sizes.split(",")]:
+        data = synthetic(real, size, rng)
+        queries = synthetic(real, len(real) + args.queries, rng)[len(real) :]
+        index = Index(
+            ndim=data.shape[1],
+            metric="cos",
+            dtype="f16",
+            connectivity=settings_of.CONNECTIVITY,
+            expansion_add=settings_of.EXPANSION_ADD,
+            expansion_search=settings_of.EXPANSION_SEARCH,
+        )
+        started = time.perf_counter()
+        index.add(np.arange(size, dtype=np.uint64), data)
+        built = time.perf_counter() - started
+        recalls, ann_ms, exact_ms = [], [], []
+        for query in queries:
+            started = time.perf_counter()
+            exact = np.argsort(-(data @ query))[:10]
+            exact_ms.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            found = index.search(query, 10).keys
+            ann_ms.append((time.perf_counter() - started) * 1000)
+            recalls.append(len(set(exact.tolist()) & set(found.tolist())) / 10)
+        print(
+            f"{size:>9,} vectors: recall@10 {statistics.mean(recalls):.3f} "
+            f"(min {min(recalls):.1f}); usearch p50 {percentile(ann_ms, 0.5):.2f} ms "
+            f"p95 {percentile(ann_ms, 0.95):.2f} ms; exact p50 {percentile(exact_ms, 0.5):.2f} ms"
+            f" p95 {percentile(exact_ms, 0.95):.2f} ms; exact / usearch at p50 "
+            f"{percentile(exact_ms, 0.5) / percentile(ann_ms, 0.5):.0f}x; built in {built:.0f} s "
+            f"({load()})"
+        )
+
+
+# --- known-item retrieval ---------------------------------------------------------------------
+
+_WORDS = re.compile(r"[A-Za-z][A-Za-z\-']+")
+
+
+def _without_rare_words(text: str, frequency: Counter, drop: int, keep: int) -> str:
+    words = _WORDS.findall(text)
+    rarest = sorted({w.lower() for w in words}, key=lambda w: frequency[w])[:drop]
+    kept = [w for w in words if w.lower() not in rarest]
+    return " ".join(kept[:keep])
+
+
+def known_item(args) -> None:
+    directory = tempfile.mkdtemp(prefix="wovepaper-known-item-")
+    os.environ["WOVEPAPER_DATA_DIR"] = directory
+    os.environ.pop("DATABASE_URL", None)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from papers.models import Paper
+    from papers.search import paper_search
+
+    call_command("migrate", verbosity=0)
+    call_command("import_arxiv_snapshot", str(SAMPLE), no_progress=True)
+    call_command("embed_papers", load=DEMO_VECTORS, no_progress=True)
+    call_command("rebuild_vector_index", no_progress=True)
+
+    papers = list(Paper.objects.filter(is_deleted=False).values_list("pk", "title", "abstract"))
+    frequency: Counter = Counter()
+    for _, title, abstract in papers:
+        frequency.update({w.lower() for w in _WORDS.findall(f"{title} {abstract}")})
+    rng = random.Random(11)
+    chosen = rng.sample(papers, min(args.queries, len(papers)))
+    sets = {
+        "title without its 2 rarest words": [
+            (pk, _without_rare_words(title, frequency, 2, 12)) for pk, title, _ in chosen
+        ],
+        "abstract's first sentence without its 3 rarest words": [
+            (pk, _without_rare_words(abstract.split(". ")[0], frequency, 3, 12))
+            for pk, _, abstract in chosen
+        ],
+    }
+    print(f"{len(papers)} papers, {len(chosen)} known items per set, {load()}")
+    totals: dict[str, list[float]] = {}
+    for name, queries in sets.items():
+        queries = [(pk, q) for pk, q in queries if len(q.split()) >= 3]
+        print(f"{name} ({len(queries)} queries, e.g. {queries[0][1]!r}):")
+        for mode in ("keyword", "semantic", "hybrid"):
+            ranks = []
+            for pk, text in queries:
+                found = [p.pk for p in paper_search(text, mode=mode, limit=10).items]
+                ranks.append(found.index(pk) + 1 if pk in found else None)
+            recall = sum(r is not None for r in ranks) / len(ranks)
+            mrr = sum(1 / r for r in ranks if r) / len(ranks)
+            totals.setdefault(mode, []).extend([1.0 if r else 0.0 for r in ranks])
+            print(f"  {mode:>8}: recall@10 {recall:.3f}  MRR@10 {mrr:.3f}")
+    print(
+        "both sets together: "
+        + ", ".join(f"{m} {statistics.mean(v):.3f}" for m, v in totals.items())
+    )
+
+
+# --- latency at size --------------------------------------------------------------------------
+
+LATENCY_QUERIES = [
+    "quantum field theory",
+    "black hole entropy",
+    "neural networks for classification",
+    "galaxies",
+    "spin chain",
+    "how do stars form in dense clouds",
+    "error correction for quantum computers",
+    "graph coloring",
+    "magnetic field",
+    "dark matter",
+]
+
+
+def latency(args) -> None:
+    import django
+
+    django.setup()
+    from django.db import connection
+
+    from papers.models import Paper, PaperEmbedding
+    from papers.search import PAPERS, paper_search
+    from wovepaper.lib.embeddings import text_encoder, to_stored
+    from wovepaper.lib.search import backend_for
+
+    encoder = text_encoder()
+    count = Paper.objects.count()
+    embedded = PaperEmbedding.objects.filter(model=encoder.name).count()
+    if embedded < count:
+        print(f"giving {count - embedded:,} papers synthetic vectors (made from real ones)…")
+        rng = np.random.default_rng(3)
+        real = real_vectors()
+        rows = Paper.objects.exclude(embedding__model=encoder.name).values_list("pk", "source_hash")
+        batch: list[PaperEmbedding] = []
+        for pk, source_hash in rows.iterator(chunk_size=5000):
+            batch.append(
+                PaperEmbedding(
+                    paper_id=pk,
+                    model=encoder.name,
+                    source_hash=source_hash,
+                    dimensions=encoder.dimensions,
+                    vector=b"",
+                )
+            )
+            if len(batch) == 5000:
+                _store_synthetic(batch, real, rng, to_stored)
+                batch = []
+        if batch:
+            _store_synthetic(batch, real, rng, to_stored)
+    backend = backend_for(PAPERS, "semantic")
+    if not backend.path.exists():
+        started = time.perf_counter()
+        backend.rebuild()
+        print(
+            f"built the vector index of {count:,} papers in {time.perf_counter() - started:.0f} s"
+        )
+    encoder.encode(["warm up"])
+    for text in LATENCY_QUERIES:  # warm every path once
+        for mode in ("keyword", "semantic", "hybrid"):
+            paper_search(text, mode=mode)
+    print(f"{count:,} papers, {connection.vendor}, {os.cpu_count()} CPUs, {load()}")
+    times: dict[str, list[float]] = {"keyword": [], "semantic": [], "hybrid": []}
+    for _ in range(args.repeat):
+        for text in LATENCY_QUERIES:
+            for mode in times:
+                started = time.perf_counter()
+                list(paper_search(text, mode=mode).items)
+                times[mode].append((time.perf_counter() - started) * 1000)
+    reference = percentile(times["keyword"], 0.95)
+    for mode, values in times.items():
+        p95 = percentile(values, 0.95)
+        print(
+            f"{mode:>8}: p50 {percentile(values, 0.5):.1f} ms, p95 {p95:.1f} ms "
+            f"({p95 / reference:.2f}x keyword's p95), {len(values)} searches"
+        )
+    print(f"load average at the end: {load()}")
+
+
+def _store_synthetic(batch, real, rng, to_stored) -> None:
+    from papers.models import PaperEmbedding
+
+    made = synthetic(real, len(real) + len(batch), rng)[len(real) :]
+    for embedding, blob in zip(batch, to_stored(made), strict=True):
+        embedding.vector = blob
+    PaperEmbedding.objects.bulk_create(batch, ignore_conflicts=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    command = commands.add_parser("throughput")
+    command.add_argument("--papers", type=int, default=256)
+    command = commands.add_parser("ann")
+    command.add_argument("--sizes", default="10000,100000")
+    command.add_argument("--queries", type=int, default=200)
+    command = commands.add_parser("known-item")
+    command.add_argument("--queries", type=int, default=300)
+    command = commands.add_parser("latency")
+    command.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    if args.command != "known-item":  # which sets up its own database first
+        import django
+
+        django.setup()
+    {"throughput": throughput, "ann": ann, "known-item": known_item, "latency": latency}[
+        args.command
+    ](args)
+
+
+if __name__ == "__main__":
+    main()
