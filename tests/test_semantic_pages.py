@@ -116,8 +116,13 @@ def test_a_paper_page_lists_similar_papers_with_their_reasons(client, embedded):
     assert f"1. [{decoding.title}]" in md
 
 
-def test_similar_papers_are_cached_until_the_index_changes(client, embedded, paper_factory):
+def test_similar_papers_are_cached_until_the_index_changes(
+    client, embedded, paper_factory, django_user_model
+):
     surface, *_ = embedded
+    # Signed in: the page itself is rendered every time (the anonymous page cache keeps other
+    # records' parts up to PAGE_CACHE_SECONDS), so what is read here is the neighbours' cache.
+    client.force_login(django_user_model.objects.create_user("reader", "r@example.org", "pw"))
     client.get(surface.get_absolute_url())
     newcomer = paper_factory(
         title="Surface code decoders for quantum error correction",
