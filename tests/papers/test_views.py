@@ -9,7 +9,9 @@ import pytest
 
 from tests.researchers.conftest import link_author, researcher_factory  # noqa: F401
 
-PAPER_PAGE_QUERIES = 4
+# Two of them for similar papers: the vector index's version (none once its file exists) and
+# this paper's vector; a paper with neighbours adds their rows and authors (two more).
+PAPER_PAGE_QUERIES = 6
 
 
 def jsonld_blocks(html: str) -> list[dict]:
