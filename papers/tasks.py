@@ -165,6 +165,8 @@ def analyse_backlog() -> int:
     for paper_id in ids:
         analyse_paper.delay(paper_id)
     return len(ids)
+
+
 @shared_task(name="papers.embed_papers", acks_late=True)
 def embed_papers(paper_ids: list[int]) -> int:
     """Embed the papers a harvest page or an import batch created or changed (queue `embed`)."""

@@ -456,6 +456,7 @@ ANALYSIS_BATCH_SIZE = env_int("ANALYSIS_BATCH_SIZE", 200)
 CELERY_BEAT_SCHEDULE["papers-analyse-backlog"] = {
     "task": "papers.analyse_backlog",
     "schedule": env_int("ANALYSIS_BACKLOG_SECONDS", 600),
+}
 # Search by meaning (wovepaper.lib.search.vectors): "usearch", an HNSW index file per
 # collection and model under VECTOR_INDEX_DIR, written by the search queue's worker and
 # memory-mapped by web processes; or "exact", every vector compared in numpy (small sites).
