@@ -123,6 +123,7 @@ def search(request: HttpRequest) -> HttpResponse:
         "total": found.total if wanted.tab == "papers" and wanted.query else None,
         "total_is_capped": found.total_is_capped,
         "total_is_approximate": found.approximate,
+        "by_meaning": found.by_meaning,
         "popular": _popular(),
         "tab_urls": {t: _tab_url(request, t) for t in TABS},
     }

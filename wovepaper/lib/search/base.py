@@ -111,6 +111,8 @@ class SearchPage(Generic[T]):
     total: int = 0
     total_is_capped: bool = False
     approximate: bool = False
+    # Ranked by meaning (a vector backend, or fused with one), not by the words alone.
+    by_meaning: bool = False
 
     def with_items(self, items: list[U]) -> SearchPage[U]:
         return SearchPage(
@@ -118,6 +120,7 @@ class SearchPage(Generic[T]):
             total=self.total,
             total_is_capped=self.total_is_capped,
             approximate=self.approximate,
+            by_meaning=self.by_meaning,
         )
 
 

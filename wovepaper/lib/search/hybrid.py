@@ -53,4 +53,5 @@ class HybridBackend(SearchBackend):
             total=total,
             total_is_capped=keyword.total_is_capped or semantic.total_is_capped,
             approximate=True,
+            by_meaning=True,
         )

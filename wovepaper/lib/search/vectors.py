@@ -143,7 +143,13 @@ class VectorBackend(SearchBackend):
             ids = self._filtered_and_sorted(ids, query)
         page = ids[query.offset : query.offset + query.limit]
         # Every document is somewhat similar to any text: the total is the pool's, "about".
-        return SearchPage(items=page, total=len(ids), total_is_capped=pool_full, approximate=True)
+        return SearchPage(
+            items=page,
+            total=len(ids),
+            total_is_capped=pool_full,
+            approximate=True,
+            by_meaning=True,
+        )
 
     def _filtered_and_sorted(self, ids: list[int], query: SearchQuery) -> list[int]:
         documents = {d["id"]: d for d in self.collection.documents(ids)}
