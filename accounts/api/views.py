@@ -138,6 +138,8 @@ class FollowDetailApi(MeApiView):
 
 class ConversationListApi(MeApiView):
     @extend_schema(
+        # Named here: both conversation paths answer GET, so generated ids would collide.
+        operation_id="me_conversations_list",
         summary="List your chat conversations",
         description="The signed-in user's conversations with the papers, most recent first, 50 "
         "a page (`page`, `page_size` up to 200). Ask questions on the site's /chat page.",
@@ -173,6 +175,7 @@ class ConversationDetailApi(MeApiView):
         return get_object_or_404(Conversation, pk=conversation_id, user=request.user)
 
     @extend_schema(
+        operation_id="me_conversations_retrieve",
         summary="One conversation with its messages",
         description="Questions and answers in order; each answer says how it was made (`mode`), "
         "the papers it cites and the tokens the model used.",
