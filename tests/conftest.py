@@ -59,6 +59,16 @@ def _own_vector_index(settings, tmp_path):
 
 
 @pytest.fixture
+def own_redis(tmp_path):
+    """A Redis server of the test's own on a free port (tests.workers.OwnRedis); `start()` it."""
+    from tests.workers import OwnRedis
+
+    server = OwnRedis(tmp_path)
+    yield server
+    server.stop_all()
+
+
+@pytest.fixture
 def paper_factory(db):
     """Create a Paper with authorships and categories; any field can be overridden."""
 

@@ -9,7 +9,9 @@ ours take nobody else's.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import redis
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,3 +173,52 @@ class WorkerPool:
                         client.delete(key)
                 else:
                     channel.queue_delete(self.queue(name))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class OwnRedis:
+    """A Redis server of a test's own on a free port, to stop, freeze and start again."""
+
+    def __init__(self, directory: Path) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.fail("redis-server is not installed (the suite needs a real Redis)")
+        self.binary = binary
+        self.directory = directory
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.processes: list[subprocess.Popen] = []
+
+    def start(self) -> subprocess.Popen:
+        process = subprocess.Popen(
+            [
+                self.binary,
+                *("--port", str(self.port), "--bind", "127.0.0.1"),
+                *("--save", "", "--appendonly", "no", "--dir", str(self.directory)),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.processes.append(process)
+        client = redis.Redis(port=self.port)
+        wait_for(lambda: _pings(client), timeout=10, what="our Redis to start")
+        return process
+
+    def stop_all(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                os.kill(process.pid, signal.SIGCONT)  # a frozen one cannot take SIGKILL's exit
+                process.kill()
+                process.wait(timeout=10)
+
+
+def _pings(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -34,7 +33,6 @@ from tests.papers.test_tasks import _reset_broker_pools
 from tests.workers import ROOT, database_url, wait_for
 from wovepaper.celery import app as celery_app
 
-OWN_REDIS_PORT = 18401  # this suite's port range is 18400-18499
 REDIS_CACHE = "redis://127.0.0.1:6379/4"
 
 
@@ -221,57 +219,13 @@ def test_a_terminated_database_connection_fails_the_run_with_a_clear_message(
     assert (run.status, run.pages, Paper.objects.count()) == ("succeeded", 6, 150)
 
 
-@pytest.fixture
-def own_redis(tmp_path):
-    """A Redis server of this test's own, on its own port, to stop mid-harvest."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail("redis-server is not installed (the suite needs a real Redis)")
-
-    def start() -> subprocess.Popen:
-        process = subprocess.Popen(
-            [
-                binary,
-                "--port",
-                str(OWN_REDIS_PORT),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(tmp_path),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        client = redis.Redis(port=OWN_REDIS_PORT)
-        wait_for(lambda: _pings(client), timeout=10, what="our Redis to start")
-        return process
-
-    servers = [start()]
-    yield servers, start
-    for process in servers:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=10)
-
-
-def _pings(client) -> bool:
-    try:
-        return bool(client.ping())
-    except Exception:
-        return False
-
-
 def test_redis_going_away_fails_the_run_with_a_clear_message(own_redis, faulty, settings, db):
-    servers, start = own_redis
+    servers = [own_redis.start()]
     settings.ARXIV_MIN_INTERVAL = 0.01  # the rate limiter's slots are taken in Redis
     settings.CACHES = {
         alias: {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{OWN_REDIS_PORT}/0",
+            "LOCATION": own_redis.url,
         }
         for alias in ("default", "coordination")
     }
@@ -286,7 +240,7 @@ def test_redis_going_away_fails_the_run_with_a_clear_message(own_redis, faulty, 
     assert "ConnectionError" in message, message
     assert run.status == HarvestRun.Status.FAILED and 2 <= run.pages < 6
     faulty.on_request = None
-    servers.append(start())
+    servers.append(own_redis.start())
     harvest_command("--resume", str(run.pk))
     run.refresh_from_db()
     assert (run.status, Paper.objects.count()) == ("succeeded", 150)

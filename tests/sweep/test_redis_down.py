@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import signal
-import socket
-import subprocess
 import time
 
 import pytest
@@ -29,71 +26,10 @@ PASSWORD = "a-long-sweep-passphrase-3"
 DEGRADED = "cache unreachable"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _wait_for(condition, what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    pytest.fail(f"timed out waiting for {what}")
-
-
-def _pings(client: redis.Redis) -> bool:
-    try:
-        return bool(client.ping())
-    except redis.RedisError:
-        return False
-
-
-@pytest.fixture
-def own_redis(tmp_path):
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail("redis-server is not installed (the suite needs a real Redis)")
-    port = _free_port()
-    processes = []
-
-    def start() -> subprocess.Popen:
-        process = subprocess.Popen(
-            [
-                binary,
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(tmp_path),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        processes.append(process)
-        _wait_for(lambda: _pings(redis.Redis(port=port)), "our Redis to start")
-        return process
-
-    yield port, start
-    for process in processes:
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGCONT)
-            process.kill()
-            process.wait(timeout=10)
-
-
 @pytest.fixture
 def site_on_own_redis(own_redis, settings, paper_factory):
-    port, start = own_redis
-    process = start()
-    url = f"redis://127.0.0.1:{port}/0"
+    process = own_redis.start()
+    url = own_redis.url
     settings.CACHES = {
         # As production configures them (wovepaper/settings.py), on this test's Redis.
         "default": {
@@ -118,7 +54,7 @@ def site_on_own_redis(own_redis, settings, paper_factory):
     from allauth.account.models import EmailAddress
 
     EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=True)
-    return process, start, user
+    return process, own_redis.start, user
 
 
 def _answers(client, user) -> dict[str, int]:
