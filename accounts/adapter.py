@@ -1,4 +1,5 @@
-"""allauth hooks: every new account gets a profile and goes to onboarding first."""
+"""allauth hooks: every new account gets a profile and lands on the chat, which offers the
+onboarding steps (accounts.middleware says why)."""
 
 from __future__ import annotations
 
@@ -19,11 +20,11 @@ class AccountAdapter(DefaultAccountAdapter):
         return user
 
     def get_signup_redirect_url(self, request: HttpRequest) -> str:
-        return reverse("accounts:onboarding")
+        return reverse("accounts:chat")
 
     def get_login_redirect_url(self, request: HttpRequest) -> str:
         if onboarding_pending(user=request.user):
-            return reverse("accounts:onboarding")
+            return reverse("accounts:chat")
         return super().get_login_redirect_url(request)
 
 

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from . import chat
 from .models import ChatMessage, Conversation
+from .selectors import onboarding_pending
 
 LIST_SIZE = 50
 
@@ -43,6 +44,8 @@ def chat_page(request: HttpRequest, conversation_id: int | None = None) -> HttpR
             "thread": thread,
             "chat_scope": conversation.scope if conversation else request.GET.get("scope", ""),
             "quota_problem": chat.quota_problem(request.user),
+            # New accounts land here (accounts.middleware); the page offers the setup steps.
+            "onboarding_pending": onboarding_pending(user=request.user),
         },
     )
 

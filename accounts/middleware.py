@@ -1,4 +1,9 @@
-"""Send a signed-in user whose onboarding is unfinished to onboarding, from any page."""
+"""Send a signed-in user whose onboarding is unfinished to the chat, from any page.
+
+As on the reference site, a new account lands on /chat: signing in is what unlocks chat with the
+papers, so that is where a new reader starts. The chat page offers the onboarding steps (fields,
+researchers to follow, "this is me"), which stay reachable, with a way to skip them.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +18,9 @@ from django_htmx.http import HttpResponseClientRedirect
 from .selectors import onboarding_pending
 
 # Paths a user in onboarding can still reach: signing out, onboarding itself, the links in
-# emails (confirming an address, resetting a password, unsubscribing), the chat, and what is
-# not a page (static files, admin, the API). POSTs (follow buttons in the onboarding steps)
-# pass anyway.
+# emails (confirming an address, resetting a password, unsubscribing), the chat (where they are
+# sent), and what is not a page (static files, admin, the API). POSTs (follow buttons in the
+# onboarding steps) pass anyway.
 EXEMPT_PREFIXES = (
     "/accounts/logout/",
     "/accounts/confirm-email/",
@@ -23,7 +28,7 @@ EXEMPT_PREFIXES = (
     "/accounts/reauthenticate/",
     "/onboarding/",
     "/digest/unsubscribe/",
-    # Chat stays open during onboarding (the streamed answer is a GET too).
+    # Where they land (its conversations and the streamed answer are GETs too).
     "/chat",
     "/admin/",
     "/api/",
@@ -39,7 +44,7 @@ class OnboardingMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if self._should_redirect(request):
-            target = reverse("accounts:onboarding")
+            target = reverse("accounts:chat")
             if getattr(request, "htmx", False):
                 return HttpResponseClientRedirect(target)
             return redirect(target)

@@ -139,7 +139,7 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
     )
     assert signup["Location"] == "/accounts/confirm-email/"
     link = re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+/)", mail.outbox[-1].body)[1]
-    assert client.post(link)["Location"] == "/onboarding/"
+    assert client.post(link)["Location"] == "/chat"  # a new reader lands on the chat
     assert client.post("/onboarding/skip").status_code == 302
     follow = client.post(f"/following/researchers/{sommerville.pk}/follow", {"next": "/following"})
     assert follow.status_code == 302

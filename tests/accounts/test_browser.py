@@ -1,4 +1,5 @@
-"""One real browser run: sign up, onboard, follow with htmx, see the paper in the feed.
+"""One real browser run: sign up, land on the chat, onboard, follow with htmx, see the paper
+in the feed.
 
 Drives Debian's Chromium (installed by .ci/run) through Playwright against pytest-django's
 live server; the screenshot lands in test-artifacts/ for a human to look at."""
@@ -34,6 +35,10 @@ def test_sign_up_onboard_follow_and_read_the_feed(
     link = re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+/)", mail.outbox[-1].body)[1]
     page.goto(f"{url}{link}")
     page.click("main form button[type=submit]")
+    # The new reader lands on the chat, which offers the setup.
+    page.wait_for_url(f"{url}/chat")
+    assert page.locator("textarea[name=question]").is_visible()
+    page.click("text=Set up your feed")
     page.wait_for_url(f"{url}/onboarding/fields")
 
     # Live search (htmx) narrows the categories; tick cs.PL and go on.

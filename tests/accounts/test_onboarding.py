@@ -1,4 +1,5 @@
-"""Who gets sent to onboarding, from where, and how skipping and coming back work."""
+"""Who lands on the chat while onboarding is unfinished, from where, what the chat offers
+them, and how skipping and coming back work."""
 
 from __future__ import annotations
 
@@ -18,10 +19,22 @@ def pending_client(client, user_factory):
 
 
 @pytest.mark.parametrize("path", ["/following", "/accounts/", "/accounts/email/", "/no-such-page"])
-def test_pages_send_unfinished_users_to_onboarding(pending_client, path):
+def test_pages_send_unfinished_users_to_the_chat(pending_client, path):
     response = pending_client.get(path)
     assert response.status_code == 302
-    assert response["Location"] == "/onboarding/"
+    assert response["Location"] == "/chat"
+
+
+def test_the_chat_offers_the_setup_and_skipping_it_stays_on_the_chat(pending_client):
+    page = pending_client.get("/chat")
+    assert page.status_code == 200
+    shown = page.content.decode()
+    assert "data-onboarding" in shown and 'href="/onboarding/"' in shown
+    response = pending_client.post("/onboarding/skip", {"next": "/chat"})
+    assert response["Location"] == "/chat"
+    assert "data-onboarding" not in pending_client.get("/chat").content.decode()
+    # Once skipped, pages are pages again.
+    assert pending_client.get("/following").status_code == 200
 
 
 @pytest.mark.parametrize(
@@ -31,6 +44,8 @@ def test_pages_send_unfinished_users_to_onboarding(pending_client, path):
         "/onboarding/fields",
         "/onboarding/researchers",
         "/onboarding/claim",
+        "/onboarding/",
+        "/chat",
         "/static/css/site.css",
         "/admin/",
         "/api/v1/me/follows/",
@@ -40,13 +55,13 @@ def test_pages_send_unfinished_users_to_onboarding(pending_client, path):
 )
 def test_exempt_paths_are_not_redirected(pending_client, path):
     response = pending_client.get(path)
-    assert response.get("Location") != "/onboarding/"
+    assert response.get("Location") != "/chat"
 
 
 def test_htmx_requests_get_a_client_redirect(pending_client):
     response = pending_client.get("/following", HTTP_HX_REQUEST="true")
     assert response.status_code == 200
-    assert response["HX-Redirect"] == "/onboarding/"
+    assert response["HX-Redirect"] == "/chat"
 
 
 def test_posts_are_not_redirected(pending_client, researcher_factory):

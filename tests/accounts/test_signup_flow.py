@@ -32,10 +32,14 @@ def test_signup_onboarding_follow_feed(client, researcher_factory, authored_pape
     assert user.profile.onboarding == Profile.Onboarding.PENDING
     assert "_auth_user_id" not in client.session
     response = client.post(confirmation_path(mail.outbox[-1], "new@example.org"))
-    assert response["Location"] == "/onboarding/"
+    # The new reader lands on the chat, as on the reference site, which offers the setup.
+    assert response["Location"] == "/chat"
 
-    # Any page sends the new user to onboarding, which starts with fields.
-    assert client.get("/following")["Location"] == "/onboarding/"
+    # Any page sends the new user there; its setup link starts onboarding with fields.
+    assert client.get("/following")["Location"] == "/chat"
+    landing = client.get("/chat").content.decode()
+    assert "data-onboarding" in landing and 'href="/onboarding/"' in landing
+    assert 'name="question"' in landing
     assert client.get("/onboarding/")["Location"] == "/onboarding/fields"
     page = client.get("/onboarding/fields")
     assert b"cs.LO" in page.content
@@ -100,10 +104,10 @@ def test_signup_does_not_tell_whether_an_address_has_an_account(client, user_fac
     assert get_user_model().objects.filter(email="taken@example.org").get() == taken
 
 
-def test_signin_goes_to_onboarding_while_unfinished(client, user_factory):
+def test_signin_lands_on_the_chat_while_onboarding_is_unfinished(client, user_factory):
     user = user_factory(onboarding=Profile.Onboarding.PENDING)
     response = client.post("/accounts/login/", {"login": user.email, "password": PASSWORD})
-    assert response["Location"] == "/onboarding/"
+    assert response["Location"] == "/chat"
 
 
 def test_signin_goes_to_feed_when_onboarded(client, user_factory):
