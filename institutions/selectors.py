@@ -6,7 +6,7 @@ import re
 
 from django.db.models import QuerySet
 
-from papers.models import Authorship, Paper
+from papers.models import Paper
 from papers.selectors import papers_with_short_bylines
 
 from .models import AuthorshipInstitution, Institution
@@ -17,9 +17,6 @@ ROR_ID = re.compile(
     re.IGNORECASE,
 )
 OPENALEX_ID = re.compile(r"^(?:https?:/+)?(?:openalex\.org/)?(I\d{1,15})$", re.IGNORECASE)
-# How many of an institution's most recent author listings to look through for its researchers:
-# enough for a full card, bounded for institutions with hundreds of thousands of listings.
-RESEARCHER_SCAN = 5000
 
 LIST_SORTS = {"papers": ("-paper_count", "id"), "name": ("name", "id")}
 
@@ -44,26 +41,6 @@ def institution_lookup(key: str) -> Institution | None:
         # PostgreSQL cannot compare text holding NUL (DataError); no name holds one.
         return None
     return Institution.objects.filter(name__iexact=key).order_by("-paper_count", "id").first()
-
-
-def institution_researchers(institution: Institution, *, limit: int = 30) -> list:
-    """Distinct live researchers among the institution's most recent author listings."""
-    from researchers.models import Researcher
-
-    recent = (
-        AuthorshipInstitution.objects.filter(institution=institution)
-        .order_by("-paper_id")
-        .values("authorship_id")[:RESEARCHER_SCAN]
-    )
-    # Semi-joins keep each researcher once without a DISTINCT over the joined rows.
-    researcher_ids = Authorship.objects.filter(pk__in=recent, researcher__isnull=False).values(
-        "researcher_id"
-    )
-    return list(
-        Researcher.objects.filter(pk__in=researcher_ids, merged_into__isnull=True).order_by(
-            "-paper_count", "id"
-        )[:limit]
-    )
 
 
 def institution_papers(institution: Institution, *, offset: int = 0, limit: int = 24) -> list:

@@ -8,5 +8,6 @@ app_name = "institutions"
 
 urlpatterns = [
     path("institutions", views.institution_list, name="list"),
-    path("institutions/<path:key>", views.institution_detail, name="detail"),
+    path("institutions/<word_page_key:pk>", views.institution_detail, name="detail"),
+    path("institutions/<path:key>", views.institution_detail, name="lookup"),
 ]

@@ -14,16 +14,16 @@ from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 from . import selectors
 from .models import Institution
 
-INSTITUTION_KEY = re.compile(r"^(?P<id>\d{1,18})(?:-(?P<slug>[\w-]*))?$")
 COUNTRY = re.compile(r"^[A-Za-z]{2}$")
 PER_PAGE = 24
 
 
 @cache_public_page()
-def institution_detail(request: HttpRequest, key: str) -> HttpResponse:
-    match = INSTITUTION_KEY.match(key)
-    if match:
-        institution = Institution.objects.filter(pk=int(match["id"])).first()
+def institution_detail(request: HttpRequest, pk: int | None = None, key: str = "") -> HttpResponse:
+    """The page of the institution with id `pk` (`/institutions/<id>-<slug>`), or of the one
+    `key` names (a ROR id or URL, an OpenAlex id, a name), redirected to its canonical URL."""
+    if pk is not None:
+        institution = Institution.objects.filter(pk=pk).first()
     else:
         institution = selectors.institution_lookup(key)
     if institution is None:
@@ -40,13 +40,11 @@ def institution_detail(request: HttpRequest, key: str) -> HttpResponse:
     )
     if institution.paper_count:
         pager.total_pages = -(-institution.paper_count // PER_PAGE)
-    researchers = selectors.institution_researchers(institution)
     return render_page(
         request,
         "institutions/detail",
         {
             "institution": institution,
-            "researchers": researchers,
             "pager": pager,
             "papers": pager.items,
             "jsonld": _institution_jsonld(institution),

@@ -7,5 +7,5 @@ from . import views
 app_name = "papers"
 
 urlpatterns = [
-    path("papers/<path:key>", views.paper_detail, name="detail"),
+    path("papers/<paper_key:arxiv_id>", views.paper_detail, name="detail"),
 ]

@@ -17,32 +17,14 @@ from .selectors import paper_for_page
 from .similar import similar_papers
 from .taxonomy import category_name
 
-# `<id>[vN][-slug]` for both identifier schemes: 2401.01234v2-title, math.GT/0309136-title.
-PAPER_KEY = re.compile(
-    r"^(?:arxiv:)?(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Za-z]{2})?/\d{7})"
-    r"(?:v(?P<version>\d+))?(?:-(?P<slug>.*))?$",
-    re.IGNORECASE,
-)
 # Bylines longer than BYLINE_FOLD_FROM names show their first BYLINE_OPEN, the rest folded.
 BYLINE_FOLD_FROM = 40
 BYLINE_OPEN = 30
 
 
-def _normalize_old_style(arxiv_id: str) -> str:
-    # Old-style archives are lower case and their subject classes upper case (math.GT/0309136).
-    if "/" not in arxiv_id:
-        return arxiv_id
-    archive, number = arxiv_id.split("/", 1)
-    head, _, subject = archive.partition(".")
-    return f"{head.lower()}.{subject.upper()}/{number}" if subject else f"{head.lower()}/{number}"
-
-
 @cache_public_page()
-def paper_detail(request: HttpRequest, key: str) -> HttpResponse:
-    match = PAPER_KEY.match(key.rstrip("/"))
-    if not match:
-        raise Http404("not an arXiv identifier")
-    arxiv_id = _normalize_old_style(match["id"])
+def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    """`arxiv_id` comes from the page key (papers.converters.PaperKeyConverter), normalized."""
     paper = paper_for_page(arxiv_id)
     if paper is None or paper.is_deleted:
         raise Http404("paper not in the archive")

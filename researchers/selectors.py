@@ -9,6 +9,7 @@ from datetime import datetime
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
+from institutions.models import AuthorshipInstitution, Institution
 from papers.models import Authorship, Paper, PaperCategory
 from papers.selectors import papers_with_short_bylines
 
@@ -22,6 +23,9 @@ from .models import (
 
 # A chain of merges longer than this is a curation mistake (or a cycle); stop following it.
 MAX_MERGE_HOPS = 10
+# How many of an institution's most recent author listings to look through for its researchers:
+# enough for a full card, bounded for institutions with hundreds of thousands of listings.
+INSTITUTION_SCAN = 5000
 
 PAPER_SORTS = {
     "newest": ("-published", "-id"),
@@ -144,6 +148,25 @@ def researchers_active_in_category(
         pk__in=[rid for rid, _ in counts], merged_into__isnull=True
     ).in_bulk()
     return [(live[rid], n) for rid, n in counts if rid in live][:limit]
+
+
+def researchers_at_institution(institution: Institution, *, limit: int = 30) -> list[Researcher]:
+    """Distinct live researchers among the institution's most recent author listings, most
+    papers first (one query; the institution page's card, through researcher_tags)."""
+    recent = (
+        AuthorshipInstitution.objects.filter(institution=institution)
+        .order_by("-paper_id")
+        .values("authorship_id")[:INSTITUTION_SCAN]
+    )
+    # Semi-joins keep each researcher once without a DISTINCT over the joined rows.
+    researcher_ids = Authorship.objects.filter(pk__in=recent, researcher__isnull=False).values(
+        "researcher_id"
+    )
+    return list(
+        Researcher.objects.filter(pk__in=researcher_ids, merged_into__isnull=True).order_by(
+            *LIST_SORTS["papers"]
+        )[:limit]
+    )
 
 
 def researchers_browse(

@@ -9,5 +9,5 @@ app_name = "researchers"
 urlpatterns = [
     path("researchers", views.researcher_list, name="list"),
     path("researchers/report", report_views.match_report, name="report"),
-    path("researchers/<str:key>", views.researcher_detail, name="detail"),
+    path("researchers/<page_key:pk>", views.researcher_detail, name="detail"),
 ]

@@ -18,7 +18,6 @@ from .coauthors import coauthor_graph, coauthor_path
 from .models import Researcher
 from .similar import similar_researchers
 
-RESEARCHER_KEY = re.compile(r"^(?P<id>\d{1,18})(?:-(?P<slug>.*))?$")
 CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?$")
 PER_PAGE = 24
 CURATE_PERMISSION = "researchers.curate_researcher"
@@ -34,11 +33,8 @@ POSITIONS = [
 
 
 @cache_public_page()
-def researcher_detail(request: HttpRequest, key: str) -> HttpResponse:
-    match = RESEARCHER_KEY.match(key)
-    if not match:
-        raise Http404("not a researcher id")
-    researcher, merged = selectors.researcher_resolve(int(match["id"]))
+def researcher_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    researcher, merged = selectors.researcher_resolve(pk)
     if researcher is None:
         raise Http404("no such researcher")
     page_shows(request, "researcher", researcher.pk)

@@ -3,16 +3,26 @@ from django.urls import include, path, re_path, register_converter
 from drf_spectacular.views import SpectacularJSONAPIView
 
 from institutions.feeds import InstitutionAtomFeed, InstitutionFeed
+from papers.converters import ArxivIdConverter, PaperKeyConverter
 from papers.feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, LatestPapersFeed
 from researchers.feeds import ResearcherAtomFeed, ResearcherFeed
 from wovepaper import readers, views
-from wovepaper.lib.api.converters import IdConverter, InstitutionKeyConverter
+from wovepaper.lib.api.converters import (
+    IdConverter,
+    InstitutionKeyConverter,
+    PageKeyConverter,
+    WordPageKeyConverter,
+)
 from wovepaper.lib.api.errors import api_not_found
 from wovepaper.sitemaps import sitemap_index, sitemap_section
 
 # Before any include(): the apps' urlconfs use these converters.
 register_converter(IdConverter, "api_id")
 register_converter(InstitutionKeyConverter, "api_institution")
+register_converter(ArxivIdConverter, "api_arxiv_id")
+register_converter(PageKeyConverter, "page_key")
+register_converter(WordPageKeyConverter, "word_page_key")
+register_converter(PaperKeyConverter, "paper_key")
 
 # The public API, version 1. Each app owns its routes; add new ones to this list, never after
 # the catch-all below (which answers unknown /api/ URLs with the JSON error body).

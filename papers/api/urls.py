@@ -1,11 +1,8 @@
 from __future__ import annotations
 
-from django.urls import path, register_converter
+from django.urls import path
 
 from . import views
-from .converters import ArxivIdConverter
-
-register_converter(ArxivIdConverter, "api_arxiv_id")
 
 urlpatterns = [
     path("papers/", views.PaperListView.as_view(), name="api-paper-list"),

@@ -15,6 +15,7 @@ from rest_framework import generics
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
+from papers.converters import ArxivIdConverter
 from papers.models import Paper
 from papers.search import paper_search
 from papers.selectors import (
@@ -29,7 +30,6 @@ from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
 from wovepaper.lib.api.schema import error_responses, query_values
 
-from .converters import ArxivIdConverter
 from .examples import paper_example
 from .serializers import (
     PaperDetailSerializer,

@@ -25,3 +25,23 @@ class InstitutionKeyConverter:
 
     def to_url(self, value) -> str:
         return str(value)
+
+
+class PageKeyConverter:
+    """A record page's key, `<id>` or `<id>-<slug>` (`/researchers/42-ada-lovelace`), as the id:
+    the page redirects any other slug to its canonical URL."""
+
+    regex = r"[0-9]{1,18}(?:-[^/]*)?"
+
+    def to_python(self, value: str) -> int:
+        return int(value.partition("-")[0])
+
+    def to_url(self, value: int | str) -> str:
+        return str(value)
+
+
+class WordPageKeyConverter(PageKeyConverter):
+    """A page key whose slug is made of word characters only: institution pages also answer to a
+    name (`/institutions/3-D Systems`), which a key with any slug would read as id 3."""
+
+    regex = r"[0-9]{1,18}(?:-[\w-]*)?"
