@@ -40,9 +40,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from researchers.alignment import align_authors  # noqa: E402
+from researchers.alignment import align_authors, align_links  # noqa: E402
 from researchers.clients.openalex import clean_raw_author_name  # noqa: E402
-from researchers.names import PARTICLES, fold, parse_name  # noqa: E402
+from researchers.names import PARTICLES, fold, is_person, parse_name  # noqa: E402
 
 
 @dataclass
@@ -63,6 +63,10 @@ class Score:
     wrong: int = 0
     papers: int = 0
     wrong_ids: set[str] = field(default_factory=set)
+    # Correct pairs by how they were made (exact, initials, nickname, same slot...), and the
+    # source entries that are no person ("ATLAS Collaboration"), correct when left unpaired.
+    methods: Counter = field(default_factory=Counter)
+    not_people: int = 0
 
     def add(self, other: Score) -> None:
         self.names += other.names
@@ -71,6 +75,8 @@ class Score:
         self.wrong += other.wrong
         self.papers += other.papers
         self.wrong_ids |= other.wrong_ids
+        self.methods += other.methods
+        self.not_people += other.not_people
 
 
 def find_corpus(explicit: str | None) -> Path:
@@ -219,12 +225,24 @@ UNJUDGED = "<no id>"
 def judge(paper: Paper, byline: list[str], truth: list[str | None]) -> Score:
     """Truth per byline name: the author id, None for an added name, UNJUDGED for an id-less one."""
     score = Score(papers=1)
-    aligned = align_authors(byline, paper.alternates)
-    for want, got in zip(truth, aligned, strict=True):
+    links = align_links(byline, paper.alternates)
+    not_people = {i for i, n in zip(paper.ids, paper.byline_names, strict=True) if not is_person(n)}
+    for want, link in zip(truth, links, strict=True):
+        got = link.index if link else None
         got_id = paper.ids[got] if got is not None else None
         if want == UNJUDGED:
             continue
         score.names += 1
+        if want in not_people:
+            # No person: right when nothing is paired with it (and nothing ever is).
+            score.not_people += 1
+            if got is None:
+                score.correct += 1
+            else:
+                score.wrong += 1
+            continue
+        if link is not None and got_id == want:
+            score.methods[link.method] += 1
         if want is None:
             if got is None:
                 score.correct += 1
@@ -313,6 +331,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"unmatched: {total.unmatched}")
     print(f"wrongly matched: {total.wrong}")
     print(f"wrongly merged researchers: {len(total.wrong_ids)}")
+    print(f"entries that are no person, left unpaired: {total.not_people}")
+    print("correct pairs by how they were made:")
+    for method, count in total.methods.most_common():
+        print(f"    {method:28} {count:>7}")
     return 0 if accuracy >= 99.0 and not total.wrong_ids else 1
 
 

@@ -3,15 +3,23 @@
 The byline order is the paper's and the sources keep it, so the first try is position by
 position, each pair confirmed by name similarity. When the counts differ (a source dropped or
 added an author, or cut the list) or a pair does not confirm, an order-preserving sequence
-alignment takes over, and what is left is paired out of order only on a near-certain, unique name
-match. A name that confirms nowhere stays unaligned: it is never guessed.
+alignment takes over, and what is left is paired out of order only on a near-certain name that
+nothing else in either list could claim. A byline name still unpaired whose slot is free (its
+neighbours paired with the source's neighbours) and whose family name agrees with the source's
+name in that slot is paired with a low confidence, when nothing else could take that slot. A
+name that confirms nowhere stays unaligned: it is never guessed, and entries that name no person
+("et al", "ATLAS Collaboration") are never paired.
+
+Every pair says how it was made (`Link.method`) and how sure it is (`Link.confidence`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from .names import name_similarity
+from .names import name_match, parse_name, person_part
 
 # A pair at the same position needs only a plausible name agreement ("E. Grave" / "Édouard Grave").
 POSITION_CONFIRM = 0.6
@@ -23,11 +31,31 @@ UNORDERED_CONFIRM = 0.9
 BAND_THRESHOLD = 300
 BAND_MARGIN = 25
 
+# The two ways of pairing that the alignment adds to the name comparisons' own (names.EXACT...).
+OUT_OF_ORDER = "out of byline order"
+SAME_SLOT = "same slot and family name"
+# A pair made on its slot and family name alone: the given names disagree ("Xiaoming Li" printed,
+# "Ming Li" in the source's profile), so it is shown as uncertain and listed for the curators.
+SAME_SLOT_CONFIDENCE = 0.5
+
 SourceNames = Sequence[Sequence[str]]
 
 
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A byline name paired with the source author at `index`: how, and how sure (0 to 1)."""
+
+    index: int
+    method: str
+    confidence: float
+
+
+def _match(name: str, candidates: Sequence[str]) -> tuple[float, str]:
+    return max((name_match(name, c) for c in candidates if c), default=(0.0, ""))
+
+
 def _similarity(name: str, candidates: Sequence[str]) -> float:
-    return max((name_similarity(name, c) for c in candidates if c), default=0.0)
+    return _match(name, candidates)[0]
 
 
 def align_authors(byline: Sequence[str], source: SourceNames) -> list[int | None]:
@@ -36,15 +64,29 @@ def align_authors(byline: Sequence[str], source: SourceNames) -> list[int | None
     `source[j]` holds one or more spellings of the j-th source author (OpenAlex gives both the
     display name and the name as printed). Each source author is used at most once.
     """
+    return [link.index if link else None for link in align_links(byline, source)]
+
+
+def align_links(byline: Sequence[str], source: SourceNames) -> list[Link | None]:
+    """`align_authors` with, for each pair, how it was made and how sure it is."""
     n, m = len(byline), len(source)
     if not n or not m:
         return [None] * n
+    result: list[int | None] | None = None
     if n == m:
         scores = [_similarity(byline[i], source[i]) for i in range(n)]
         if all(s >= POSITION_CONFIRM for s in scores):
-            return list(range(n))
-    result = _sequence_alignment(byline, source)
-    return _pair_leftovers(byline, source, result)
+            result = list(range(n))
+    if result is None:
+        result = _sequence_alignment(byline, source)
+    links: list[Link | None] = [None] * n
+    for i, j in enumerate(result):
+        if j is not None:
+            score, method = _match(byline[i], source[j])
+            links[i] = Link(j, method, round(score, 2))
+    _pair_leftovers(byline, source, links)
+    _pair_same_slots(byline, source, links)
+    return links
 
 
 def _sequence_alignment(byline: Sequence[str], source: SourceNames) -> list[int | None]:
@@ -88,26 +130,65 @@ def _sequence_alignment(byline: Sequence[str], source: SourceNames) -> list[int 
     return result
 
 
-def _pair_leftovers(
-    byline: Sequence[str], source: SourceNames, result: list[int | None]
-) -> list[int | None]:
-    """Pair still-unaligned names out of order (swapped authors) when the match is unambiguous."""
-    free_byline = [i for i, j in enumerate(result) if j is None]
-    used = {j for j in result if j is not None}
+def _pair_leftovers(byline: Sequence[str], source: SourceNames, links: list[Link | None]) -> None:
+    """Pair still-unaligned names out of order (swapped authors) when the match is near-certain
+    and nothing else in either list could claim either name."""
+    free_byline = [i for i, link in enumerate(links) if link is None]
+    used = {link.index for link in links if link is not None}
     free_source = [j for j in range(len(source)) if j not in used]
-    if not free_byline or not free_source or len(free_byline) * len(free_source) > 250_000:
-        return result
-    candidates: dict[int, list[tuple[float, int]]] = {}
+    n, m = len(byline), len(source)
+    if not free_byline or not free_source or len(free_byline) * (m + n) > 250_000:
+        return
     for i in free_byline:
-        for j in free_source:
-            similarity = _similarity(byline[i], source[j])
-            if similarity >= UNORDERED_CONFIRM:
-                candidates.setdefault(i, []).append((similarity, j))
-    taken_by: dict[int, list[int]] = {}
-    for i, options in candidates.items():
-        if len(options) == 1:
-            taken_by.setdefault(options[0][1], []).append(i)
-    for j, claimants in taken_by.items():
-        if len(claimants) == 1:
-            result[claimants[0]] = j
-    return result
+        claims = [(j, _match(byline[i], source[j])) for j in range(m)]
+        claims = [(j, match) for j, match in claims if match[0] > 0.0]
+        if len(claims) != 1:
+            continue
+        j, (score, _) = claims[0]
+        if j in used or score < UNORDERED_CONFIRM:
+            continue
+        # The source name must be claimable by this byline name alone.
+        if any(k != i and _similarity(byline[k], source[j]) > 0.0 for k in range(n)):
+            continue
+        links[i] = Link(j, OUT_OF_ORDER, round(score * 0.9, 2))
+        used.add(j)
+
+
+def _family_key(name: str) -> str:
+    return parse_name(person_part(name)).family_key
+
+
+def _pair_same_slots(byline: Sequence[str], source: SourceNames, links: list[Link | None]) -> None:
+    """Pair a byline name with the source name in its slot when the family names agree and
+    nothing else could take that slot, with a low confidence (the given names disagree)."""
+    n, m = len(byline), len(source)
+    free_byline = [i for i, link in enumerate(links) if link is None]
+    if not free_byline:
+        return
+    used = {link.index for link in links if link is not None}
+    byline_families = Counter(_family_key(name) for name in byline)
+    source_families = [{_family_key(c) for c in spellings if c} for spellings in source]
+    source_counts = Counter(f for families in source_families for f in families)
+    for i in free_byline:
+        if i == 0:
+            j = 0
+        elif (before := links[i - 1]) is not None:
+            j = before.index + 1
+        else:
+            continue
+        if j >= m or j in used:
+            continue
+        after = links[i + 1] if i + 1 < n else None
+        if not ((i == n - 1 and j == m - 1) or (after is not None and after.index == j + 1)):
+            continue
+        family = _family_key(byline[i])
+        # Nothing else could take the slot: no other byline name has that family name, and no
+        # other source name either (two Zhangs side by side stay unpaired).
+        if (
+            family
+            and family in source_families[j]
+            and byline_families[family] == 1
+            and source_counts[family] == 1
+        ):
+            links[i] = Link(j, SAME_SLOT, SAME_SLOT_CONFIDENCE)
+            used.add(j)

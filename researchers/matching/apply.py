@@ -21,7 +21,7 @@ from papers.services import PaperSourceRecord, papers_store_source_records
 from wovepaper.lib.pagecache import pages_changed
 
 from ..models import IdentityConflict, PaperMatchState, Researcher, ResearcherExternalId
-from ..names import is_abbreviated
+from ..names import is_abbreviated, is_person
 from ..selectors import authorships_for_matching, pinned_authorship_ids
 from .align import AuthorKeys, align_paper
 from .claim import RELEASE_FIELDS, RELEASED
@@ -119,7 +119,14 @@ def _attach(
         if authorship.pk in pinned:
             continue
         target = attach.get(authorship.pk)
-        if target is not None and authorship.researcher_id != target:
+        if target is None and authorship.researcher_id and not is_person(authorship.name):
+            # "et al" or "ATLAS Collaboration", linked by an earlier version of matching: an
+            # entry that names no person belongs to no researcher.
+            result.researcher_ids.add(authorship.researcher_id)
+            authorship.researcher_id = None
+            authorship.matched_at = None
+            changed.append(authorship)
+        elif target is not None and authorship.researcher_id != target:
             if authorship.researcher_id:
                 result.researcher_ids.add(authorship.researcher_id)
             authorship.researcher_id = target

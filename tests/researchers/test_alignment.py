@@ -4,8 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from researchers.alignment import align_authors
-from researchers.names import best_display_name, name_key, name_similarity, parse_name
+from papers.authors import split_authors
+from researchers.alignment import SAME_SLOT, align_authors, align_links
+from researchers.names import (
+    EXACT,
+    INITIALS,
+    NEAR_GIVEN,
+    NICKNAME,
+    REORDERED,
+    best_display_name,
+    is_person,
+    name_key,
+    name_match,
+    name_similarity,
+    parse_name,
+    person_part,
+)
 from tests.researchers.conftest import load, recorded_s2_papers
 
 
@@ -122,3 +136,96 @@ def test_large_bylines_stay_fast():
     aligned = align_authors(names, source)
     assert time.monotonic() - started < 15
     assert aligned[700] is None and aligned[699] == 699 and aligned[701] == 700
+
+
+# Real arXivRaw bylines (corpus: arxiv-oai/arxivsync/listrecords_arXivRaw_2014-01-16_...xml).
+@pytest.mark.parametrize(
+    "byline",
+    ["CDF Collaboration: T. Aaltonen, et al", "PHENIX Collaboration, A. Adare, et al"],
+)
+def test_entries_that_name_no_person_are_never_paired(byline):
+    names = [a.forenames + " " + a.keyname for a in split_authors(byline)]
+    # A source listing the collaboration as an author (as S2 does) gets no pair for it either.
+    source = [["PHENIX Collaboration"], ["CDF Collaboration"], ["T. Aaltonen"], ["A. Adare"]]
+    aligned = align_authors(names, source)
+    for name, index in zip(names, aligned, strict=True):
+        if is_person(name):
+            assert source[index][0] in name
+        else:
+            assert index is None
+    assert [is_person(n) for n in names].count(True) == 1
+
+
+@pytest.mark.parametrize(
+    ("entry", "person"),
+    [
+        ("et al", ""),
+        ("et al.", ""),
+        ("and others", ""),
+        ("BES Collaboration", ""),
+        ("France Astrophysics Group", ""),  # an S2 "author" in the corpus
+        ("Harvard-Smithsonian Center for Astrophysics", ""),
+        ("CDF Collaboration: T. Aaltonen et al", "T. Aaltonen"),
+        ("Deaglan J. Bartlett for the Planck Collaboration", "Deaglan J. Bartlett"),
+        ("Gemini Team Rohan Anil", "Rohan Anil"),
+        ("Al Smith", "Al Smith"),
+    ],
+)
+def test_team_words_glued_to_a_name_are_taken_off(entry, person):
+    assert person_part(entry) == person
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "method"),
+    [
+        ("Md. Aminul Islam", "Mohammad Aminul Islam", INITIALS),  # S2 writes "Md."
+        ("Zh. I. Alferov", "Zhores I. Alferov", INITIALS),
+        ("Yu. S. Kivshar", "Yuri S. Kivshar", INITIALS),
+        ("Kate Burdekin", "Katherine Burdekin", NICKNAME),  # the nicknames package's table
+        ("Jim Hinton", "James Hinton", NICKNAME),
+        ("Alex Graves", "Alexander Graves", NICKNAME),
+        ("Tian-Yu Zhang", "Tianyu Zhang", EXACT),
+        ("Wang Wei", "Wei Wang", REORDERED),
+    ],
+)
+def test_how_two_spellings_agree(a, b, method):
+    score, how = name_match(a, b)
+    assert how == method and score >= 0.75
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Zh. Alferov", "Zinaida Alferov"),  # "Zh." is not spelt in "Zinaida"
+        ("Md. Aminul Islam", "Mahbub Aminul Islam"),
+    ],
+)
+def test_multi_letter_initials_must_be_spelt_in_the_full_name(a, b):
+    assert name_similarity(a, b) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("near", "exact"),
+    [("Weiwei Wang", "Wei Wang"), ("Junjie Li", "Jun Li"), ("Jiaqin Li", "Jiaqi Li")],
+)
+def test_near_miss_given_names_are_never_sure(near, exact):
+    score, how = name_match(exact, near)
+    assert how == NEAR_GIVEN and score < name_similarity(exact, exact) and score < 0.9
+    # In byline order the near spelling is taken when nothing better is there...
+    assert align_authors(["Hugo Touvron", exact], [["Hugo Touvron"], [near]]) == [0, 1]
+    # ...but exact beats it, and out of byline order it is never taken.
+    assert align_authors([exact], [[near], [exact]]) == [1]
+    assert align_authors(["Hugo Touvron", exact], [[near], ["Hugo Touvron"]]) == [1, None]
+
+
+def test_same_slot_and_family_name_pairs_with_low_confidence():
+    byline = ["Hugo Touvron", "Xiaoming Li", "Gautier Izacard"]
+    links = align_links(byline, [["Hugo Touvron"], ["Ming Li"], ["Gautier Izacard"]])
+    assert [link.index for link in links] == [0, 1, 2]
+    assert links[1].method == SAME_SLOT and links[1].confidence < 0.6
+    assert links[0].method == EXACT and links[0].confidence == 1.0
+    # Another Li in the list could take that slot: nothing is guessed.
+    links = align_links(
+        byline + ["Jian Li"], [["Hugo Touvron"], ["Ming Li"], ["Gautier Izacard"], ["Jian Li"]]
+    )
+    assert links[1] is None and links[3].index == 3

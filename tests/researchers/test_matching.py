@@ -341,3 +341,23 @@ def test_abbreviated_display_name_is_replaced_by_a_full_one(sources, papers, cle
         "foteini liwicki",
         "foteini-liwicki",
     )
+
+
+@pytest.mark.django_db
+def test_entries_that_name_no_person_are_never_linked(sources, papers, clean_cache):
+    """arXiv bylines end with "et al" or name a collaboration; neither is a researcher, and a
+    link an earlier matching made to one is undone."""
+    paper = papers["1209.5246"]
+    stale = Researcher.objects.create(display_name="et al")
+    Authorship.objects.create(paper=paper, position=4, name="et al", researcher=stale)
+    Authorship.objects.create(paper=paper, position=5, name="PHENIX Collaboration")
+    match_papers([paper.pk])
+    assert [researcher_at(paper, p) is not None for p in range(1, 6)] == [
+        True,
+        True,
+        True,
+        False,
+        False,
+    ]
+    assert not Researcher.objects.filter(display_name__icontains="collaboration").exists()
+    assert PaperMatchState.objects.get(paper=paper).matched_authors == 3
