@@ -28,7 +28,10 @@ PER_PAGE = 20
 LIST_PER_PAGE = 24
 ACTIVE_WINDOW = 300
 SIDE_RESULTS = 5
-MAX_SEARCH_PAGE = 100
+# Search results page to the end: an engine with exact counts (tantivy, FTS5) reads any page
+# by offset in one call; PostgreSQL's ranked pool and OpenSearch's window end at 10,000, and
+# their pager stops there. The bound only keeps a hand-typed page number sane.
+MAX_SEARCH_PAGE = 200_000
 
 
 @cache_public_page(lists=True)

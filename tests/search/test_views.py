@@ -47,3 +47,38 @@ def test_search_page_says_when_ranking_is_over_a_bounded_pool(client, paper_fact
     assert "More than 2 papers" in html and "ranked among the first 2 found" in html
     html = client.get("/search", {"q": "percolation", "sort": "newest"}).content.decode()
     assert "More than 2 papers" in html and "ranked among" not in html
+
+
+def test_search_pages_to_the_end_past_the_hundredth_page(engine, client, monkeypatch):
+    """2,030 matches: page 102 is the last, reachable by number and linked from the first."""
+    from datetime import UTC, datetime, timedelta
+
+    from papers.indexing import search_index_papers
+    from papers.models import Paper
+    from wovepaper.lib.search import tantivy
+
+    start = datetime(2000, 1, 1, tzinfo=UTC)
+    papers = Paper.objects.bulk_create(
+        Paper(
+            arxiv_id=f"0001.{n:05d}",
+            title=f"Lattice gauge study {n}",
+            abstract="Lattice gauge theory.",
+            authors="Ada Lovelace",
+            categories="hep-lat",
+            primary_category="hep-lat",
+            published=start + timedelta(days=n),
+            slug=f"lattice-gauge-study-{n}",
+        )
+        for n in range(2030)
+    )
+    search_index_papers([p.pk for p in papers])
+    engine()
+    # The engine's guard against hand-typed deep offsets is on the path too.
+    monkeypatch.setattr(tantivy, "DEEP_OFFSET", 100)
+    first = client.get("/search", {"q": "lattice", "sort": "oldest"}).content.decode()
+    assert "Page 1 of 102" in first and "page=102" in first and "Last (102)" in first
+    last = client.get("/search", {"q": "lattice", "sort": "oldest", "page": 102}).content.decode()
+    assert "Page 102 of 102" in last and "Lattice gauge study 2029" in last
+    assert "Lattice gauge study 2019" not in last and 'rel="next"' not in last
+    past = client.get("/search", {"q": "lattice", "sort": "oldest", "page": 150}).content.decode()
+    assert "Lattice gauge study" not in past and 'rel="prev"' in past

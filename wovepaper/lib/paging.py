@@ -49,6 +49,7 @@ class Window:
     next_url: str = ""
     total_pages: int | None = None
     per_page: int = 0
+    last_url: str = ""
 
     @property
     def has_previous(self) -> bool:
@@ -87,17 +88,22 @@ def window(
 def search_window(
     request: HttpRequest, found: SearchPage, *, page: int, per_page: int, max_page: int
 ) -> Window:
-    """The pager of page `page` of search results: the next page exists while matches remain
-    (or counting stopped short of them), and the page count is known when the total is exact."""
+    """The pager of page `page` of search results. The next page exists while matches remain,
+    or, when counting stopped short of them, while the engine's order is exact (a date sort
+    goes on past the count; a ranked pool ends with it). With an exact total the page count
+    is known and the last page is linked, so results can be paged to the end."""
     shown = (page - 1) * per_page + len(found.items)
-    has_next = page < max_page and (shown < found.total or found.total_is_capped)
+    beyond_count = found.total_is_capped and not found.approximate and bool(found.items)
+    has_next = page < max_page and (shown < found.total or beyond_count)
     exact = found.total and not found.total_is_capped and not found.approximate
+    total_pages = min(-(-found.total // per_page), max_page) if exact else None
     return Window(
         items=found.items,
         page=page,
         has_next=has_next,
         previous_url=page_url(request, page - 1) if page > 1 else "",
         next_url=page_url(request, page + 1) if has_next else "",
-        total_pages=min(-(-found.total // per_page), max_page) if exact else None,
+        total_pages=total_pages,
         per_page=per_page,
+        last_url=page_url(request, total_pages) if total_pages and page + 1 < total_pages else "",
     )

@@ -48,6 +48,8 @@ MISSING_INTEGER = -1
 MISSING_DATE = datetime(1, 1, 1, tzinfo=UTC)
 WRITER_HEAP = 64_000_000
 REBUILD_BATCH = 5_000
+# Offsets past this are checked against the match count before the engine collects them.
+DEEP_OFFSET = 10_000
 
 
 def _text_analyzer() -> tantivy.TextAnalyzer:
@@ -129,6 +131,12 @@ class TantivyBackend(SearchBackend):
             return SearchPage()
         sort = self.collection.sort_for(query.sort)
         searcher = self.index_.searcher()
+        if query.offset > DEEP_OFFSET:
+            # tantivy keeps offset + limit hits in memory: past the matches, count and stop
+            # instead of holding a hand-typed page number's worth of them.
+            total = searcher.search(matcher, limit=1, count=True).count or 0
+            if query.offset >= total:
+                return SearchPage(total=total)
         options: dict[str, Any] = {
             "limit": max(query.limit, 1),
             "offset": query.offset,
