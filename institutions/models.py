@@ -50,6 +50,8 @@ class Institution(models.Model):
             models.Index(fields=["name"], name="institution_name_idx"),
             models.Index(fields=["country_code"], name="institution_country_idx"),
             models.Index(fields=["ror_checked_at"], name="institution_rorcheck_idx"),
+            # The search engine's periodic catch-up reads what changed since its last round.
+            models.Index(fields=["modified_at"], name="institution_modified_idx"),
         ]
 
     def __str__(self) -> str:

@@ -16,7 +16,13 @@ from wovepaper.lib.search import (
     Sort,
     backend_for,
 )
-from wovepaper.lib.search.orm import each_word, id_batches, queryset_page, with_instances
+from wovepaper.lib.search.orm import (
+    changed_id_batches,
+    each_word,
+    id_batches,
+    queryset_page,
+    with_instances,
+)
 from wovepaper.lib.text import folded_words
 
 from .models import Institution
@@ -55,6 +61,7 @@ INSTITUTIONS = Collection(
     fields=(NameField("name"), IntegerField("papers")),
     sorts={"relevance": Sort("papers", descending=True)},
     documents=institution_documents,
+    changed_since=lambda since, size: changed_id_batches(Institution.objects.all(), since, size),
     id_batches=lambda size: id_batches(Institution.objects.all(), size),
     count=Institution.objects.count,
     database=InstitutionDatabaseBackend,

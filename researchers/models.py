@@ -48,6 +48,8 @@ class Researcher(models.Model):
             models.Index(fields=["-h_index", "id"], name="researcher_hindex_idx"),
             models.Index(fields=["merged_into"], name="researcher_merged_idx"),
             models.Index(fields=["figures_updated_at", "id"], name="researcher_figures_idx"),
+            # The search engine's periodic catch-up reads what changed since its last round.
+            models.Index(fields=["modified_at"], name="researcher_modified_idx"),
         ]
         permissions = [("curate_researcher", "Can merge, split and re-attribute researchers")]
 

@@ -17,7 +17,13 @@ from wovepaper.lib.search import (
     Sort,
     backend_for,
 )
-from wovepaper.lib.search.orm import each_word, id_batches, queryset_page, with_instances
+from wovepaper.lib.search.orm import (
+    changed_id_batches,
+    each_word,
+    id_batches,
+    queryset_page,
+    with_instances,
+)
 
 from .models import Researcher
 from .names import name_key
@@ -54,6 +60,7 @@ RESEARCHERS = Collection(
     fields=(NameField("name"), IntegerField("papers")),
     sorts={"relevance": Sort("papers", descending=True)},
     documents=researcher_documents,
+    changed_since=lambda since, size: changed_id_batches(Researcher.objects.all(), since, size),
     id_batches=lambda size: id_batches(Researcher.objects.filter(merged_into__isnull=True), size),
     count=lambda: Researcher.objects.filter(merged_into__isnull=True).count(),
     database=ResearcherDatabaseBackend,

@@ -434,7 +434,18 @@ SEARCH_COLLECTIONS = {
     "researchers": "researchers.search.RESEARCHERS",
     "institutions": "institutions.search.INSTITUTIONS",
 }
-CELERY_TASK_ROUTES["search.index_engine"] = {"queue": "search"}
+CELERY_TASK_ROUTES["search.index_engine"] = {"queue": f"{CELERY_QUEUE_PREFIX}search"}
+CELERY_TASK_ROUTES["search.engine_catch_up"] = {"queue": f"{CELERY_QUEUE_PREFIX}search"}
+# With an engine, the indexer also catches up periodically on every record changed since its
+# last round (a lost message, a worker that was down): records whose `modified_at` is newer
+# than the mark it keeps beside the index. With no mark yet (a new index directory) it looks
+# back SEARCH_CATCH_UP_FIRST_HOURS.
+SEARCH_CATCH_UP_FIRST_HOURS = env_int("SEARCH_CATCH_UP_FIRST_HOURS", 24)
+if SEARCH_ENGINE != "database":
+    CELERY_BEAT_SCHEDULE["search-engine-catch-up"] = {
+        "task": "search.engine_catch_up",
+        "schedule": env_int("SEARCH_CATCH_UP_SECONDS", 900),
+    }
 # A language model behind an OpenAI-compatible API (wovepaper.lib.llm): paper analyses and chat
 # answers. Without LLM_BASE_URL and LLM_MODEL nothing calls a model: analyses hold only the
 # parts computed without one and chat answers by quoting abstracts.
@@ -462,7 +473,7 @@ CELERY_BEAT_SCHEDULE["papers-analyse-backlog"] = {
 # memory-mapped by web processes; or "exact", every vector compared in numpy (small sites).
 VECTOR_ENGINE = env("VECTOR_ENGINE", "usearch")
 VECTOR_INDEX_DIR = Path(env("VECTOR_INDEX_DIR", str(DATA_DIR / "vector-index")))
-CELERY_TASK_ROUTES["search.index_vectors"] = {"queue": "search"}
+CELERY_TASK_ROUTES["search.index_vectors"] = {"queue": f"{CELERY_QUEUE_PREFIX}search"}
 # Sentence embeddings (papers.embedding, wovepaper.lib.embeddings): computed on the queue
 # "embed" after harvest pages and import batches commit, by as many worker processes on as
 # many machines as wanted; `manage.py embed_papers` backfills, and the sweep below catches up.

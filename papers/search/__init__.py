@@ -19,7 +19,7 @@ from wovepaper.lib.search import (
     TextField,
     backend_for,
 )
-from wovepaper.lib.search.orm import with_instances
+from wovepaper.lib.search.orm import changed_id_batches, with_instances
 
 from ..models import Paper
 from .database import COUNT_CAP, fts5_query, paper_database_backend
@@ -46,6 +46,7 @@ PAPERS = Collection(
     },
     documents=paper_documents,
     id_batches=paper_id_batches,
+    changed_since=lambda since, size: changed_id_batches(Paper.objects.all(), since, size),
     count=Paper.objects.count,
     database=paper_database_backend,
     vectors=PAPER_VECTORS,

@@ -114,3 +114,53 @@ def test_rebuild_command_says_the_database_needs_none(settings, db):
     out = StringIO()
     call_command("rebuild_search_index", stdout=out)
     assert "nothing to rebuild" in out.getvalue()
+
+
+def test_the_periodic_catch_up_indexes_what_lost_messages_left_out(
+    tantivy_engine, settings, paper_factory, django_capture_on_commit_callbacks
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from wovepaper.lib.search.indexer import caught_up_at, engine_catch_up_task
+
+    with django_capture_on_commit_callbacks(execute=False):  # the messages are lost
+        fresh = paper_factory(title="Tropical curves")
+        stale = paper_factory(title="Tropical varieties")
+        gone = paper_factory(title="Tropical lines")
+    Paper.objects.filter(pk=stale.pk).update(modified_at=timezone.now() - timedelta(hours=50))
+    assert _engine_ids("tropical") == []
+
+    # No mark yet: the first round looks back SEARCH_CATCH_UP_FIRST_HOURS (24).
+    assert engine_catch_up_task()["papers"] == 2
+    assert sorted(_engine_ids("tropical")) == sorted([fresh.pk, gone.pk])
+    assert timezone.now() - caught_up_at(PAPERS) < timedelta(minutes=1)
+
+    # A deletion whose message is lost too: the next round drops the document.
+    with django_capture_on_commit_callbacks(execute=False):
+        Paper.objects.filter(pk=gone.pk).update(is_deleted=True, modified_at=timezone.now())
+    engine_catch_up_task()
+    assert _engine_ids("tropical") == [fresh.pk]
+
+    # The round goes back from the mark, not from a fixed window: with the mark older than
+    # the stale paper's change, it is found.
+    mark = caught_up_at(PAPERS)
+    from wovepaper.lib.search.indexer import record_caught_up
+
+    record_caught_up(PAPERS, mark - timedelta(hours=60))
+    engine_catch_up_task()
+    assert sorted(_engine_ids("tropical")) == sorted([fresh.pk, stale.pk])
+
+
+def test_a_rebuild_marks_where_the_catch_up_goes_on_from(tantivy_engine, paper_factory):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from wovepaper.lib.search.indexer import caught_up_at
+
+    paper_factory(title="Tropical curves")
+    assert caught_up_at(PAPERS) is None
+    call_command("rebuild_search_index", "papers", verbosity=0)
+    assert timezone.now() - caught_up_at(PAPERS) < timedelta(minutes=1)

@@ -131,7 +131,9 @@ class Collection:
     `documents(ids)` gives the engine document (a dict of field values, with "id") of each id
     that should be searchable now; an id it leaves out (deleted, merged away) is removed from
     the engines' indexes. `id_batches(size)` walks every id, for a rebuild, and `count()`
-    says about how many there are. `database` makes the backend used when no engine is
+    says about how many there are. `changed_since(when, size)` walks the ids of records
+    changed at or after `when` (deleted and merged ones included, so that the engine drops
+    them), for the indexer's periodic catch-up. `database` makes the backend used when no engine is
     configured. `vectors`, when set, is where its vectors come from (a
     `wovepaper.lib.search.vectors.VectorSource`): the collection can then be searched by meaning.
     """
@@ -144,6 +146,7 @@ class Collection:
     count: Callable[[], int]
     database: Callable[[Collection], SearchBackend]
     vectors: Any = None
+    changed_since: Callable[[datetime, int], Iterable[list[int]]] | None = None
 
     def field_named(self, name: str) -> Field:
         for candidate in self.fields:

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 from functools import partial
 from itertools import islice
+from pathlib import Path
 
 from celery import shared_task
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from .base import Collection
@@ -28,6 +31,9 @@ logger = logging.getLogger(__name__)
 
 # Ids per task message: one tantivy commit or one OpenSearch bulk request each.
 TASK_CHUNK = 1_000
+# A record's modified_at is taken inside its write's transaction, which may commit after a
+# catch-up round has begun: each round looks back this much before the previous one's start.
+CATCH_UP_OVERLAP = timedelta(minutes=10)
 
 
 def engine_configured() -> bool:
@@ -63,6 +69,58 @@ def index_vectors(collection: str, ids: list[int]) -> int:
     """Make the vector index's entries of these ids current (add, replace or remove them).
     On the `search` queue too: one process writes each index file."""
     return backend_for(collection_named(collection), "semantic").index(ids)
+
+
+@shared_task(name="search.engine_catch_up", acks_late=True)
+def engine_catch_up_task() -> dict[str, int]:
+    """Celery beat, on the search queue (the one writer): `engine_catch_up` for every collection."""
+    return {name: engine_catch_up(collection_named(name)) for name in settings.SEARCH_COLLECTIONS}
+
+
+def engine_catch_up(collection: Collection) -> int:
+    """Make the engine's documents of every record changed since the last round current: what
+    a lost message or a stopped indexer left behind. Returns how many documents were written.
+    Idempotent; the mark moves only when the round has finished."""
+    if not engine_configured() or collection.changed_since is None:
+        return 0
+    started = timezone.now()
+    mark = caught_up_at(collection)
+    if mark is None:
+        since = started - timedelta(hours=settings.SEARCH_CATCH_UP_FIRST_HOURS)
+    else:
+        since = mark - CATCH_UP_OVERLAP
+    backend = backend_for(collection)
+    written = 0
+    for ids in collection.changed_since(since, TASK_CHUNK):
+        written += backend.index(ids)
+    record_caught_up(collection, started)
+    if written:
+        logger.info("search catch-up: %d %s document(s) since %s", written, collection.name, since)
+    return written
+
+
+def _mark_path(collection: Collection) -> Path:
+    # Beside the index the mark describes: a new index directory starts without one.
+    return (
+        Path(settings.SEARCH_INDEX_DIR) / "catch-up" / f"{settings.SEARCH_ENGINE}-{collection.name}"
+    )
+
+
+def caught_up_at(collection: Collection) -> datetime | None:
+    """When the last finished catch-up round (or rebuild) of this collection began."""
+    try:
+        return datetime.fromisoformat(_mark_path(collection).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def record_caught_up(collection: Collection, started: datetime) -> None:
+    """Everything changed before `started` is in the engine (a round or a rebuild began then)."""
+    path = _mark_path(collection)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial_path = path.with_suffix(".partial")
+    partial_path.write_text(started.isoformat())
+    partial_path.replace(path)  # atomic: a reader sees the old mark or the new one
 
 
 def vector_index_configured() -> bool:

@@ -4,6 +4,8 @@ and turning a page of ids into model instances."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
+from itertools import islice
 from typing import Any
 
 from django.db.models import Model, Q, QuerySet
@@ -24,6 +26,15 @@ def id_batches(queryset: QuerySet, size: int) -> Iterator[list[int]]:
             return
         yield ids
         last = ids[-1]
+
+
+def changed_id_batches(queryset: QuerySet, since: datetime, size: int) -> Iterator[list[int]]:
+    """The primary keys of the rows of `queryset` modified at or after `since` (`modified_at`,
+    indexed), in batches of `size`: one range scan of that index, streamed."""
+    ids = queryset.filter(modified_at__gte=since).values_list("pk", flat=True)
+    stream = ids.iterator(chunk_size=size)
+    while batch := list(islice(stream, size)):
+        yield batch
 
 
 def each_word(lookup: str, words: list[str]) -> Q:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 from tqdm import tqdm
 
 from wovepaper.lib.search import backend_for
-from wovepaper.lib.search.indexer import collection_named
+from wovepaper.lib.search.indexer import collection_named, record_caught_up
 
 
 class Command(BaseCommand):
@@ -38,6 +39,7 @@ class Command(BaseCommand):
         for name in collections or list(settings.SEARCH_COLLECTIONS):
             collection = collection_named(name)
             backend = backend_for(collection)
+            started = timezone.now()
             with tqdm(
                 total=collection.count(),
                 desc=f"{engine} {name}",
@@ -45,4 +47,6 @@ class Command(BaseCommand):
                 disable=options["verbosity"] < 1,
             ) as bar:
                 written = backend.rebuild(progress=bar.update)
+            # The periodic catch-up goes on from here: changes during the rebuild included.
+            record_caught_up(collection, started)
             self.stdout.write(f"{name}: {written:,} documents in the {engine} index")
