@@ -56,7 +56,11 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9$\\(])")
 
 
 class QuotaExceeded(Exception):
-    pass
+    """The reason to show, and in how many seconds asking again may work (None: unknown)."""
+
+    def __init__(self, message: str, retry_after: int | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 @dataclass
@@ -165,36 +169,64 @@ def quotes(question: str, sources: list[Source]) -> list[tuple[str, Source]]:
     return [(sentence, source) for *_, sentence, source in openings[:QUOTES_MAX]]
 
 
-def quota_problem(user) -> str:
-    """Why this user may not ask now, or ""."""
+def quota_check(user) -> QuotaExceeded | None:
+    """Why this user may not ask now, with when asking may work again; None when they may."""
     now = timezone.now()
     mine = ChatMessage.objects.filter(user=user)
-    asked = mine.filter(role=ChatMessage.Role.USER, created_at__gte=now - timedelta(hours=1))
-    if asked.count() >= settings.CHAT_MESSAGES_PER_HOUR:
-        return (
-            f"You have asked {settings.CHAT_MESSAGES_PER_HOUR} questions in the last hour, the "
-            "most one account may; please try again later."
+    hour_ago = now - timedelta(hours=1)
+    asked = mine.filter(role=ChatMessage.Role.USER, created_at__gte=hour_ago)
+    limit = settings.CHAT_MESSAGES_PER_HOUR
+    count = asked.count()
+    if count >= limit:
+        # A question may be asked again once all but limit - 1 of these are an hour old.
+        freed = asked.order_by("created_at").values_list("created_at", flat=True)[count - limit]
+        return QuotaExceeded(
+            f"You have asked {limit} questions in the last hour, the most one account may; "
+            "please try again later.",
+            _seconds_until(freed + timedelta(hours=1), now),
         )
-    used = mine.filter(
-        role=ChatMessage.Role.ASSISTANT, created_at__gte=now - timedelta(days=1)
-    ).aggregate(prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens"))
+    day_ago = now - timedelta(days=1)
+    spent = mine.filter(role=ChatMessage.Role.ASSISTANT, created_at__gte=day_ago)
+    used = spent.aggregate(prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens"))
     tokens = (used["prompt"] or 0) + (used["completion"] or 0)
-    if tokens >= settings.CHAT_TOKENS_PER_DAY:
-        return (
+    budget = settings.CHAT_TOKENS_PER_DAY
+    if tokens >= budget:
+        # Tokens come back as the answers that used them turn a day old, oldest first (a
+        # day's answers are bounded by the hourly quota).
+        left = tokens
+        freed_at = now + timedelta(days=1)
+        for made, prompt, completion in spent.order_by("created_at").values_list(
+            "created_at", "prompt_tokens", "completion_tokens"
+        ):
+            left -= (prompt or 0) + (completion or 0)
+            if left < budget:
+                freed_at = made + timedelta(days=1)
+                break
+        return QuotaExceeded(
             f"Your answers used {tokens:,} model tokens in the last 24 hours, past the "
-            f"{settings.CHAT_TOKENS_PER_DAY:,} one account may use a day; please try again "
-            "later."
+            f"{budget:,} one account may use a day; please try again later.",
+            _seconds_until(freed_at, now),
         )
-    return ""
+    return None
+
+
+def _seconds_until(moment, now) -> int:
+    return max(1, int((moment - now).total_seconds() + 0.999))
+
+
+def quota_problem(user) -> str:
+    """Why this user may not ask now, or ""."""
+    problem = quota_check(user)
+    return str(problem) if problem else ""
 
 
 def ask(user, question: str, *, conversation: Conversation | None = None, scope: str = ""):
     """Record a question and an answer waiting to be made; (conversation, pending answer).
     Raises QuotaExceeded with the reason to show."""
     question = question.strip()[:QUESTION_MAX]
-    problem = quota_problem(user)
+    problem = quota_check(user)
     if problem:
-        raise QuotaExceeded(problem)
+        raise problem
     if conversation is None:
         conversation = Conversation.objects.create(
             user=user, title=question[:80] or "Conversation", scope=scope[:80]
@@ -353,6 +385,14 @@ def _quoted_answer(answer: ChatMessage, question: str, sources: list[Source]) ->
     answer.citations = [s.citation() for s in sources if s.number in used]
     answer.save()
     yield text
+
+
+def answer_whole(answer: ChatMessage) -> ChatMessage:
+    """Make the pending answer at once (the form without JavaScript, the API) and return it."""
+    for _ in stream_answer(answer):
+        pass
+    answer.refresh_from_db()
+    return answer
 
 
 def conversations_for(user):

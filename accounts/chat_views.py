@@ -73,7 +73,10 @@ def chat_ask(request: HttpRequest) -> HttpResponse:
         )
     except chat.QuotaExceeded as exc:
         if _wants_json(request):
-            return JsonResponse({"error": str(exc)}, status=429)
+            refused = JsonResponse({"error": str(exc)}, status=429)
+            if exc.retry_after is not None:
+                refused["Retry-After"] = str(exc.retry_after)
+            return refused
         messages.error(request, str(exc))
         return redirect(conversation.get_absolute_url() if conversation else "/chat")
     if _wants_json(request):
@@ -86,8 +89,7 @@ def chat_ask(request: HttpRequest) -> HttpResponse:
                 "answer_url": f"/chat/answers/{answer.pk}",
             }
         )
-    for _ in chat.stream_answer(answer):
-        pass
+    chat.answer_whole(answer)
     return redirect(conversation.get_absolute_url())
 
 

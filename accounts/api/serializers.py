@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from wovepaper.lib.api.schema import JSONIntegerField
@@ -84,3 +85,51 @@ class ConversationPageSerializer(serializers.Serializer):
     next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
     previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
     results = ConversationSerializer(many=True)
+
+
+class QuestionField(serializers.CharField):
+    """A question in a JSON body: at least one letter or digit (so it can be searched for), NUL
+    characters dropped rather than refused (PostgreSQL cannot store them)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
+        self.validators = [v for v in self.validators if "Null" not in type(v).__name__]
+
+    def to_internal_value(self, data) -> str:
+        return super().to_internal_value(data).replace("\x00", "").strip()
+
+
+# Where a conversation was opened from: a paper (its arXiv id) or a researcher (their id).
+SCOPE_PATTERN = r"^(paper:[0-9A-Za-z][0-9A-Za-z./-]{0,63}|researcher:[1-9][0-9]{0,11})?$"
+
+
+class QuestionSerializer(serializers.Serializer):
+    question = QuestionField(
+        max_length=2000,
+        validators=[RegexValidator(r"[^\W_]", "A question needs at least one letter or digit.")],
+        help_text="The question, up to 2,000 characters.",
+    )
+
+
+class NewConversationSerializer(QuestionSerializer):
+    scope = serializers.CharField(
+        required=False,
+        default="",
+        allow_blank=True,
+        max_length=80,
+        trim_whitespace=False,
+        validators=[
+            RegexValidator(SCOPE_PATTERN, "Not a scope: paper:<arXiv id> or researcher:<id>.")
+        ],
+        help_text="What the conversation is about: `paper:<arXiv id>` (that paper), "
+        "`researcher:<id>` (their papers) or empty (the whole index).",
+    )
+
+
+class ChatAnswerSerializer(serializers.Serializer):
+    """A question asked through the API and its answer, made before the response is sent."""
+
+    conversation = ConversationSerializer()
+    question = ChatMessageSerializer()
+    answer = ChatMessageSerializer()

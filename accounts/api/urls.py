@@ -2,7 +2,13 @@ from __future__ import annotations
 
 from django.urls import path
 
-from .views import ConversationDetailApi, ConversationListApi, FollowDetailApi, FollowListApi
+from .views import (
+    ConversationDetailApi,
+    ConversationListApi,
+    ConversationMessagesApi,
+    FollowDetailApi,
+    FollowListApi,
+)
 
 app_name = "accounts_api"
 
@@ -15,5 +21,10 @@ urlpatterns = [
         "conversations/<api_id:conversation_id>/",
         ConversationDetailApi.as_view(),
         name="conversation",
+    ),
+    path(
+        "conversations/<api_id:conversation_id>/messages/",
+        ConversationMessagesApi.as_view(),
+        name="conversation_messages",
     ),
 ]

@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, Throttled, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -19,6 +19,7 @@ from wovepaper.lib.api.schema import error_responses
 from .. import chat, selectors, services
 from ..models import Conversation
 from .serializers import (
+    ChatAnswerSerializer,
     ConversationDetailSerializer,
     ConversationPageSerializer,
     ConversationRenameSerializer,
@@ -26,6 +27,8 @@ from .serializers import (
     FollowInputSerializer,
     FollowPageSerializer,
     FollowSerializer,
+    NewConversationSerializer,
+    QuestionSerializer,
 )
 
 
@@ -136,13 +139,54 @@ class FollowDetailApi(MeApiView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+ASK_DESCRIPTION = (
+    "The answer is made before the response is sent (not streamed; the site's /chat page "
+    "streams it), with the same retrieval and quotas as the page: the papers search finds for "
+    "the question (or the paper or researcher of `scope`), cited in `answer.citations`; "
+    "`answer.mode` says how it was made (`model`; `quoted` when no language model is "
+    "configured: the abstracts' sentences quoted word for word; `nothing` when no paper is "
+    "relevant; `error` when the model failed, with the reason in `content`). Past the "
+    "account's quota (questions per hour, model tokens per day) the answer is a 429 whose "
+    "`Retry-After` says when asking may work again."
+)
+
+
+def _asked(request, question: str, *, conversation=None, scope: str = "") -> Response:
+    try:
+        conversation, answer = chat.ask(
+            request.user, question, conversation=conversation, scope=scope
+        )
+    except chat.QuotaExceeded as exc:
+        raise Throttled(wait=exc.retry_after, detail=str(exc)) from exc
+    answer = chat.answer_whole(answer)
+    asked = conversation.messages.filter(role="user", pk__lt=answer.pk).order_by("-pk").first()
+    body = ChatAnswerSerializer(
+        {"conversation": conversation, "question": asked, "answer": answer}
+    ).data
+    return Response(body, status=status.HTTP_201_CREATED)
+
+
 class ConversationListApi(MeApiView):
+    @extend_schema(
+        operation_id="me_conversations_create",
+        summary="Ask a question in a new conversation",
+        description="Start a conversation with the papers. " + ASK_DESCRIPTION,
+        request=NewConversationSerializer,
+        responses={201: ChatAnswerSerializer, **error_responses(400, 401, 403)},
+        tags=["me"],
+    )
+    def post(self, request):
+        payload = NewConversationSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        return _asked(request, data["question"], scope=data["scope"])
+
     @extend_schema(
         # Named here: both conversation paths answer GET, so generated ids would collide.
         operation_id="me_conversations_list",
         summary="List your chat conversations",
         description="The signed-in user's conversations with the papers, most recent first, 50 "
-        "a page (`page`, `page_size` up to 200). Ask questions on the site's /chat page.",
+        "a page (`page`, `page_size` up to 200).",
         parameters=[
             OpenApiParameter(
                 "page",
@@ -212,3 +256,21 @@ class ConversationDetailApi(MeApiView):
     def delete(self, request, conversation_id: int):
         self._conversation(request, conversation_id).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ConversationMessagesApi(MeApiView):
+    @extend_schema(
+        operation_id="me_conversations_ask",
+        summary="Ask a question in a conversation",
+        description="Ask a follow-up question in one of your conversations (its earlier turns "
+        "go to the model with it; its scope stays). " + ASK_DESCRIPTION,
+        parameters=[CONVERSATION_ID],
+        request=QuestionSerializer,
+        responses={201: ChatAnswerSerializer, **error_responses(400, 401, 403, 404)},
+        tags=["me"],
+    )
+    def post(self, request, conversation_id: int):
+        conversation = get_object_or_404(Conversation, pk=conversation_id, user=request.user)
+        payload = QuestionSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        return _asked(request, payload.validated_data["question"], conversation=conversation)

@@ -349,3 +349,124 @@ def test_a_chat_opened_from_a_researcher_page_is_about_their_papers(
     streamed(client, asked["stream_url"])
     answer = ChatMessage.objects.get(pk=asked["answer"])
     assert [c["arxiv_id"] for c in answer.citations] == ["0705.0077"]
+
+
+@pytest.fixture
+def api_reader(user_factory):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    user = user_factory()
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    api.user = user
+    return api
+
+
+def test_the_api_asks_and_answers_with_citations_as_the_page_does(api_reader, papers, no_model):
+    response = api_reader.post(
+        "/api/v1/me/conversations/",
+        {"question": "How do one-dimensional quantum walks behave?"},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["question"]["content"] == "How do one-dimensional quantum walks behave?"
+    answer = body["answer"]
+    assert answer["mode"] == "quoted" and answer["content"].startswith(chat.QUOTING_NOTE)
+    assert answer["citations"][0]["arxiv_id"] == "0705.0077"
+    assert answer["citations"][0]["url"] == papers["0705.0077"].get_absolute_url()
+    conversation = body["conversation"]["id"]
+    assert Conversation.objects.get(pk=conversation).user == api_reader.user
+    # A follow-up in the same conversation, and a scoped one about a single paper.
+    follow_up = api_reader.post(
+        f"/api/v1/me/conversations/{conversation}/messages/",
+        {"question": "and quantum circuits?"},
+        format="json",
+    )
+    assert follow_up.status_code == 201 and follow_up.json()["conversation"]["id"] == conversation
+    detail = api_reader.get(f"/api/v1/me/conversations/{conversation}/").json()
+    assert [m["role"] for m in detail["messages"]] == ["user", "assistant"] * 2
+    scoped = api_reader.post(
+        "/api/v1/me/conversations/",
+        {"question": "What does it propose?", "scope": "paper:0705.0109"},
+        format="json",
+    ).json()
+    assert [c["arxiv_id"] for c in scoped["answer"]["citations"]] == ["0705.0109"]
+    assert scoped["conversation"]["scope"] == "paper:0705.0109"
+    nothing = api_reader.post(
+        "/api/v1/me/conversations/", {"question": "sourdough bread recipes"}, format="json"
+    ).json()["answer"]
+    assert nothing["mode"] == "nothing" and nothing["content"] == chat.NOTHING_FOUND
+
+
+def test_the_api_streams_nothing_but_calls_the_model_as_the_page_does(
+    api_reader, papers, model_server
+):
+    model_server.expect_request("/v1/chat/completions", method="POST").respond_with_response(
+        recorded_response(STREAM_CASSETTE, 1)
+    )
+    response = api_reader.post(
+        "/api/v1/me/conversations/",
+        {"question": "What is known about quantum walks in one dimension?"},
+        format="json",
+    )
+    assert response.status_code == 201
+    answer = response.json()["answer"]
+    assert answer["mode"] == "model" and answer["content"] == "The capital of the UK is London."
+    assert (answer["prompt_tokens"], answer["completion_tokens"]) == (78, 9)
+    sent = json.loads(model_server.log[0][0].data)
+    assert (
+        "[1] An analytic solution for one-dimensional quantum walks"
+        in (sent["messages"][-1]["content"])
+    )
+
+
+def test_the_api_refuses_anonymous_readers_foreign_conversations_and_bad_input(
+    client, api_reader, papers, no_model, user_factory, db
+):
+    from rest_framework.test import APIClient
+
+    anonymous = APIClient()
+    assert (
+        anonymous.post(
+            "/api/v1/me/conversations/", {"question": "quantum walks"}, format="json"
+        ).status_code
+        == 401
+    )
+    # A browser session without its CSRF token is refused.
+    session = APIClient(enforce_csrf_checks=True)
+    session.force_login(user_factory())
+    refused = session.post(
+        "/api/v1/me/conversations/", {"question": "quantum walks"}, format="json"
+    )
+    assert refused.status_code == 403
+    stranger = Conversation.objects.create(user=user_factory(), title="theirs")
+    foreign = api_reader.post(
+        f"/api/v1/me/conversations/{stranger.pk}/messages/", {"question": "walks"}, format="json"
+    )
+    assert foreign.status_code == 404
+    for bad in ({}, {"question": "   "}, {"question": "?!"}, {"question": "x", "scope": "paper"}):
+        response = api_reader.post("/api/v1/me/conversations/", bad, format="json")
+        assert response.status_code == 400, bad
+    assert not ChatMessage.objects.filter(conversation__user=api_reader.user).exists()
+
+
+def test_the_api_shares_the_pages_quota_and_says_when_to_ask_again(
+    client, api_reader, papers, no_model, settings
+):
+    settings.CHAT_MESSAGES_PER_HOUR = 2
+    client.force_login(api_reader.user)
+    streamed(client, ask(client, "quantum walks")["stream_url"])  # one on the page
+    first = api_reader.post("/api/v1/me/conversations/", {"question": "walks"}, format="json")
+    assert first.status_code == 201
+    refused = api_reader.post("/api/v1/me/conversations/", {"question": "walks"}, format="json")
+    assert refused.status_code == 429
+    error = refused.json()["error"]
+    assert error["message"].startswith("You have asked 2 questions in the last hour")
+    # The first question turns an hour old in just under an hour.
+    assert 3500 < int(refused["Retry-After"]) <= 3600
+    assert error["retry_after"] == int(refused["Retry-After"])
+    assert ChatMessage.objects.filter(user=api_reader.user, role="user").count() == 2
+    page = ask(client, "quantum walks")
+    assert page["status"] == 429
