@@ -342,6 +342,10 @@ def stream_answer(answer: ChatMessage) -> Iterator[str]:
                 answer.completion_tokens = event.usage.completion_tokens
     except llm.ModelError as exc:
         reason = _failure_text(exc)
+        if isinstance(exc, llm.ModelRefused) and exc.usage is not None:
+            # A refusal is paid for: its tokens count against the day's quota.
+            answer.prompt_tokens = exc.usage.prompt_tokens
+            answer.completion_tokens = exc.usage.completion_tokens
         answer.mode = ChatMessage.Mode.ERROR
         answer.content = ("".join(said) + "\n\n" if said else "") + reason
         answer.model = config.model

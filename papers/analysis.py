@@ -236,6 +236,7 @@ def analyse_paper(paper: Paper) -> PaperAnalysis:
             raise  # the task retries later; the paper keeps the analysis it had
         except llm.ModelRefused as exc:
             model = config.model  # it answered, by declining: asking again changes nothing
+            tokens = exc.usage.total if exc.usage is not None else None
             reason = f"the model declined to analyse it: {exc}"[:300]
             missing = {part: reason for part in MODEL_ONLY_PARTS}
         except llm.ModelError as exc:

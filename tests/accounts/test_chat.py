@@ -17,10 +17,12 @@ from accounts import chat
 from accounts.models import ChatMessage, Conversation
 from accounts.services import user_delete, user_export
 from papers.models import Authorship
-from tests.llm_replay import interaction, recorded_json, recorded_response
+from tests.llm_replay import LLM_FIXTURES, interaction, recorded_json, recorded_response
 
 SAMPLE = Path(__file__).parent.parent.parent / "papers" / "sample" / "arxiv-sample.jsonl.gz"
 STREAM_CASSETTE = "pydantic-ai/test_run_stream_sync_streams_real_model.yaml"
+# A real streamed refusal of gpt-4o-2024-08-06, recorded by openai-python (PROVENANCE.md).
+REFUSAL_STREAM = LLM_FIXTURES / "openai-python" / "refusal_stream_ca015b8b1eba.sse"
 # Real papers of the bundled sample: quantum circuits, quantum walks, ion loading, memories.
 SAMPLE_IDS = ("0705.0017", "0705.0077", "0705.0109", "0705.0044")
 
@@ -250,6 +252,33 @@ def test_a_rate_limit_says_when_to_ask_again(client, reader, papers, model_serve
     )
     assert "[orgID]" not in text
     assert len(model_server.log) == 1  # no client-side retries: the reader decides
+
+
+def test_a_refusal_that_arrives_in_the_stream_is_shown_as_the_models_and_paid_for(
+    client, reader, papers, model_server
+):
+    recorded = REFUSAL_STREAM.read_bytes()
+    # The recording as the service sent it: a 200, then the refusal in pieces mid-stream.
+    model_server.expect_request("/v1/chat/completions").respond_with_data(
+        recorded, content_type="text/event-stream"
+    )
+    asked = ask(client, "What is known about quantum walks?")
+    response = client.get(asked["stream_url"])
+    assert response.status_code == 200
+    text = b"".join(response.streaming_content).decode()
+    # No piece of the refusal is passed off as an answer: the reader is told the model declined.
+    assert text == (
+        "The language model declined to answer: I'm sorry, but I can't assist with that request."
+    )
+    answer = ChatMessage.objects.get(pk=asked["answer"])
+    assert answer.mode == ChatMessage.Mode.ERROR and answer.citations == []
+    assert answer.content == text and answer.model == "gpt-4o-mini"
+    # The refusal used 17 + 12 tokens (the recording's usage chunk): they count for the quota.
+    assert (answer.prompt_tokens, answer.completion_tokens) == (17, 12)
+    assert b'"refusal":" assist"' in recorded and b'"usage":{"prompt_tokens":17' in recorded
+    fragment = client.get(asked["answer_url"]).content.decode()
+    assert "declined to answer" in fragment and "I&#x27;m sorry" in fragment
+    assert "17 + 12 tokens" in fragment
 
 
 def test_the_hourly_question_quota_stops_with_a_clear_message(

@@ -248,6 +248,7 @@ def test_a_refusal_is_recorded_as_the_models_answer_and_not_asked_again(model_se
     assert analysis.is_current(made, real_paper)
     reason = "the model declined to analyse it: I'm sorry, I cannot assist with that request."
     assert made.missing["summary"] == reason
+    assert made.tokens == 92  # a refusal is paid for: 81 + 11 as the answer says
     assert made.topics and made.research_field  # the computed parts stay
 
 

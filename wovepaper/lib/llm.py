@@ -41,7 +41,12 @@ class ModelUnavailable(ModelError):
 
 
 class ModelRefused(ModelError):
-    """The model declined to answer (OpenAI's `refusal` field, or a content filter)."""
+    """The model declined to answer (OpenAI's `refusal` field, or a content filter). A refusal
+    costs tokens all the same: `usage` carries them when the service said."""
+
+    def __init__(self, message: str, usage: Usage | None = None):
+        super().__init__(message)
+        self.usage = usage
 
 
 @dataclass(frozen=True)
@@ -162,9 +167,9 @@ def complete_json(
         raise ModelError("the model's answer had no choices")
     message = response.choices[0].message
     if getattr(message, "refusal", None):
-        raise ModelRefused(str(message.refusal))
+        raise ModelRefused(str(message.refusal), _usage(response.usage))
     if response.choices[0].finish_reason == "content_filter":
-        raise ModelRefused("the model's content filter withheld its answer")
+        raise ModelRefused("the model's content filter withheld its answer", _usage(response.usage))
     completion = Completion(
         text=message.content or "", usage=_usage(response.usage), model=response.model or ""
     )
@@ -234,5 +239,5 @@ def stream_chat(
             raise ModelTimeout("the model stopped answering before it finished") from exc
         raise
     if refusal or finish == "content_filter":
-        raise ModelRefused(refusal or "the model's content filter withheld its answer")
+        raise ModelRefused(refusal or "the model's content filter withheld its answer", usage)
     yield StreamEvent(usage=usage or Usage(), finish_reason=finish)
