@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -224,23 +226,30 @@ def ask(user, question: str, *, conversation: Conversation | None = None, scope:
     """Record a question and an answer waiting to be made; (conversation, pending answer).
     Raises QuotaExceeded with the reason to show."""
     question = question.strip()[:QUESTION_MAX]
-    problem = quota_check(user)
-    if problem:
-        raise problem
-    if conversation is None:
-        conversation = Conversation.objects.create(
-            user=user, title=question[:80] or "Conversation", scope=scope[:80]
+    with transaction.atomic():
+        # Checking the quota and counting the question are one step: two questions at once
+        # (two tabs, the API) must not both pass a check that only one of them fits. On
+        # PostgreSQL the user's row is locked until this question is saved, so the second
+        # waits and counts the first; SQLite's transactions here start IMMEDIATE, which
+        # serialises writers the same way.
+        list(get_user_model().objects.select_for_update().filter(pk=user.pk).values("pk"))
+        problem = quota_check(user)
+        if problem:
+            raise problem
+        if conversation is None:
+            conversation = Conversation.objects.create(
+                user=user, title=question[:80] or "Conversation", scope=scope[:80]
+            )
+        ChatMessage.objects.create(
+            conversation=conversation, user=user, role=ChatMessage.Role.USER, content=question
         )
-    ChatMessage.objects.create(
-        conversation=conversation, user=user, role=ChatMessage.Role.USER, content=question
-    )
-    answer = ChatMessage.objects.create(
-        conversation=conversation,
-        user=user,
-        role=ChatMessage.Role.ASSISTANT,
-        mode=ChatMessage.Mode.PENDING,
-    )
-    conversation.save(update_fields=["updated_at"])
+        answer = ChatMessage.objects.create(
+            conversation=conversation,
+            user=user,
+            role=ChatMessage.Role.ASSISTANT,
+            mode=ChatMessage.Mode.PENDING,
+        )
+        conversation.save(update_fields=["updated_at"])
     return conversation, answer
 
 

@@ -499,3 +499,48 @@ def test_the_api_shares_the_pages_quota_and_says_when_to_ask_again(
     assert ChatMessage.objects.filter(user=api_reader.user, role="user").count() == 2
     page = ask(client, "quantum walks")
     assert page["status"] == 429
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_questions_at_once_cannot_both_pass_the_hourly_quota(
+    user_factory, settings, monkeypatch
+):
+    """Two real threads, each on its own PostgreSQL connection, ask at the same moment with one
+    question left in the hour: one is asked, the other refused."""
+    from django.db import connection
+
+    settings.CHAT_MESSAGES_PER_HOUR = 1
+    user = user_factory()
+    both_checked = threading.Barrier(2)
+    check = chat.quota_check
+
+    def check_then_linger(asker):
+        problem = check(asker)
+        # Hold the gap between the check and the count open: were they two steps, both
+        # questions would pass the check here before either was saved.
+        try:
+            both_checked.wait(timeout=3)
+        except threading.BrokenBarrierError:
+            pass  # the other question is waiting for this one, as it should
+        return problem
+
+    monkeypatch.setattr(chat, "quota_check", check_then_linger)
+    outcomes = []
+
+    def ask_now():
+        try:
+            chat.ask(user, "What is known about quantum walks?")
+            outcomes.append("asked")
+        except chat.QuotaExceeded:
+            outcomes.append("refused")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=ask_now) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(outcomes) == ["asked", "refused"]
+    assert ChatMessage.objects.filter(user=user, role=ChatMessage.Role.USER).count() == 1
