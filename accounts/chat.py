@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from papers.analysis import analysis_of, request_analysis
 from papers.models import Paper
 from papers.search import paper_search
 from papers.selectors import papers_by_researcher, papers_listed
@@ -250,7 +251,19 @@ def ask(user, question: str, *, conversation: Conversation | None = None, scope:
             mode=ChatMessage.Mode.PENDING,
         )
         conversation.save(update_fields=["updated_at"])
+    _ask_for_analysis(conversation.scope)
     return conversation, answer
+
+
+def _ask_for_analysis(scope: str) -> None:
+    """A chat about a paper asks for its analysis, as opening its page does (in the
+    background; inline only the computed parts, never the model)."""
+    kind, _, key = scope.partition(":")
+    if kind != "paper" or not key:
+        return
+    paper = Paper.objects.filter(arxiv_id=key, is_deleted=False).first()
+    if paper is not None:
+        request_analysis(paper, analysis_of(paper))
 
 
 def _question_for(answer: ChatMessage) -> str:

@@ -16,7 +16,8 @@ from werkzeug import Response
 from accounts import chat
 from accounts.models import ChatMessage, Conversation
 from accounts.services import user_delete, user_export
-from papers.models import Authorship
+from papers.analysis import NO_MODEL_REASON
+from papers.models import Authorship, PaperAnalysis
 from tests.llm_replay import LLM_FIXTURES, interaction, recorded_json, recorded_response
 
 SAMPLE = Path(__file__).parent.parent.parent / "papers" / "sample" / "arxiv-sample.jsonl.gz"
@@ -146,7 +147,12 @@ def test_nothing_relevant_says_it_cannot_answer(client, reader, papers, no_model
 
 
 def test_a_chat_opened_from_a_paper_is_about_that_paper(client, reader, papers, no_model):
+    assert not PaperAnalysis.objects.filter(paper=papers["0705.0109"]).exists()
     asked = ask(client, "What does it propose?", scope="paper:0705.0109")
+    # A chat about a paper asks for its analysis, as its page does (inline here: no broker,
+    # no model, so the computed parts).
+    made = PaperAnalysis.objects.get(paper=papers["0705.0109"])
+    assert made.research_field and made.missing["summary"] == NO_MODEL_REASON
     streamed(client, asked["stream_url"])
     answer = ChatMessage.objects.get(pk=asked["answer"])
     assert [c["arxiv_id"] for c in answer.citations] == ["0705.0109"]
