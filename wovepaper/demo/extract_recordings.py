@@ -1,7 +1,8 @@
 """Build the demo's recorded answers from the shared corpus (run by hand; see PROVENANCE.md).
 
     python -m wovepaper.demo.extract_recordings ../shared/corpus wovepaper/demo/recordings \
-        [openalex list answers...] [--s2-history <git dir> --readnext <git dir>]
+        [openalex list answers...] [--s2-history <git dir> --readnext <git dir>] \
+        [--openalex-history <git dir>]
 
 Every object written is a recorded Semantic Scholar or OpenAlex answer, cut down to the fields
 production's clients ask for (the services answer only the requested fields), with where it was
@@ -187,6 +188,53 @@ def semantic_scholar_history_answers(git_dir: Path, wanted: set[str]) -> dict[st
     return found
 
 
+OPENALEX_CACHE_DIR = "/public/data/openalex/cache/"
+
+
+def openalex_history_answers(git_dir: Path, known: set[str]) -> list[dict]:
+    """arXiv works, not among `known` (OpenAlex work ids), from every version of the OpenAlex
+    answers Mearman/BibGraph (Academic-Explorer's later name, the same history) cached with
+    their request: `…/public/data/openalex/cache/<hash>.json` holds {"url", "timestamp",
+    "data"}, `data` being OpenAlex's answer to `url`. Of several recordings of a work, the one
+    holding most of the fields the client asks for, then the latest."""
+    listing = _git(git_dir, "rev-list", "--all", "--objects", "--missing=allow-any")
+    blobs = sorted(
+        (path, sha)
+        for sha, _, path in (line.partition(" ") for line in listing.splitlines())
+        if OPENALEX_CACHE_DIR in path and path.endswith(".json")
+    )
+    found: dict[str, dict] = {}
+    for path, sha in blobs:
+        try:
+            cached = json.loads(_git(git_dir, "cat-file", "-p", sha))
+        except (subprocess.CalledProcessError, ValueError):  # absent from the snapshot
+            continue
+        data = cached.get("data") if isinstance(cached, dict) else None
+        if not isinstance(data, dict) or not cached.get("url") or not cached.get("timestamp"):
+            continue
+        recorded = cached["timestamp"][:10]
+        for i, work in enumerate(data.get("results") or []):
+            doi = (work.get("doi") or "").lower() if isinstance(work, dict) else ""
+            if "authorships" not in work or work.get("id") in known:
+                continue
+            if not doi.startswith("https://doi.org/" + openalex.ARXIV_DOI_PREFIX):
+                continue
+            answer = _pick(work, OA_WORK_KEYS)
+            current = found.get(work["id"])
+            rank = (len(answer), recorded)
+            if current is None or rank > (len(current["answer"]), current["recorded"]):
+                found[work["id"]] = {
+                    "answer": answer,
+                    "recorded": recorded,
+                    "source": (sha, path, f"$.data.results[{i}] (GET {cached['url']})"),
+                }
+    for record in found.values():
+        sha, path, where = record["source"]
+        added = _git(git_dir, "log", "--all", "--format=%h", "--find-object", sha).split()[-1]
+        record["source"] = f"Mearman/BibGraph@{added}:{path} {where}"
+    return [found[k] for k in sorted(found)]
+
+
 READNEXT_DOCUMENTS = "tests/testing_data/test_documents_frame.parquet"
 
 
@@ -222,11 +270,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--s2-history", type=Path, help="git dir of danielnsilva/semanticscholar")
     parser.add_argument("--readnext", type=Path, help="git dir of joel-beck/readnext")
     parser.add_argument("--readnext-commit", default="8017f91")
+    parser.add_argument("--openalex-history", type=Path, help="git dir of Mearman/BibGraph")
     args = parser.parse_args(argv)
     out_path = args.out
     out_path.mkdir(parents=True, exist_ok=True)
     s2_papers, s2_authors = semantic_scholar_answers(args.corpus)
     oa_works, oa_authors = openalex_answers(args.corpus, args.extra_lists)
+    if args.openalex_history:
+        known = {w["answer"]["id"] for w in oa_works}
+        oa_works += openalex_history_answers(args.openalex_history, known)
     outputs: list[tuple[str, object]] = []
     if args.readnext:
         categories = readnext_categories(args.readnext, args.readnext_commit)

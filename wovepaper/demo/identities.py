@@ -37,6 +37,7 @@ from .replay import Recordings, replaying
 
 @dataclass
 class IdentitiesSummary:
+    papers_recorded: int
     papers_written: int
     papers_kept: int
     papers_matched: int
@@ -45,7 +46,7 @@ class IdentitiesSummary:
     def describe(self) -> str:
         if self.run is None:
             return (
-                f"Recorded papers: {self.papers_kept + self.papers_written} in place, "
+                f"Recorded papers: {self.papers_recorded} in place, "
                 "all matched on an earlier run; nothing to do."
             )
         return (
@@ -154,6 +155,7 @@ def demo_identities_load(recordings: Recordings | None = None) -> IdentitiesSumm
             run = match_papers(todo)
         _stamp_figure_dates(recordings)
     return IdentitiesSummary(
+        papers_recorded=len(arxiv_ids),
         papers_written=counts.created + counts.updated,
         papers_kept=len(kept),
         papers_matched=len(todo),
