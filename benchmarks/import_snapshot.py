@@ -124,7 +124,7 @@ def _django_setup() -> None:
     django.setup()
 
 
-def run_child(snapshot: Path, batch_size: int | None, load_only: bool) -> dict:
+def run_child(snapshot: Path, batch_size: int | None, load_only: bool, rerun: bool = True) -> dict:
     """Runs inside the child: migrate, import twice, count rows, report as a dict."""
     _django_setup()
     from django.core.management import call_command
@@ -143,7 +143,7 @@ def run_child(snapshot: Path, batch_size: int | None, load_only: bool) -> dict:
         "mode": "load only" if load_only else "load + search index",
     }
     with server:
-        for label in ("first", "rerun"):
+        for label in ("first", "rerun") if rerun else ("first",):
             print(f"  {connection.vendor}: {label} import", file=sys.stderr, flush=True)
             result[label] = _timed_import(
                 server, snapshot_import, snapshot, build_search_index=not load_only, **options
@@ -405,6 +405,7 @@ def run_vendor(vendor: str, args: argparse.Namespace) -> dict:
     try:
         extra = ["--batch-size", str(args.batch_size)] if args.batch_size else []
         extra += ["--load-only"] if args.load_only else []
+        extra += ["--no-rerun"] if args.no_rerun else []
         with LoadSampler() as load:
             result = _child(["--child", str(args.snapshot), *extra], env)
         result["load"] = load.summary()
@@ -460,6 +461,8 @@ def print_table(results: list[dict], snapshot: Path) -> None:
     print("-" * len(header))
     for r in results:
         for label in ("first", "rerun"):
+            if label not in r:
+                continue
             p = r[label]
             print(
                 f"{r['vendor']:<11}{label:<7}{r['mode']:<21}{p['records']:>10,}"
@@ -478,6 +481,8 @@ def print_table(results: list[dict], snapshot: Path) -> None:
 
     for r in results:
         for label in ("first", "rerun"):
+            if label not in r:
+                continue
             p = r[label]
             print(
                 f"  {r['vendor']:<11}{label:<7}client {us(p['client_cpu_us'])}"
@@ -522,10 +527,8 @@ def print_table(results: list[dict], snapshot: Path) -> None:
         print(f"  COPY rows: {copies[0]['rows']}")
     print()
     for r in results:
-        print(
-            f"{r['vendor']}: first {r['first']['counts']}, rerun {r['rerun']['counts']}, "
-            f"rows {r['rows']}"
-        )
+        rerun = f", rerun {r['rerun']['counts']}" if "rerun" in r else ""
+        print(f"{r['vendor']}: first {r['first']['counts']}{rerun}, rows {r['rows']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -553,6 +556,9 @@ def main(argv: list[str] | None = None) -> int:
         help="time the load alone: leave the search documents unbuilt",
     )
     parser.add_argument(
+        "--no-rerun", action="store_true", help="time the first import only, not a rerun"
+    )
+    parser.add_argument(
         "--no-reference", action="store_true", help="skip the COPY reference (PostgreSQL)"
     )
     parser.add_argument("--json", type=Path, help="also write the results to this file")
@@ -561,7 +567,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child-copy", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(run_child(args.snapshot, args.batch_size, args.load_only)))
+        print(
+            json.dumps(run_child(args.snapshot, args.batch_size, args.load_only, not args.no_rerun))
+        )
         return 0
     if args.child_prepare:
         print(json.dumps(run_prepare_child(args.snapshot, args.child_prepare)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from collections.abc import Callable, Iterator
@@ -9,13 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from django.db import connection
+from django.db import DatabaseError, connection
 
 from wovepaper.lib.search.indexer import engine_index_enqueue
 
 from .embedding import embed_enqueue
 from .indexing import BackgroundIndexer, search_index_enabled, search_index_pending
 from .ingest import UpsertCounts, papers_upsert, record_rejection
+from .models import Paper
 from .records import PaperRecord, RecordError
 from .search import PAPERS
 from .snapshot import iter_snapshot_lines, parse_snapshot_line
@@ -109,15 +111,23 @@ def snapshot_import(
     of their own beside the load, then a sweep catches anything missed; inside a transaction,
     where no other connection can see the new rows, after the load. `build_search_index=False`
     leaves them to the periodic sweep (the benchmark uses it to time the load alone).
+
+    Into an empty papers table (the first import) batches are COPY'd without first looking
+    for stored papers (papers_upsert's `first_load`). On PostgreSQL its commits do not wait for
+    the WAL to reach the disk (synchronous_commit off, this connection, this import only): a
+    crash may lose the last fraction of a second of batches, which a rerun writes again, as it
+    would the batches after them.
     """
     source = f"snapshot:{Path(path).name}"
     counts = UpsertCounts()
     changed_ids: list[int] = []
+    first_load = not Paper.objects.exists()
     indexer = (
         BackgroundIndexer()
         if build_search_index and search_index_enabled() and not connection.in_atomic_block
         else None
     )
+    _synchronous_commit(False)
     try:
         for batch in in_background(snapshot_batches(path, batch_size)):
             for line_number, reason, raw in batch.rejected:
@@ -133,7 +143,7 @@ def snapshot_import(
                 if progress:
                     progress(1)
             if batch.records:
-                batch_counts, ids = papers_upsert(batch.records)
+                batch_counts, ids = papers_upsert(batch.records, first_load=first_load)
                 counts.add(batch_counts)
                 changed_ids.extend(ids)
                 if indexer and ids:
@@ -144,8 +154,22 @@ def snapshot_import(
                 if progress:
                     progress(len(batch.records))
     finally:
+        _synchronous_commit(True)
         if indexer:
             indexer.close()
     if build_search_index:
         search_index_pending()
     return counts, changed_ids
+
+
+def _synchronous_commit(on: bool) -> None:
+    """Stop waiting for the WAL flush at each commit for an import; back to the configured
+    setting after it (never raising there: a failed import's own error is the one to see)."""
+    if connection.vendor != "postgresql":
+        return
+    if not on:
+        with connection.cursor() as cursor:
+            cursor.execute("SET synchronous_commit = off")
+        return
+    with contextlib.suppress(DatabaseError), connection.cursor() as cursor:
+        cursor.execute("RESET synchronous_commit")

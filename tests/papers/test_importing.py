@@ -8,6 +8,7 @@ import pytest
 
 from papers.importing import snapshot_import
 from papers.models import Authorship, Paper, PaperCategory, RejectedRecord
+from papers.records import RecordError
 from papers.snapshot import parse_snapshot_line
 
 CORPUS_LINES = 200
@@ -122,6 +123,33 @@ def test_malformed_lines_are_set_aside_and_the_rest_goes_on(tmp_path, snapshot_l
     # A rerun records the same rejections once, not twice.
     snapshot_import(path)
     assert RejectedRecord.objects.count() == 4
+
+
+def test_json_the_standard_library_reads_still_reads(snapshot_lines):
+    """orjson refuses NaN, which json.loads (the parser before it) accepts: such a line must
+    not become a rejection."""
+    line = snapshot_lines[0][:-1] + ', "x-score": NaN}'
+    assert parse_snapshot_line(line).arxiv_id == "0704.0001"
+    with pytest.raises(RecordError, match="invalid JSON: Expecting value at column 1"):
+        parse_snapshot_line("NaX")
+
+
+def test_first_load_with_a_paper_repeated_in_a_later_batch(tmp_path, snapshot_lines, db):
+    """A first import COPYs batches without looking for stored papers; a line whose paper an
+    earlier batch stored must still update it (or leave it alone), not fail the import."""
+    revised = json.loads(snapshot_lines[1])
+    revised["title"] = "Sparsity-certifying graph decompositions, revised"
+    lines = [*snapshot_lines[:4], json.dumps(revised), snapshot_lines[2]]
+    counts, changed = snapshot_import(_write_lines(tmp_path / "s.jsonl", lines), batch_size=2)
+    assert counts.as_dict() == {"created": 4, "updated": 1, "unchanged": 1, "rejected": 0}
+    paper = Paper.objects.get(arxiv_id="0704.0002")
+    assert paper.title == "Sparsity-certifying graph decompositions, revised"
+    assert Paper.objects.count() == 4
+    assert changed.count(paper.pk) == 2  # created, then changed
+    assert list(paper.authorships.values_list("position", "name")) == [
+        (1, "Ileana Streinu"),
+        (2, "Louis Theran"),
+    ]
 
 
 def test_new_version_updates_fields_and_keeps_unchanged_matches(
