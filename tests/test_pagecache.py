@@ -167,3 +167,44 @@ def test_pages_render_when_the_cache_cannot_be_reached(client, paper_factory):
         assert "Served without a cache" in response.content.decode()
         paper.title = "Saved without a cache"
         paper.save()
+
+
+def test_each_process_serves_its_own_copy_and_still_sees_every_change(client, paper_factory):
+    """Production's caches: Redis shared by every process, and each process's near copy."""
+    import secrets
+
+    from django.core.cache import cache
+    from django.test import RequestFactory
+
+    from wovepaper.lib.pagecache import _page_key
+
+    prefix = f"near-test-{secrets.token_hex(6)}"
+    production_like = {
+        "default": {
+            "BACKEND": "wovepaper.lib.cache.FailOpenRedisCache",
+            "LOCATION": "redis://127.0.0.1:6379/0",
+            "KEY_PREFIX": prefix,
+        },
+        "pages_near": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": prefix,
+        },
+    }
+    paper = paper_factory(title="Original title")
+    url = paper.get_absolute_url()
+    with override_settings(CACHES=production_like):
+        try:
+            assert "Original title" in client.get(url).content.decode()
+            _quietly_retitle(paper, "Quietly changed")
+            # The shared entry is gone (evicted, say): this process's copy still serves, so
+            # the hit did not need the page from Redis.
+            cache.delete(_page_key(RequestFactory().get(url)))
+            assert "Original title" in client.get(url).content.decode()
+            # A change announced anywhere reaches this process's copy at once.
+            pages_changed("paper", [paper.pk])
+            assert "Quietly changed" in client.get(url).content.decode()
+        finally:
+            redis = cache._cache.get_client()
+            keys = list(redis.scan_iter(f"{prefix}:*"))
+            if keys:
+                redis.delete(*keys)

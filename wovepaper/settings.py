@@ -167,6 +167,13 @@ if REDIS_URL:
                 "socket_timeout": float(env("REDIS_COORDINATION_TIMEOUT", "5")),
             },
         },
+        # Each web process's own copy of the cached pages it served last (wovepaper.lib.pagecache):
+        # a hit reads only the pages' version tokens from Redis, not the page.
+        "pages_near": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "pages-near",
+            "OPTIONS": {"MAX_ENTRIES": env_int("PAGE_CACHE_NEAR_ENTRIES", 300)},
+        },
     }
     # Sessions read through the cache and written to the database: any web process serves any
     # request behind a load balancer, and a Redis restart signs nobody out.
