@@ -138,3 +138,10 @@ def test_the_paper_page_keeps_the_whole_byline_folded(
     assert byline.count('class="author"') == 628
     assert "<summary>Show the other 598 of 628 authors</summary>" in byline
     assert byline.index("R. Lefèvre") > byline.index("<details")
+    # Each author with their page and institutions (one flat query for all of them).
+    researcher, cnrs = small_world["researcher"], small_world["institution"]
+    assert (
+        f'<span class="author"><a href="{researcher.get_absolute_url()}">R. Lefèvre</a>'
+        f'<span class="affil"> (<a href="{cnrs.get_absolute_url()}">CNRS</a>)</span></span>'
+    ) in byline
+    assert html.count('<meta name="citation_author" content="') == 628

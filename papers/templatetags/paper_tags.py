@@ -3,7 +3,8 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from django import template
-from django.utils.safestring import SafeString
+from django.utils.html import escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 
 from papers import mathtext
 from papers.taxonomy import category_name as _category_name
@@ -33,3 +34,45 @@ def tex(text: str) -> SafeString:
 def tex_words(text: str, limit: int) -> SafeString:
     """As `tex`, cut after `limit` words without cutting a formula."""
     return mathtext.tex_html_words(str(text or ""), int(limit))
+
+
+@register.simple_tag
+def authors_line(authorships) -> SafeString:
+    """A byline's authors, comma-separated, each linked to their researcher page (when matched)
+    with their institutions or the affiliation as written. Built here rather than with a
+    template include per author: a 628-author byline renders in a few milliseconds."""
+    parts = []
+    for a in authorships:
+        link = getattr(a, "link", None)
+        name = (
+            format_html('<a href="{}">{}</a>', link.get_absolute_url(), a.name)
+            if link is not None
+            else escape(a.name)
+        )
+        institutions = getattr(a, "institutions", [])
+        if institutions:
+            affil = format_html(
+                '<span class="affil"> ({})</span>',
+                mark_safe(
+                    "; ".join(
+                        format_html('<a href="{}">{}</a>', i.get_absolute_url(), i.name)
+                        for i in institutions
+                    )
+                ),
+            )
+        elif a.affiliation:
+            affil = format_html('<span class="affil"> ({})</span>', a.affiliation)
+        else:
+            affil = ""
+        parts.append(format_html('<span class="author">{}{}</span>', name, affil))
+    return mark_safe(", ".join(parts))
+
+
+@register.simple_tag
+def citation_authors(authorships) -> SafeString:
+    """One `citation_author` meta tag per author (Google Scholar's), built in one pass."""
+    return mark_safe(
+        "".join(
+            format_html('<meta name="citation_author" content="{}">', a.name) for a in authorships
+        )
+    )
