@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from allauth.account.models import EmailAddress
+from allauth.socialaccount.models import SocialAccount
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -180,8 +182,6 @@ def _bare_orcid(value: str) -> str:
 def researcher_orcid_confirm(*, user: AbstractBaseUser, researcher: Researcher) -> bool:
     """Whether the user's ORCID sign-in proves this record is theirs. When it does, the record's
     ORCID link is marked as confirmed by the researcher."""
-    from allauth.socialaccount.models import SocialAccount
-
     signed_in = {
         _bare_orcid(uid)
         for uid in SocialAccount.objects.filter(user=user, provider="orcid").values_list(
@@ -214,9 +214,6 @@ def claim_review(*, claim: Claim, reviewer: AbstractBaseUser, confirm: bool) -> 
 
 def user_export(*, user: AbstractBaseUser) -> dict:
     """Everything wovepaper stores about the user, as JSON-ready data."""
-    from allauth.account.models import EmailAddress
-    from allauth.socialaccount.models import SocialAccount
-
     profile = profile_get_or_create(user=user)
     return {
         "exported_at": timezone.now().isoformat(),

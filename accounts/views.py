@@ -36,7 +36,6 @@ from . import digests, selectors, services
 from .categories import categories_by_code, categories_search, category_list
 from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
 from .models import Profile
-from .templatetags.follow_tags import follow_button_context
 
 FEED_PAGE_SIZE = 20
 FEED_MAX_PAGES = 25
@@ -109,7 +108,7 @@ def _follow_answer(
     request: HttpRequest, record: Researcher | Institution, next_url: str, message: str
 ) -> HttpResponse:
     if request.htmx:
-        context = follow_button_context(request, record, next_url=next_url)
+        context = selectors.follow_button_context(request, record, next_url=next_url)
         return render(request, "accounts/_follow_button.html", context)
     messages.success(request, message)
     return redirect(next_url)

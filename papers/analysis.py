@@ -344,7 +344,7 @@ def request_analysis(paper: Paper, analysis: PaperAnalysis | None) -> PaperAnaly
         return None
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return analyse_paper(paper)
-    from .tasks import analyse_paper as analyse_task
+    from .tasks import analyse_paper as analyse_task  # the tasks module imports this one
 
     transaction.on_commit(lambda: analyse_task.delay(paper.pk))
     return None

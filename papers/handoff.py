@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from itertools import islice
 
+from celery import current_app
 from django.conf import settings
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
@@ -37,9 +38,8 @@ UNREACHABLE = (BrokerError, ConnectionError, TimeoutError, OSError)
 
 def send_task(name: str, **kwargs) -> None:
     """Send a task by name, once: no publish retries (the caller decides what a failure means)."""
-    from wovepaper.celery import app
-
-    app.signature(name, kwargs=kwargs).apply_async(retry=False)
+    # current_app: the project's app (wovepaper.celery), without the app importing the site root.
+    current_app.signature(name, kwargs=kwargs).apply_async(retry=False)
 
 
 class HandOff:

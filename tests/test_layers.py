@@ -83,3 +83,21 @@ def test_project_routes_take_their_arguments_through_converters():
                 offenders.append(f"{name} ({entry.pattern}): {argument}")
     assert {name for name, _ in routes} >= {"papers:detail", "researchers:detail"}
     assert offenders == []
+
+
+def test_only_templates_use_template_tags():
+    """Views and services share selectors and services; a templatetag module is for templates."""
+    offenders = []
+    for app in sorted(APPS | {"wovepaper"}):
+        for path in sorted((ROOT / app).rglob("*.py")):
+            if "templatetags" in path.parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    names = [node.module or "", *(alias.name for alias in node.names)]
+                if any("templatetags" in name.split(".") for name in names):
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

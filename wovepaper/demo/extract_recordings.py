@@ -12,6 +12,7 @@ recorded and when. Nothing is written that no recording holds.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import subprocess
 from collections.abc import Iterator
@@ -241,8 +242,6 @@ READNEXT_DOCUMENTS = "tests/testing_data/test_documents_frame.parquet"
 def readnext_categories(git_dir: Path, commit: str) -> dict[str, dict]:
     """arXiv id → arXiv's categories (column `arxiv_labels`) from joel-beck/readnext's test
     documents (100 arXiv papers). Needs pyarrow, which the project does not depend on."""
-    import io
-
     import pyarrow.parquet as pq
 
     blob = subprocess.run(

@@ -3,7 +3,8 @@ from __future__ import annotations
 import json
 
 from django import template
-from django.utils.html import format_html
+from django.template.loader_tags import BLOCK_CONTEXT_KEY
+from django.utils.html import format_html, strip_tags
 from django.utils.safestring import mark_safe
 
 register = template.Library()
@@ -35,9 +36,6 @@ def reuse_block(context, name: str) -> str:
     description and canonical path in the Open Graph and Twitter tags. The block was rendered
     with autoescaping, so its text is already escaped and safe to emit.
     """
-    from django.template.loader_tags import BLOCK_CONTEXT_KEY
-    from django.utils.html import strip_tags
-
     block_context = context.render_context.get(BLOCK_CONTEXT_KEY)
     block = block_context.get_block(name) if block_context is not None else None
     if block is None:
