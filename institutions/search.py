@@ -18,14 +18,13 @@ from wovepaper.lib.search import (
 )
 from wovepaper.lib.search.orm import (
     changed_id_batches,
-    each_word,
     id_batches,
     queryset_page,
     with_instances,
 )
-from wovepaper.lib.text import folded_words
 
 from .models import Institution
+from .selectors import INSTITUTION_ORDERING, institutions_named
 
 
 def _clean(query: str) -> str:
@@ -50,10 +49,7 @@ class InstitutionDatabaseBackend(SearchBackend):
         text = _clean(query.text)
         if len(text) < 2:
             return SearchPage()
-        matches = Institution.objects.filter(
-            each_word("folded_name__contains", folded_words(text).split())
-        )
-        return queryset_page(matches.order_by("-paper_count", "id"), query)
+        return queryset_page(institutions_named(text).order_by(*INSTITUTION_ORDERING), query)
 
 
 INSTITUTIONS = Collection(

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from papers.models import Paper
 from papers.selectors import papers_with_short_bylines
+from wovepaper.lib.search.orm import each_word
+from wovepaper.lib.text import folded_words
 
 from .models import AuthorshipInstitution, Institution
 
@@ -19,6 +21,8 @@ ROR_ID = re.compile(
 OPENALEX_ID = re.compile(r"^(?:https?:/+)?(?:openalex\.org/)?(I\d{1,15})$", re.IGNORECASE)
 
 LIST_SORTS = {"papers": ("-paper_count", "id"), "name": ("name", "id")}
+# The API's order for institution lists, the pages' default.
+INSTITUTION_ORDERING = LIST_SORTS["papers"]
 
 
 def institution_lookup(key: str) -> Institution | None:
@@ -50,12 +54,30 @@ def institution_papers(institution: Institution, *, offset: int = 0, limit: int 
     return papers_with_short_bylines(papers[offset : offset + limit])
 
 
-def institutions_browse(
-    *, sort: str = "papers", country: str = "", offset: int = 0, limit: int = 50
-) -> list[Institution]:
+def institutions_listed(*, country: str = "") -> QuerySet[Institution]:
+    """Every institution, or those of one country (ISO code, any case); unordered."""
     qs: QuerySet[Institution] = Institution.objects.all()
     if country:
         qs = qs.filter(country_code=country.upper())
+    return qs
+
+
+def institutions_named(text: str, *, or_ror_id: bool = False) -> QuerySet[Institution]:
+    """Institutions whose folded name holds each folded word of `text` ("zurich" finds "ETH
+    Zürich"; a trigram index on PostgreSQL), unordered; with `or_ror_id`, also the one whose ROR
+    id `text` is. The search pages' database backend and the API's search both read this."""
+    words = folded_words(" ".join(text.split())).split()
+    match = each_word("folded_name__contains", words) if words else Q(pk__in=[])
+    ror = ROR_ID.match(text.strip()) if or_ror_id else None
+    if ror:
+        match |= Q(ror_id=ror[1].lower())
+    return Institution.objects.filter(match)
+
+
+def institutions_browse(
+    *, sort: str = "papers", country: str = "", offset: int = 0, limit: int = 50
+) -> list[Institution]:
+    qs = institutions_listed(country=country)
     return list(qs.order_by(*LIST_SORTS.get(sort, LIST_SORTS["papers"]))[offset : offset + limit])
 
 

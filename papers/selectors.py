@@ -134,6 +134,10 @@ def papers_in_category(*, code: str, offset: int, limit: int) -> list[Paper]:
     return papers_with_short_bylines(by_id[i] for i in ids if i in by_id)
 
 
+# The order of paper lists in the API (keyset-paged) and of the pages' newest-first lists.
+PAPER_ORDERING = ("-published", "-id")
+
+
 def papers_listed() -> QuerySet[Paper]:
     """Papers that lists, feeds and the API show: not deleted upstream, and dated (lists are
     ordered by date, newest first)."""

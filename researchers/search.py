@@ -19,7 +19,6 @@ from wovepaper.lib.search import (
 )
 from wovepaper.lib.search.orm import (
     changed_id_batches,
-    each_word,
     id_batches,
     queryset_page,
     with_instances,
@@ -27,6 +26,7 @@ from wovepaper.lib.search.orm import (
 
 from .models import Researcher
 from .names import name_key
+from .selectors import NAME_SEARCH_MIN, RESEARCHER_ORDERING, researchers_named
 
 
 def researcher_documents(researcher_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
@@ -46,13 +46,9 @@ class ResearcherDatabaseBackend(SearchBackend):
     engine = "database"
 
     def search(self, query: SearchQuery) -> SearchPage[int]:
-        key = name_key(query.text)
-        if len(key) < 2:
+        if len(name_key(query.text)) < NAME_SEARCH_MIN:
             return SearchPage()
-        matches = Researcher.objects.filter(
-            each_word("name_key__contains", key.split()), merged_into__isnull=True
-        )
-        return queryset_page(matches.order_by("-paper_count", "id"), query)
+        return queryset_page(researchers_named(query.text).order_by(*RESEARCHER_ORDERING), query)
 
 
 RESEARCHERS = Collection(
@@ -73,7 +69,7 @@ def researcher_search_backend() -> SearchBackend:
 
 def researchers_search(query: str, *, offset: int = 0, limit: int = 20) -> SearchPage[Researcher]:
     """Researchers whose name has words starting with the query's words, most papers first."""
-    if len(name_key(query or "")) < 2:
+    if len(name_key(query or "")) < NAME_SEARCH_MIN:
         return SearchPage()
     found = researcher_search_backend().search(SearchQuery(text=query, offset=offset, limit=limit))
     return with_instances(found, Researcher.objects.all())

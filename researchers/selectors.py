@@ -12,6 +12,7 @@ from django.utils import timezone
 from institutions.models import AuthorshipInstitution, Institution
 from papers.models import Authorship, Paper, PaperCategory
 from papers.selectors import papers_with_short_bylines
+from wovepaper.lib.search.orm import each_word
 
 from .models import (
     CurationEntry,
@@ -20,6 +21,7 @@ from .models import (
     Researcher,
     ResearcherExternalId,
 )
+from .names import name_key
 
 # A chain of merges longer than this is a curation mistake (or a cycle); stop following it.
 MAX_MERGE_HOPS = 10
@@ -38,12 +40,62 @@ LIST_SORTS = {
     "h_index": ("-h_index", "id"),
     "name": ("name_key", "id"),
 }
+# The API's order for researcher lists, the pages' default.
+RESEARCHER_ORDERING = LIST_SORTS["papers"]
+# Name searches shorter than this (folded) find nobody: one letter would match most names.
+NAME_SEARCH_MIN = 2
 
 EXTERNAL_URLS = {
     ResearcherExternalId.SEMANTIC_SCHOLAR: "https://www.semanticscholar.org/author/{}",
     ResearcherExternalId.OPENALEX: "https://openalex.org/{}",
     ResearcherExternalId.ORCID: "https://orcid.org/{}",
 }
+
+
+def researchers_listed() -> QuerySet[Researcher]:
+    """Live records (merged ones excluded), unordered."""
+    return Researcher.objects.filter(merged_into__isnull=True)
+
+
+def researcher_get(pk: int) -> Researcher | None:
+    """The record `pk`, merged or not, with what the API's detail shows (two queries)."""
+    return (
+        Researcher.objects.select_related("most_cited_paper")
+        .prefetch_related("external_ids")
+        .filter(pk=pk)
+        .first()
+    )
+
+
+def researcher_merge_and_name(pk: int) -> tuple[int | None, str] | None:
+    """(merged_into id, name_key) of the record `pk`, None when there is none (one query)."""
+    return Researcher.objects.filter(pk=pk).values_list("merged_into_id", "name_key").first()
+
+
+def researchers_named(text: str) -> QuerySet[Researcher]:
+    """Live researchers whose name key holds each folded word of `text` (a trigram index on
+    PostgreSQL), unordered; nobody for fewer than NAME_SEARCH_MIN characters. The search
+    pages' database backend (researchers.search) and the API's search both read this."""
+    key = name_key(text or "")
+    if len(key) < NAME_SEARCH_MIN:
+        return Researcher.objects.none()
+    return researchers_listed().filter(each_word("name_key__contains", key.split()))
+
+
+def researchers_sharing_name(name: str, *, exclude: int) -> QuerySet[Researcher]:
+    """Other live records with the name key `name` than `exclude`, unordered."""
+    if not name:
+        return Researcher.objects.none()
+    return researchers_listed().filter(name_key=name).exclude(pk=exclude)
+
+
+def researchers_linked_to_institution(institution: Institution) -> QuerySet[Researcher]:
+    """Live researchers with at least one author listing at the institution, unordered (the
+    API pages through all of them; the page's card reads researchers_at_institution)."""
+    authorships = Authorship.objects.filter(
+        pk__in=AuthorshipInstitution.objects.filter(institution=institution).values("authorship_id")
+    )
+    return researchers_listed().filter(pk__in=authorships.values("researcher_id"))
 
 
 def researcher_resolve(pk: int) -> tuple[Researcher | None, bool]:
@@ -82,13 +134,8 @@ def researcher_external_links(researcher: Researcher) -> list[dict]:
 
 def researcher_same_name(researcher: Researcher, *, limit: int = 8) -> list[Researcher]:
     """Other live records with the same name key: other people, or unmerged duplicates."""
-    if not researcher.name_key:
-        return []
-    return list(
-        Researcher.objects.filter(name_key=researcher.name_key, merged_into__isnull=True)
-        .exclude(pk=researcher.pk)
-        .order_by("-paper_count", "id")[:limit]
-    )
+    same = researchers_sharing_name(researcher.name_key, exclude=researcher.pk)
+    return list(same.order_by(*RESEARCHER_ORDERING)[:limit])
 
 
 def researcher_papers(
@@ -172,7 +219,7 @@ def researchers_at_institution(institution: Institution, *, limit: int = 30) -> 
 def researchers_browse(
     *, sort: str = "papers", offset: int = 0, limit: int = 50
 ) -> list[Researcher]:
-    qs: QuerySet[Researcher] = Researcher.objects.filter(merged_into__isnull=True)
+    qs = researchers_listed()
     if sort == "h_index":
         # Rows without an h-index would sort first in a descending index scan; leave them out.
         qs = qs.filter(h_index__isnull=False)

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from researchers.models import Researcher
 from wovepaper.lib.api.pagination import page_size_from
-from wovepaper.lib.api.schema import error_responses
+from wovepaper.lib.api.schema import error_responses, page_number_parameters
 
 from .. import chat, selectors, services
 from ..models import Conversation
@@ -54,6 +54,14 @@ class FollowPagination(PageNumberPagination):
         return given[0]
 
 
+def _page_parameters(things: str) -> list[OpenApiParameter]:
+    return page_number_parameters(
+        things,
+        page_size=FollowPagination.page_size,
+        max_page_size=FollowPagination.max_page_size,
+    )
+
+
 class MeApiView(APIView):
     # Token first: its WWW-Authenticate header makes an anonymous request a 401, not a 403.
     authentication_classes = [TokenAuthentication, SessionAuthentication]
@@ -66,19 +74,7 @@ class FollowListApi(MeApiView):
         description="The signed-in user's follows, newest first, 50 a page (`page`, `page_size` "
         "up to 200). Authenticate with `Authorization: Token <key>` (create the key in your "
         "account settings) or a browser session.",
-        parameters=[
-            OpenApiParameter(
-                "page",
-                {"type": "integer", "minimum": 1},
-                description="Page number, from 1 (404 past the last page).",
-            ),
-            OpenApiParameter(
-                "page_size",
-                {"type": "integer", "minimum": 1, "maximum": FollowPagination.max_page_size},
-                description=f"Follows per page, 1 to {FollowPagination.max_page_size} "
-                f"(default {FollowPagination.page_size}).",
-            ),
-        ],
+        parameters=_page_parameters("follows"),
         responses={200: FollowPageSerializer, **error_responses(400, 401, 403, 404)},
         tags=["me"],
     )
@@ -187,19 +183,7 @@ class ConversationListApi(MeApiView):
         summary="List your chat conversations",
         description="The signed-in user's conversations with the papers, most recent first, 50 "
         "a page (`page`, `page_size` up to 200).",
-        parameters=[
-            OpenApiParameter(
-                "page",
-                {"type": "integer", "minimum": 1},
-                description="Page number, from 1 (404 past the last page).",
-            ),
-            OpenApiParameter(
-                "page_size",
-                {"type": "integer", "minimum": 1, "maximum": FollowPagination.max_page_size},
-                description=f"Conversations per page, 1 to {FollowPagination.max_page_size} "
-                f"(default {FollowPagination.page_size}).",
-            ),
-        ],
+        parameters=_page_parameters("conversations"),
         responses={200: ConversationPageSerializer, **error_responses(400, 401, 403, 404)},
         tags=["me"],
     )

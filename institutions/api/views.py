@@ -1,26 +1,28 @@
 from __future__ import annotations
 
-from django.db.models import Q
 from django.http import Http404
 from django.utils.http import http_date
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics
 from rest_framework.response import Response
 
 from institutions.models import Institution
-from institutions.selectors import ROR_ID, institution_get
+from institutions.selectors import (
+    INSTITUTION_ORDERING,
+    institution_get,
+    institutions_listed,
+    institutions_named,
+)
 from papers.api.serializers import PaperSerializer
-from papers.api.views import PAPER_ORDERING
 from papers.selectors import (
+    PAPER_ORDERING,
     paper_list_prefetch,
     papers_by_institution,
     papers_listed,
 )
 from wovepaper.lib.api.conditional import ConditionalGetMixin
-from wovepaper.lib.api.converters import InstitutionKeyConverter
 from wovepaper.lib.api.pagination import KeysetPagination
-from wovepaper.lib.api.schema import error_responses, query_values
-from wovepaper.lib.text import folded_words
+from wovepaper.lib.api.schema import INSTITUTION_KEY, error_responses, query_values
 
 from .serializers import (
     InstitutionDetailSerializer,
@@ -28,18 +30,6 @@ from .serializers import (
     InstitutionSearchParamsSerializer,
     InstitutionSerializer,
 )
-
-INSTITUTION_ORDERING = ("-paper_count", "id")
-
-INSTITUTION_KEY = OpenApiParameter(
-    "key",
-    # The URL converter's own pattern: the schema admits exactly the keys the route does.
-    {"type": "string", "pattern": f"^(?:{InstitutionKeyConverter.regex})$"},
-    OpenApiParameter.PATH,
-    description="An institution id (as in `/institutions/<id>-<slug>`) or its bare ROR id.",
-    examples=[OpenApiExample("id", value="1"), OpenApiExample("ROR id", value="042nb2s44")],
-)
-
 
 INSTITUTION_PAGE = OpenApiResponse(
     InstitutionSerializer(many=True), description="A page of institutions."
@@ -61,20 +51,8 @@ class InstitutionPageView(ConditionalGetMixin, generics.ListAPIView):
     ordering = INSTITUTION_ORDERING
 
 
-class InstitutionListView(InstitutionPageView):
-    def get_queryset(self):
-        params = InstitutionListParamsSerializer(
-            data=query_values(self.request, InstitutionListParamsSerializer)
-        )
-        params.is_valid(raise_exception=True)
-        institutions = Institution.objects.all()
-        if params.validated_data.get("country"):
-            institutions = institutions.filter(
-                country_code=params.validated_data["country"].upper()
-            )
-        return institutions
-
-    @extend_schema(
+@extend_schema_view(
+    get=extend_schema(
         operation_id="institutions_list",
         summary="List institutions, most papers first",
         description="Institutions (ROR organisations) linked to papers on wovepaper, by papers.",
@@ -82,8 +60,14 @@ class InstitutionListView(InstitutionPageView):
         responses={200: INSTITUTION_PAGE, **error_responses(400, 404)},
         tags=["institutions"],
     )
-    def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
+)
+class InstitutionListView(InstitutionPageView):
+    def get_queryset(self):
+        params = InstitutionListParamsSerializer(
+            data=query_values(self.request, InstitutionListParamsSerializer)
+        )
+        params.is_valid(raise_exception=True)
+        return institutions_listed(country=params.validated_data.get("country") or "")
 
 
 class InstitutionDetailView(ConditionalGetMixin, generics.GenericAPIView):
@@ -107,16 +91,8 @@ class InstitutionDetailView(ConditionalGetMixin, generics.GenericAPIView):
         return response
 
 
-class InstitutionPapersView(ConditionalGetMixin, generics.ListAPIView):
-    serializer_class = PaperSerializer
-    pagination_class = KeysetPagination
-    ordering = PAPER_ORDERING
-
-    def get_queryset(self):
-        institution = institution_or_404(self.kwargs["key"])
-        return paper_list_prefetch(papers_by_institution(papers_listed(), institution.pk))
-
-    @extend_schema(
+@extend_schema_view(
+    get=extend_schema(
         operation_id="institutions_papers",
         summary="Papers with an author at an institution, newest first",
         description="Papers where at least one author is listed at this institution.",
@@ -127,34 +103,34 @@ class InstitutionPapersView(ConditionalGetMixin, generics.ListAPIView):
         },
         tags=["institutions"],
     )
-    def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
+)
+class InstitutionPapersView(ConditionalGetMixin, generics.ListAPIView):
+    serializer_class = PaperSerializer
+    pagination_class = KeysetPagination
+    ordering = PAPER_ORDERING
+
+    def get_queryset(self):
+        institution = institution_or_404(self.kwargs["key"])
+        return paper_list_prefetch(papers_by_institution(papers_listed(), institution.pk))
 
 
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="search_institutions",
+        summary="Search institutions",
+        description="Institutions whose name holds each word of `q`, case and accents aside (or "
+        "whose ROR id is `q`), most papers first: the site's search, paged by cursor.",
+        parameters=[InstitutionSearchParamsSerializer],
+        responses={200: INSTITUTION_PAGE, **error_responses(400, 404)},
+        tags=["search"],
+    )
+)
 class InstitutionSearchView(InstitutionPageView):
     def get_queryset(self):
         params = InstitutionSearchParamsSerializer(
             data=query_values(self.request, InstitutionSearchParamsSerializer)
         )
         params.is_valid(raise_exception=True)
-        q = params.validated_data["q"]
-        if not q:
-            return Institution.objects.none()
         # ROR lists about 120,000 organisations, so a substring scan of the names stays cheap
         # whatever the number of papers.
-        match = Q(folded_name__contains=folded_words(q))
-        if ROR_ID.match(q.lower()):
-            match |= Q(ror_id=q.lower())
-        return Institution.objects.filter(match)
-
-    @extend_schema(
-        operation_id="search_institutions",
-        summary="Search institutions",
-        description="Institutions whose name contains `q`, case and accents aside (or whose ROR "
-        "id is `q`), most papers first.",
-        parameters=[InstitutionSearchParamsSerializer],
-        responses={200: INSTITUTION_PAGE, **error_responses(400, 404)},
-        tags=["search"],
-    )
-    def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
+        return institutions_named(params.validated_data["q"], or_ror_id=True)

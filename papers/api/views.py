@@ -7,9 +7,9 @@ from django.http import Http404
 from django.utils.http import http_date
 from drf_spectacular.utils import (
     OpenApiExample,
-    OpenApiParameter,
     OpenApiResponse,
     extend_schema,
+    extend_schema_view,
 )
 from rest_framework import generics
 from rest_framework.response import Response
@@ -19,6 +19,7 @@ from papers.converters import ArxivIdConverter
 from papers.models import Paper
 from papers.search import paper_search
 from papers.selectors import (
+    PAPER_ORDERING,
     paper_list_prefetch,
     papers_by_category,
     papers_by_institution,
@@ -28,7 +29,7 @@ from papers.selectors import (
 )
 from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
-from wovepaper.lib.api.schema import error_responses, query_values
+from wovepaper.lib.api.schema import converter_path_parameter, error_responses, query_values
 
 from .examples import paper_example
 from .serializers import (
@@ -40,19 +41,12 @@ from .serializers import (
     day_start,
 )
 
-PAPER_ORDERING = ("-published", "-id")
-
-ARXIV_ID_PARAMETER = OpenApiParameter(
+ARXIV_ID_PARAMETER = converter_path_parameter(
     "arxiv_id",
-    # The URL converter's own pattern: the schema admits exactly the ids the route does.
-    {"type": "string", "pattern": f"^(?:{ArxivIdConverter.regex})$"},
-    OpenApiParameter.PATH,
+    ArxivIdConverter,
     description="An arXiv id, new-style (`2401.01234`) or old-style with its slash "
     "(`astro-ph/9901001`); a version suffix (`v2`) is accepted and ignored.",
-    examples=[
-        OpenApiExample("new-style", value="0704.0001"),
-        OpenApiExample("old-style", value="astro-ph/9901001"),
-    ],
+    examples={"new-style": "0704.0001", "old-style": "astro-ph/9901001"},
 )
 
 
@@ -66,6 +60,25 @@ def papers_in_range(
     return papers
 
 
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="papers_list",
+        summary="List papers, newest first",
+        description="Every paper, newest first (by the date of version 1), optionally filtered. "
+        "Filters combine. Paged with cursors: follow `next`.",
+        parameters=[PaperFilterSerializer],
+        responses={
+            200: OpenApiResponse(PaperSerializer(many=True), description="A page of papers."),
+            **error_responses(400, 404),
+        },
+        examples=[
+            OpenApiExample(
+                "a page", value=paper_example(), response_only=True, status_codes=["200"]
+            )
+        ],
+        tags=["papers"],
+    )
+)
 class PaperListView(ConditionalGetMixin, generics.ListAPIView):
     serializer_class = PaperSerializer
     pagination_class = KeysetPagination
@@ -93,26 +106,6 @@ class PaperListView(ConditionalGetMixin, generics.ListAPIView):
         if f.get("institution"):
             papers = papers_by_institution(papers, f["institution"])
         return paper_list_prefetch(papers)
-
-    @extend_schema(
-        operation_id="papers_list",
-        summary="List papers, newest first",
-        description="Every paper, newest first (by the date of version 1), optionally filtered. "
-        "Filters combine. Paged with cursors: follow `next`.",
-        parameters=[PaperFilterSerializer],
-        responses={
-            200: OpenApiResponse(PaperSerializer(many=True), description="A page of papers."),
-            **error_responses(400, 404),
-        },
-        examples=[
-            OpenApiExample(
-                "a page", value=paper_example(), response_only=True, status_codes=["200"]
-            )
-        ],
-        tags=["papers"],
-    )
-    def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
 
 
 class PaperDetailView(ConditionalGetMixin, generics.RetrieveAPIView):

@@ -155,4 +155,4 @@ class ResearcherDetailSerializer(ResearcherSerializer):
 
 
 class ResearcherSearchParamsSerializer(serializers.Serializer):
-    q = QueryTextField(max_length=255, help_text="The start of a name, e.g. `yann le`.")
+    q = QueryTextField(max_length=255, help_text="Words of the name (or parts), e.g. `yann le`.")

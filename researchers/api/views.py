@@ -1,39 +1,45 @@
 from __future__ import annotations
 
-from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from django.urls import reverse
 from django.utils.http import http_date
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import generics
 from rest_framework.response import Response
 
-from institutions.api.views import INSTITUTION_KEY
-from institutions.models import AuthorshipInstitution
 from institutions.selectors import institution_get
 from papers.api.serializers import PaperSerializer
-from papers.api.views import PAPER_ORDERING
-from papers.models import Authorship
 from papers.selectors import (
+    PAPER_ORDERING,
     paper_list_prefetch,
     papers_by_researcher,
     papers_listed,
 )
-from researchers.models import Researcher
-from researchers.names import name_key
-from researchers.selectors import researcher_survivor_id
+from researchers.selectors import (
+    RESEARCHER_ORDERING,
+    researcher_get,
+    researcher_merge_and_name,
+    researcher_survivor_id,
+    researchers_linked_to_institution,
+    researchers_listed,
+    researchers_named,
+    researchers_sharing_name,
+)
 from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
 from wovepaper.lib.api.redirects import permanent_redirect
-from wovepaper.lib.api.schema import error_responses, query_values
+from wovepaper.lib.api.schema import INSTITUTION_KEY, error_responses, query_values
 
 from .serializers import (
     ResearcherDetailSerializer,
     ResearcherSearchParamsSerializer,
     ResearcherSerializer,
 )
-
-RESEARCHER_ORDERING = ("-paper_count", "id")
 
 RESEARCHER_ID = OpenApiParameter(
     "id",
@@ -45,10 +51,6 @@ MERGED = OpenApiResponse(
     description="This id was merged into another record: `Location` is the same resource of "
     "the surviving record (merge chains are followed to the end)."
 )
-
-
-def researchers_listed() -> QuerySet[Researcher]:
-    return Researcher.objects.filter(merged_into__isnull=True)
 
 
 class ResearcherResourceMixin:
@@ -64,6 +66,20 @@ class ResearcherResourceMixin:
         return permanent_redirect(url, request)
 
 
+RESEARCHER_PAGE = OpenApiResponse(
+    ResearcherSerializer(many=True), description="A page of researchers."
+)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="researchers_list",
+        summary="List researchers, most papers first",
+        description="Every researcher record (merged records excluded), by papers on wovepaper.",
+        responses={200: RESEARCHER_PAGE, **error_responses(400, 404)},
+        tags=["researchers"],
+    )
+)
 class ResearcherListView(ConditionalGetMixin, generics.ListAPIView):
     serializer_class = ResearcherSerializer
     pagination_class = KeysetPagination
@@ -71,21 +87,6 @@ class ResearcherListView(ConditionalGetMixin, generics.ListAPIView):
 
     def get_queryset(self):
         return researchers_listed()
-
-    @extend_schema(
-        operation_id="researchers_list",
-        summary="List researchers, most papers first",
-        description="Every researcher record (merged records excluded), by papers on wovepaper.",
-        responses={
-            200: OpenApiResponse(
-                ResearcherSerializer(many=True), description="A page of researchers."
-            ),
-            **error_responses(400, 404),
-        },
-        tags=["researchers"],
-    )
-    def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
 
 
 class ResearcherDetailView(ResearcherResourceMixin, ConditionalGetMixin, generics.GenericAPIView):
@@ -105,12 +106,7 @@ class ResearcherDetailView(ResearcherResourceMixin, ConditionalGetMixin, generic
         tags=["researchers"],
     )
     def get(self, request, pk: int):
-        researcher = (
-            Researcher.objects.select_related("most_cited_paper")
-            .prefetch_related("external_ids")
-            .filter(pk=pk)
-            .first()
-        )
+        researcher = researcher_get(pk)
         if researcher is None:
             raise Http404("No researcher with that id.")
         if researcher.merged_into_id is not None:
@@ -155,10 +151,7 @@ class ResearcherSameNameView(ResearcherResourceMixin, ConditionalGetMixin, gener
     ordering = RESEARCHER_ORDERING
 
     def get_queryset(self):
-        name_key = self.name_key
-        if not name_key:
-            return Researcher.objects.none()
-        return researchers_listed().filter(name_key=name_key).exclude(pk=self.kwargs["pk"])
+        return researchers_sharing_name(self.name_key, exclude=self.kwargs["pk"])
 
     @extend_schema(
         operation_id="researchers_same_name",
@@ -166,18 +159,12 @@ class ResearcherSameNameView(ResearcherResourceMixin, ConditionalGetMixin, gener
         description="Separate records that share this researcher's normalized name (`name_key`)."
         " Records are never merged only because their names match.",
         parameters=[RESEARCHER_ID],
-        responses={
-            200: OpenApiResponse(
-                ResearcherSerializer(many=True), description="A page of researchers."
-            ),
-            301: MERGED,
-            **error_responses(400, 404),
-        },
+        responses={200: RESEARCHER_PAGE, 301: MERGED, **error_responses(400, 404)},
         tags=["researchers"],
     )
     def get(self, request, pk: int):
         # One read for both: is the record live, and which name do the others share?
-        row = Researcher.objects.filter(pk=pk).values_list("merged_into_id", "name_key").first()
+        row = researcher_merge_and_name(pk)
         if row is None:
             raise Http404("No researcher with that id.")
         merged_into, self.name_key = row
@@ -186,6 +173,17 @@ class ResearcherSameNameView(ResearcherResourceMixin, ConditionalGetMixin, gener
         return super().get(request, pk=pk)
 
 
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="search_researchers",
+        summary="Search researchers by name",
+        description="Researchers whose name holds each word of `q` (case and accents ignored), "
+        "most papers first: the site's search, paged by cursor.",
+        parameters=[ResearcherSearchParamsSerializer],
+        responses={200: RESEARCHER_PAGE, **error_responses(400, 404)},
+        tags=["search"],
+    )
+)
 class ResearcherSearchView(ConditionalGetMixin, generics.ListAPIView):
     serializer_class = ResearcherSerializer
     pagination_class = KeysetPagination
@@ -196,30 +194,20 @@ class ResearcherSearchView(ConditionalGetMixin, generics.ListAPIView):
             data=query_values(self.request, ResearcherSearchParamsSerializer)
         )
         params.is_valid(raise_exception=True)
-        key = name_key(params.validated_data["q"])
-        if not key:
-            return Researcher.objects.none()
-        # A prefix match on the indexed name_key (PostgreSQL adds a pattern-ops index for it).
-        return researchers_listed().filter(name_key__startswith=key)
+        return researchers_named(params.validated_data["q"])
 
-    @extend_schema(
-        operation_id="search_researchers",
-        summary="Search researchers by name",
-        description="Researchers whose normalized name starts with `q` (case and accents "
-        "ignored), most papers first.",
-        parameters=[ResearcherSearchParamsSerializer],
-        responses={
-            200: OpenApiResponse(
-                ResearcherSerializer(many=True), description="A page of researchers."
-            ),
-            **error_responses(400, 404),
-        },
-        tags=["search"],
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="institutions_researchers",
+        summary="Researchers at an institution",
+        description="Researchers with at least one paper listing this institution, most papers "
+        "first.",
+        parameters=[INSTITUTION_KEY],
+        responses={200: RESEARCHER_PAGE, **error_responses(400, 404)},
+        tags=["institutions"],
     )
-    def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
-
-
+)
 class InstitutionResearchersView(ConditionalGetMixin, generics.ListAPIView):
     serializer_class = ResearcherSerializer
     pagination_class = KeysetPagination
@@ -229,26 +217,4 @@ class InstitutionResearchersView(ConditionalGetMixin, generics.ListAPIView):
         institution = institution_get(self.kwargs["key"])
         if institution is None:
             raise Http404("No institution with that id or ROR id.")
-        authorships = Authorship.objects.filter(
-            id__in=AuthorshipInstitution.objects.filter(institution=institution).values(
-                "authorship_id"
-            )
-        )
-        return researchers_listed().filter(id__in=authorships.values("researcher_id"))
-
-    @extend_schema(
-        operation_id="institutions_researchers",
-        summary="Researchers at an institution",
-        description="Researchers with at least one paper listing this institution, most papers "
-        "first.",
-        parameters=[INSTITUTION_KEY],
-        responses={
-            200: OpenApiResponse(
-                ResearcherSerializer(many=True), description="A page of researchers."
-            ),
-            **error_responses(400, 404),
-        },
-        tags=["institutions"],
-    )
-    def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
+        return researchers_linked_to_institution(institution)

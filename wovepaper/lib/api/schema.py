@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 
 from django.core.validators import ProhibitNullCharactersValidator
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import exceptions, serializers
 
+from .converters import InstitutionKeyConverter
 from .errors import _ERROR_DESCRIPTIONS, _ERROR_EXAMPLES, ErrorSerializer, error_body
 
 
@@ -117,3 +118,45 @@ class JSONIntegerField(serializers.IntegerField):
         if not isinstance(data, int) or isinstance(data, bool):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+def converter_path_parameter(
+    name: str, converter: type, *, description: str, examples: dict[str, str]
+) -> OpenApiParameter:
+    """A path parameter whose schema is the URL converter's own pattern: the schema admits
+    exactly the values the route does."""
+    return OpenApiParameter(
+        name,
+        {"type": "string", "pattern": f"^(?:{converter.regex})$"},
+        OpenApiParameter.PATH,
+        description=description,
+        examples=[OpenApiExample(label, value=value) for label, value in examples.items()],
+    )
+
+
+# The `<api_institution:key>` of institution routes (institutions' own and the researchers at
+# one, which the researchers app serves).
+INSTITUTION_KEY = converter_path_parameter(
+    "key",
+    InstitutionKeyConverter,
+    description="An institution id (as in `/institutions/<id>-<slug>`) or its bare ROR id.",
+    examples={"id": "1", "ROR id": "042nb2s44"},
+)
+
+
+def page_number_parameters(things: str, *, page_size: int, max_page_size: int) -> list:
+    """`page` and `page_size` of a page-numbered list (the account's follows and conversations);
+    `things` names what a page holds."""
+    return [
+        OpenApiParameter(
+            "page",
+            {"type": "integer", "minimum": 1},
+            description="Page number, from 1 (404 past the last page).",
+        ),
+        OpenApiParameter(
+            "page_size",
+            {"type": "integer", "minimum": 1, "maximum": max_page_size},
+            description=f"{things.capitalize()} per page, 1 to {max_page_size} "
+            f"(default {page_size}).",
+        ),
+    ]
