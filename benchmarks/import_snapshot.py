@@ -473,6 +473,11 @@ def print_table(results: list[dict], snapshot: Path) -> None:
                 f"{'COPY':<11}{label:<7}{'reference':<21}{c['records']:>10,}"
                 f"{c['seconds']:>8.1f}s{c['per_second']:>11,.0f}"
             )
+    _print_cpu(results)
+    _print_load_and_ratios(results)
+
+
+def _print_cpu(results: list[dict]) -> None:
     print()
     print("CPU time per record (importing process, all threads / PostgreSQL, its database's):")
 
@@ -493,6 +498,9 @@ def print_table(results: list[dict], snapshot: Path) -> None:
                 f"  {'COPY':<11}{label:<7}client {us(c['client_cpu_us'])}"
                 f"   server {us(c['server_cpu_us'])}"
             )
+
+
+def _print_load_and_ratios(results: list[dict]) -> None:
     print()
     print("load average (1 min) during each phase, min / mean / max:")
     for r in results:

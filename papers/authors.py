@@ -110,6 +110,22 @@ _SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
 _SEPARATOR_AT_END = re.compile(r"(,\s*and\s|\sand\s|,|;|&)$", re.IGNORECASE)
 
 
+def _close_piece(
+    pieces: list[tuple[str, str]], name: str, affiliation: str, *, at_end: bool
+) -> None:
+    """Add the (name, affiliation) a separator (or the byline's end) closed to `pieces`: a
+    suffix ("Jr.") joins the name before it, as does an affiliation that follows no name. A
+    suffix closed by a separator keeps the previous name's affiliation only."""
+    if name.lower() in _SUFFIXES and pieces:
+        prev_name, prev_aff = pieces[-1]
+        pieces[-1] = (f"{prev_name}, {name}", (prev_aff or affiliation) if at_end else prev_aff)
+    elif name:
+        pieces.append((name, affiliation))
+    elif affiliation and pieces:
+        prev_name, prev_aff = pieces[-1]
+        pieces[-1] = (prev_name, prev_aff or affiliation)
+
+
 def split_authors(raw: str) -> list[AuthorName]:
     """Split an arXivRaw byline ("A. One, B. Two (Univ X) and C. Three") into names.
 
@@ -142,26 +158,10 @@ def split_authors(raw: str) -> list[AuthorName]:
         # A separator closes the chunk before it.
         m = _SEPARATOR_AT_END.search(chunk)
         if m:
-            name = chunk[: m.start()].strip()
-            if name.lower() in _SUFFIXES and pieces:
-                prev_name, prev_aff = pieces[-1]
-                pieces[-1] = (f"{prev_name}, {name}", prev_aff)
-            elif name:
-                pieces.append((name, affiliation))
-            elif affiliation and pieces:
-                prev_name, prev_aff = pieces[-1]
-                pieces[-1] = (prev_name, prev_aff or affiliation)
+            _close_piece(pieces, chunk[: m.start()].strip(), affiliation, at_end=False)
             chunk = ""
             affiliation = ""
-    tail = chunk.strip()
-    if tail.lower() in _SUFFIXES and pieces:
-        prev_name, prev_aff = pieces[-1]
-        pieces[-1] = (f"{prev_name}, {tail}", prev_aff or affiliation)
-    elif tail:
-        pieces.append((tail, affiliation))
-    elif affiliation and pieces:
-        prev_name, prev_aff = pieces[-1]
-        pieces[-1] = (prev_name, prev_aff or affiliation)
+    _close_piece(pieces, chunk.strip(), affiliation, at_end=True)
     return [parse_display_name(decode_tex(n), affiliation=decode_tex(a)) for n, a in pieces]
 
 

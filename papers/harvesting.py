@@ -135,7 +135,9 @@ def _restart_from(run: HarvestRun) -> date | None:
     return run.from_date
 
 
-def harvest_run_execute(
+# One loop holds the prefetch's state (the pending page, the list so far, a window restart,
+# the deadline): split into functions, that state would be passed around and out again.
+def harvest_run_execute(  # noqa: C901
     run: HarvestRun,
     *,
     client: ArxivOAIClient | None = None,

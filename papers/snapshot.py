@@ -48,7 +48,8 @@ def iter_snapshot_lines(path: str | Path) -> Iterator[SnapshotLine]:
                 yield SnapshotLine(number, text)
 
 
-def parse_snapshot_line(text: str) -> PaperRecord:
+# One check per field of arXiv's snapshot, each with its own message, read top to bottom.
+def parse_snapshot_line(text: str) -> PaperRecord:  # noqa: C901
     """Parse one snapshot line into a PaperRecord; raise RecordError saying what is wrong."""
     try:
         # orjson reads a line in ~70% of the standard library's time, building the same objects.

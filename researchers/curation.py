@@ -127,7 +127,9 @@ class MergePlan:
         ]
 
 
-def merge_plan(
+# The preview lists every reason a merge is refused or conflicts, in the order curators read
+# them; each check is a line, and split apart they would share all the records read here.
+def merge_plan(  # noqa: C901
     *, survivor_id: int, folded_ids: Iterable[int], records: dict[int, Researcher] | None = None
 ) -> MergePlan:
     """The preview of a merge: what moves, what conflicts, what forbids it. Queries are fixed
@@ -292,7 +294,8 @@ def researchers_merge(
     return entry
 
 
-def merge_split_blockers(
+# One check per reason a split is refused, each a line with its own message.
+def merge_split_blockers(  # noqa: C901
     entry: CurationEntry, *, records: dict[int, Researcher] | None = None
 ) -> list[str]:
     """Why this merge cannot be undone now (empty when it can). A fixed number of queries."""

@@ -88,7 +88,9 @@ def _coauthor_links(linked: list[int], shared: list[set[int]]) -> dict[int, Coun
     return out
 
 
-def _update_chunk(ids: list[int]) -> None:
+# One pass over a chunk's authorships computes every stored figure: a pass per figure would
+# read the rows again.
+def _update_chunk(ids: list[int]) -> None:  # noqa: C901
     now = timezone.now()
     papers: dict[int, dict[int, tuple[int, int, int, int | None]]] = defaultdict(dict)
     rows = (

@@ -34,12 +34,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, limit, since, batch_size, probe_timeout, no_progress, **options):
-        since_dt = None
-        if since:
-            try:
-                since_dt = datetime.strptime(since, "%Y-%m-%d").replace(tzinfo=UTC)
-            except ValueError as exc:
-                raise CommandError(f"--since takes a date as YYYY-MM-DD, not {since!r}") from exc
+        since_dt = _since(since)
         if limit is not None and limit <= 0:
             raise CommandError("--limit must be a positive number")
 
@@ -51,12 +46,7 @@ class Command(BaseCommand):
             return
 
         if probe_timeout > 0:
-            problems = []
-            for label, setting in SERVICES:
-                url = getattr(settings, setting)
-                reason = service_probe(url, timeout=probe_timeout)
-                if reason:
-                    problems.append(f"{label} ({url}) is unreachable: {reason}")
+            problems = _unreachable_services(probe_timeout)
             if problems:
                 for problem in problems:
                     self.stdout.write(self.style.WARNING(problem))
@@ -92,3 +82,23 @@ class Command(BaseCommand):
                     f"{total.failed} papers were left as they were and will be tried again."
                 )
             )
+
+
+def _since(since: str | None) -> datetime | None:
+    if not since:
+        return None
+    try:
+        return datetime.strptime(since, "%Y-%m-%d").replace(tzinfo=UTC)
+    except ValueError as exc:
+        raise CommandError(f"--since takes a date as YYYY-MM-DD, not {since!r}") from exc
+
+
+def _unreachable_services(timeout: float) -> list[str]:
+    """What a first probe of each service found wrong (empty when all answered)."""
+    problems = []
+    for label, setting in SERVICES:
+        url = getattr(settings, setting)
+        reason = service_probe(url, timeout=timeout)
+        if reason:
+            problems.append(f"{label} ({url}) is unreachable: {reason}")
+    return problems
