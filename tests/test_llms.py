@@ -47,6 +47,8 @@ def test_developers_page_html_and_markdown(client):
     text = markdown.content.decode()
     assert text.startswith("# Developers")
     assert "curl 'http://127.0.0.1:8000/api/v1/papers/0704.0001/'" in text
+    # The chat API is documented on both (signed-in only, same quotas as the page).
+    assert "POST /api/v1/me/conversations/" in text and "/api/v1/me/conversations/" in body
     assert "<" not in text.replace("<arxiv-id>", "").replace("<id>", "").replace(
         "<slug>", ""
     ).replace("<code>", "").replace("<id or ROR id>", "")

@@ -114,12 +114,16 @@ def test_public_pages_at_desktop_and_phone_widths(live_server, browser, site):
         "home": ("/", False),
         "search": ("/search?q=mixing", True),
         "paper": (Paper.objects.get(arxiv_id="1302.1317").get_absolute_url(), True),
+        "paper-628-authors": (Paper.objects.get(arxiv_id="1302.1213").get_absolute_url(), False),
         "researcher-collaboration": (site["lefevre"].get_absolute_url(), True),
         "researcher-20-coauthors": (site["graphs"][20].get_absolute_url(), True),
         "researcher-200-coauthors": (site["graphs"][200].get_absolute_url(), True),
         "institution": (site["cnrs"].get_absolute_url(), True),
         "category": ("/categories/hep-ex", True),
         "papers": ("/papers", False),
+        # Its commands and URLs once widened a phone's page by 498 px.
+        "developers": ("/developers", False),
+        "about": ("/about", False),
     }
     heights = {}
     for width in WIDTHS:

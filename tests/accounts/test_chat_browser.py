@@ -1,6 +1,7 @@
 """The chat in Debian's Chromium: a signed-in reader opens a paper, asks in the docked panel and
 reads the answer as the page's own script streams it in, its citation linking to the paper;
-then the /chat page. No Content-Security-Policy violation on the way."""
+then the /chat page, at desktop and phone widths. No Content-Security-Policy violation on the
+way."""
 
 from __future__ import annotations
 
@@ -63,5 +64,12 @@ def test_the_docked_panel_streams_a_quoted_answer_with_its_citation(
     page.goto(live_server.url + "/chat")
     page.wait_for_selector(".chat-list a")
     violations += page.evaluate("window.__cspViolations")
+    # On a phone the question comes before the list of conversations, and nothing is wider
+    # than the screen.
+    page.set_viewport_size({"width": 390, "height": 800})
+    question = page.locator("#chat-q").bounding_box()
+    listed = page.locator(".chat-list").bounding_box()
+    assert question["y"] < listed["y"] and question["y"] + question["height"] < 800
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     context.close()
     assert violations == [] and errors == []
