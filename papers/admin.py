@@ -1,13 +1,14 @@
 from django.contrib import admin
 
 from .harvest_lock import harvest_runs_stale
-from .models import Authorship, HarvestRun, Paper, PaperCategory, RejectedRecord
+from .models import MATCH_CERTAIN, Authorship, HarvestRun, Paper, PaperCategory, RejectedRecord
 
 
 class AuthorshipInline(admin.TabularInline):
     model = Authorship
     extra = 0
-    fields = ("position", "name", "affiliation", "researcher")
+    fields = ("position", "name", "affiliation", "researcher", "match_method", "match_confidence")
+    readonly_fields = ("match_method", "match_confidence")
     raw_id_fields = ("researcher",)
     ordering = ("position",)
 
@@ -30,9 +31,25 @@ class PaperAdmin(admin.ModelAdmin):
     show_full_result_count = False
 
 
+class MatchConfidenceFilter(admin.SimpleListFilter):
+    """The curators' list of uncertain links: read through a partial index of those rows."""
+
+    title = "match"
+    parameter_name = "match"
+
+    def lookups(self, request, model_admin):
+        return [("uncertain", f"uncertain (confidence below {MATCH_CERTAIN})")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "uncertain":
+            return queryset.filter(match_confidence__lt=MATCH_CERTAIN)
+        return queryset
+
+
 @admin.register(Authorship)
 class AuthorshipAdmin(admin.ModelAdmin):
-    list_display = ("name", "paper", "position", "researcher")
+    list_display = ("name", "paper", "position", "researcher", "match_method", "match_confidence")
+    list_filter = (MatchConfidenceFilter,)
     search_fields = ("name", "=paper__arxiv_id")
     raw_id_fields = ("paper", "researcher")
     list_select_related = ("paper", "researcher")

@@ -179,6 +179,11 @@ class PaperCategory(models.Model):
         return f"{self.paper_id} {self.code}"
 
 
+# Below this confidence a link of a byline name to a researcher is uncertain: the paper page says
+# so, and the curators' list of uncertain links shows it.
+MATCH_CERTAIN = 0.8
+
+
 class Authorship(models.Model):
     """A name in a paper's byline, at its 1-based position; `researcher` is set by matching."""
 
@@ -205,6 +210,27 @@ class Authorship(models.Model):
     # to the researcher's followers (the digest reads this).
     matched_at = models.DateTimeField(null=True, blank=True)
 
+    class MatchMethod(models.TextChoices):
+        """How matching paired this byline name with a source's author (researchers.alignment)."""
+
+        EXACT = "exact", "the same name"
+        INITIALS = "initials", "initials of the name"
+        NICKNAME = "nickname", "a nickname of the name"
+        REORDERED = "reordered", "the name with given and family names the other way round"
+        FAMILY_VARIANT = "family_variant", "a variant spelling of the family name"
+        NEAR_GIVEN = "near_given", "a given name spelt nearly the same"
+        SINGLE_NAME = "single_name", "a single name"
+        OUT_OF_ORDER = "out_of_order", "the same name, out of byline order"
+        SAME_SLOT = "same_slot", "the same place in the list and the same family name"
+
+    # A database default too: the import's COPY names only the byline's columns.
+    match_method = models.CharField(
+        max_length=16, blank=True, default="", db_default="", choices=MatchMethod.choices
+    )
+    match_confidence = models.FloatField(
+        null=True, blank=True, help_text="How sure matching is of `researcher`, from 0 to 1."
+    )
+
     class Meta:
         ordering = ["paper", "position"]
         constraints = [
@@ -212,10 +238,22 @@ class Authorship(models.Model):
                 fields=["paper", "position"], name="authorship_unique_position"
             ),
         ]
-        indexes = [models.Index(fields=["researcher", "paper"], name="authorship_researcher_idx")]
+        indexes = [
+            models.Index(fields=["researcher", "paper"], name="authorship_researcher_idx"),
+            # The curators' list of uncertain links reads only these few rows.
+            models.Index(
+                fields=["match_confidence"],
+                condition=models.Q(match_confidence__lt=MATCH_CERTAIN),
+                name="authorship_uncertain_idx",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.paper_id} #{self.position})"
+
+    @property
+    def match_uncertain(self) -> bool:
+        return self.match_confidence is not None and self.match_confidence < MATCH_CERTAIN
 
 
 class RejectedRecord(models.Model):

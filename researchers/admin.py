@@ -53,7 +53,8 @@ class ResearcherExternalIdAdmin(admin.ModelAdmin):
 
 @admin.register(PaperMatchState)
 class PaperMatchStateAdmin(admin.ModelAdmin):
-    """Per paper: what each source said, and the error when a service could not answer."""
+    """Per paper: what each source said, and the error when a service could not answer; the
+    "another paper's record" filter lists the source records set aside as not this paper's."""
 
     list_display = (
         "paper",
@@ -65,6 +66,7 @@ class PaperMatchStateAdmin(admin.ModelAdmin):
         "last_attempt_at",
         "next_attempt_at",
         "short_error",
+        "mismatch",
     )
     list_filter = ("status", "s2_status", "openalex_status")
     search_fields = ("=paper__arxiv_id",)

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .names import name_match, parse_name, person_part
+from .names import is_person, name_match, parse_name, person_part
 
 # A pair at the same position needs only a plausible name agreement ("E. Grave" / "Édouard Grave").
 POSITION_CONFIRM = 0.6
@@ -32,13 +32,34 @@ BAND_THRESHOLD = 300
 BAND_MARGIN = 25
 
 # The two ways of pairing that the alignment adds to the name comparisons' own (names.EXACT...).
-OUT_OF_ORDER = "out of byline order"
-SAME_SLOT = "same slot and family name"
+OUT_OF_ORDER = "out_of_order"
+SAME_SLOT = "same_slot"
 # A pair made on its slot and family name alone: the given names disagree ("Xiaoming Li" printed,
 # "Ming Li" in the source's profile), so it is shown as uncertain and listed for the curators.
 SAME_SLOT_CONFIDENCE = 0.5
 
+# A source's author list that cannot be this paper's: past this many names on the longer side,
+# a list this many times shorter than the other (an OpenAlex work of 4 authors for an arXiv
+# byline of 300 is another record that took the paper's DOI).
+MISMATCH_MIN_AUTHORS = 20
+MISMATCH_RATIO = 5
+
 SourceNames = Sequence[Sequence[str]]
+
+
+def lists_disagree(byline: Sequence[str], source_count: int, *, truncated: bool = False) -> bool:
+    """True when a source's author list cannot be the same paper as the byline: the counts of
+    people are too far apart. A byline that ends "et al" or names a collaboration stands for
+    more people than it lists, so a longer source list is no disagreement; a list the source
+    cut (`truncated`) may be shorter than the byline."""
+    people = sum(1 for name in byline if is_person(name))
+    stands_for_more = people < len(byline)
+    if source_count > people and stands_for_more:
+        return False
+    if source_count < people and truncated:
+        return False
+    small, large = sorted((people, source_count))
+    return large >= MISMATCH_MIN_AUTHORS and small * MISMATCH_RATIO < large
 
 
 @dataclass(frozen=True, slots=True)

@@ -125,11 +125,15 @@ class PaperMatchState(models.Model):
     FOUND = "found"
     UNKNOWN = "unknown"
     ERROR = "error"
+    # The source's record for the paper lists authors that cannot be this paper's (counts far
+    # apart): none of its ids were used, and `mismatch` says why, for the curators.
+    MISMATCH = "mismatch"
     SOURCE_STATES = [
         (NOT_TRIED, "not tried"),
         (FOUND, "found"),
         (UNKNOWN, "unknown"),
         (ERROR, "error"),
+        (MISMATCH, "another paper's record"),
     ]
 
     MATCHED = "matched"  # at least one source knows the paper; its authorships are attached
@@ -156,6 +160,9 @@ class PaperMatchState(models.Model):
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     matched_authors = models.PositiveSmallIntegerField(default=0)
     last_error = models.TextField(blank=True)
+    mismatch = models.TextField(
+        blank=True, help_text="The source records set aside as another paper's, and why."
+    )
     # The batch holding this paper (researchers.matching.claim), until its lease lapses: no
     # other worker matches it meanwhile. A claim also moves next_attempt_at to the lease's end,
     # so a paper whose worker died is due again, for the backlog, when the lease lapses.

@@ -105,13 +105,14 @@ _ABBREVIATED = re.compile(r"([a-z0-9]+)(\.?)")
 
 # How a name pair agreed, from the surest to the least sure; the alignment adds two of its own
 # (a pair out of byline order, a slot whose family name agrees while the given names do not).
+# (papers.models.Authorship.MatchMethod stores them.)
 EXACT = "exact"
 INITIALS = "initials"
 NICKNAME = "nickname"
 REORDERED = "reordered"
-NEAR_GIVEN = "near given name"
-FAMILY_VARIANT = "family name variant"
-MONONYM = "single name"
+NEAR_GIVEN = "near_given"
+FAMILY_VARIANT = "family_variant"
+MONONYM = "single_name"
 
 
 @lru_cache(maxsize=1)

@@ -297,7 +297,16 @@ def authorships_for_matching(paper_ids: Sequence[int]) -> dict[int, list[Authors
     by_paper: dict[int, list[Authorship]] = {}
     for authorship in (
         Authorship.objects.filter(paper_id__in=paper_ids)
-        .only("pk", "paper_id", "position", "name", "researcher_id", "matched_at")
+        .only(
+            "pk",
+            "paper_id",
+            "position",
+            "name",
+            "researcher_id",
+            "matched_at",
+            "match_method",
+            "match_confidence",
+        )
         .order_by("paper_id", "position")
     ):
         by_paper.setdefault(authorship.paper_id, []).append(authorship)

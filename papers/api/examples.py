@@ -61,6 +61,7 @@ def paper_example(*, detail: bool = False) -> dict:
         for author in paper["authors"]:
             author.update({"affiliation": "", "institutions": []})
             author["researcher"] = author.pop("researcher")
+            author["match"] = None  # no researcher linked, so no match to tell of
             author["institutions"] = author.pop("institutions")
         paper.update(
             {

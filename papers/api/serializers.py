@@ -71,13 +71,43 @@ class AuthorSerializer(serializers.ModelSerializer):
         return ResearcherRefSerializer(researcher, context=self.context).data
 
 
+class AuthorMatchSerializer(serializers.Serializer):
+    """How matching linked a byline name to its researcher."""
+
+    method = serializers.ChoiceField(
+        source="match_method",
+        choices=Authorship.MatchMethod.choices,
+        help_text="How the name was paired with the source's author: exact, initials, "
+        "nickname, reordered, family_variant, near_given, single_name, out_of_order, "
+        "same_slot (the same place in the list and the same family name only).",
+    )
+    confidence = serializers.FloatField(
+        source="match_confidence",
+        allow_null=True,
+        min_value=0.0,
+        max_value=1.0,
+        help_text="How sure matching is, from 0 to 1; below 0.8 the link is uncertain.",
+    )
+    uncertain = serializers.BooleanField(source="match_uncertain")
+
+
 class AuthorDetailSerializer(AuthorSerializer):
     institutions = serializers.SerializerMethodField(
         help_text="Institutions listed for this author on this paper (from OpenAlex, with ROR)."
     )
+    match = serializers.SerializerMethodField(
+        help_text="How the researcher was matched; null where none is linked or where the "
+        "link predates matching's record of it."
+    )
 
     class Meta(AuthorSerializer.Meta):
-        fields = ["position", "name", "affiliation", "researcher", "institutions"]
+        fields = ["position", "name", "affiliation", "researcher", "match", "institutions"]
+
+    @extend_schema_field(AuthorMatchSerializer(allow_null=True))
+    def get_match(self, obj: Authorship) -> dict | None:
+        if obj.researcher_id is None or not obj.match_method:
+            return None
+        return AuthorMatchSerializer(obj).data
 
     @extend_schema_field(InstitutionRefSerializer(many=True))
     def get_institutions(self, obj: Authorship) -> list[dict]:

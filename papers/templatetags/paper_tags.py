@@ -45,9 +45,7 @@ def authors_line(authorships) -> SafeString:
     for a in authorships:
         link = getattr(a, "link", None)
         name = (
-            format_html('<a href="{}">{}</a>', link.get_absolute_url(), a.name)
-            if link is not None
-            else escape(a.name)
+            _linked_name(a, link.get_absolute_url()) if link is not None else escape(a.name)
         )
         institutions = getattr(a, "institutions", [])
         if institutions:
@@ -66,6 +64,30 @@ def authors_line(authorships) -> SafeString:
             affil = ""
         parts.append(format_html('<span class="author">{}{}</span>', name, affil))
     return mark_safe(", ".join(parts))
+
+
+def _linked_name(a, url: str) -> SafeString:
+    """The name linked to its researcher, saying on hover how matching linked them; a link
+    below Authorship's certain confidence carries a small note a reader can open."""
+    method = getattr(a, "match_method", "")
+    if not method:  # linked before matching kept how
+        return format_html('<a href="{}">{}</a>', url, a.name)
+    how = a.get_match_method_display()
+    confidence = a.match_confidence
+    title = f"Matched by {how}" + (
+        f", confidence {confidence:.2f}" if confidence is not None else ""
+    )
+    linked = format_html('<a href="{}" title="{}">{}</a>', url, title, a.name)
+    if not a.match_uncertain:
+        return linked
+    return format_html(
+        '{}<details class="match-note"><summary aria-label="An uncertain match: how it was '
+        'made">?</summary><span>Matched by {} only (confidence {:.2f}): it may be another '
+        "person; the curators review such links.</span></details>",
+        linked,
+        how,
+        confidence,
+    )
 
 
 @register.simple_tag

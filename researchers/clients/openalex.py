@@ -147,6 +147,12 @@ def parse_work(data: dict) -> OAWork:
     )
 
 
+def _parse_single_work(payload: dict) -> OAWork:
+    if not isinstance(payload, dict) or not payload.get("id"):
+        raise ValueError("not a work (no id)")
+    return parse_work(payload)
+
+
 def parse_works_page(payload: dict) -> list[OAWork]:
     if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
         raise ValueError("not a list answer (no results)")
@@ -232,6 +238,30 @@ class OpenAlexClient(ServiceClient):
             )
             found.update(works_by_arxiv_id(chunk, works))
         return found
+
+    def work(self, work_id: str) -> OAWork | None:
+        """One work by its bare id, with its whole author list (list answers cut it at 100);
+        None when OpenAlex no longer knows the id (a work merged meanwhile)."""
+        response = self.request(
+            "GET",
+            f"works/{work_id}",
+            params={"select": WORK_FIELDS},
+            ok_statuses=frozenset({200, 404}),
+        )
+        if response.status_code == 404:
+            return None
+        return parsed_answer(self.service, response, _parse_single_work, f"answer for {work_id}")
+
+    def complete_authors(self, works: dict[str, OAWork | None]) -> dict[str, OAWork | None]:
+        """The same works, each whose author list was cut (`is_authors_truncated`) asked for
+        alone, so that every author of a large collaboration gets an OpenAlex id."""
+        complete = dict(works)
+        for key, work in works.items():
+            if work is not None and work.authors_truncated:
+                whole = self.work(work.work_id)
+                if whole is not None and len(whole.authorships) > len(work.authorships):
+                    complete[key] = whole
+        return complete
 
     def authors(self, author_ids: Sequence[str]) -> dict[str, OAAuthorRecord | None]:
         """Author records with their figures, 100 to a request; None for an unknown id."""

@@ -23,7 +23,7 @@ from wovepaper.lib.pagecache import pages_changed
 from ..models import IdentityConflict, PaperMatchState, Researcher, ResearcherExternalId
 from ..names import is_abbreviated, is_person
 from ..selectors import authorships_for_matching, pinned_authorship_ids
-from .align import AuthorKeys, align_paper
+from .align import AuthorKeys, align_paper, screen_sources
 from .claim import RELEASE_FIELDS, RELEASED
 from .fetch import Found
 from .resolve import IdentityIndex, name_fields, resolve
@@ -70,6 +70,7 @@ def apply_batch(papers: Sequence[Paper], found: Found, now: datetime) -> BatchRe
     IntegrityError means another worker created a record for one of these ids meanwhile."""
     result = BatchResult(papers=len(papers))
     by_paper = authorships_for_matching([p.pk for p in papers])
+    found, mismatches = screen_sources(papers, found, by_paper)
     keys: list[AuthorKeys] = []
     for paper in papers:
         keys.extend(
@@ -104,7 +105,9 @@ def apply_batch(papers: Sequence[Paper], found: Found, now: datetime) -> BatchRe
             if key.authorship.paper_id in known
         ]
     )
-    result.matched, result.unknown = _store_states(papers, found, resolution.attach, by_paper, now)
+    result.matched, result.unknown = _store_states(
+        papers, found, resolution.attach, by_paper, now, mismatches
+    )
     return result
 
 
@@ -114,6 +117,7 @@ def _attach(
     # Authorships a curator attributed by hand stay where they were put.
     pinned = pinned_authorship_ids([k.authorship.pk for k in keys])
     changed: list[Authorship] = []
+    attached = 0
     for key in keys:
         authorship = key.authorship
         if authorship.pk in pinned:
@@ -125,21 +129,36 @@ def _attach(
             result.researcher_ids.add(authorship.researcher_id)
             authorship.researcher_id = None
             authorship.matched_at = None
+            authorship.match_method, authorship.match_confidence = "", None
             changed.append(authorship)
-        elif target is not None and authorship.researcher_id != target:
+            continue
+        if target is None:
+            continue
+        link = key.link
+        method, confidence = (link.method, link.confidence) if link else ("", None)
+        if authorship.researcher_id != target:
             if authorship.researcher_id:
                 result.researcher_ids.add(authorship.researcher_id)
             authorship.researcher_id = target
             authorship.matched_at = now
+            authorship.match_method, authorship.match_confidence = method, confidence
             changed.append(authorship)
-        if target is not None:
-            result.researcher_ids.add(target)
-    Authorship.objects.bulk_update(changed, ["researcher", "matched_at"], batch_size=1000)
+            attached += 1
+        elif (authorship.match_method, authorship.match_confidence) != (method, confidence):
+            # Same researcher, newly judged (links made before confidences were kept).
+            authorship.match_method, authorship.match_confidence = method, confidence
+            changed.append(authorship)
+        result.researcher_ids.add(target)
+    Authorship.objects.bulk_update(
+        changed,
+        ["researcher", "matched_at", "match_method", "match_confidence"],
+        batch_size=1000,
+    )
     changed_papers = {a.paper_id for a in changed}
     # The paper's record (its API answer, its Last-Modified) now links other researchers.
     Paper.objects.filter(pk__in=changed_papers).update(modified_at=now)
     pages_changed("paper", changed_papers)
-    result.authorships_attached = len(changed)
+    result.authorships_attached = attached
 
 
 def _improve_names(names: dict[int, str]) -> None:
@@ -216,6 +235,7 @@ def _store_states(
     attach: dict[int, int],
     by_paper: dict[int, list[Authorship]],
     now: datetime,
+    mismatches: dict[int, dict[str, str]],
 ) -> tuple[int, int]:
     existing = dict(
         PaperMatchState.objects.filter(paper_id__in=[p.pk for p in papers]).values_list(
@@ -228,6 +248,7 @@ def _store_states(
     for paper in papers:
         s2_known = found.s2.get(paper.arxiv_id) is not None
         oa_known = found.openalex.get(paper.arxiv_id) is not None
+        set_aside = mismatches.get(paper.pk, {})
         status = PaperMatchState.MATCHED if s2_known or oa_known else PaperMatchState.UNKNOWN
         if status == PaperMatchState.MATCHED:
             matched += 1
@@ -237,8 +258,8 @@ def _store_states(
             PaperMatchState(
                 paper_id=paper.pk,
                 status=status,
-                s2_status=PaperMatchState.FOUND if s2_known else PaperMatchState.UNKNOWN,
-                openalex_status=PaperMatchState.FOUND if oa_known else PaperMatchState.UNKNOWN,
+                s2_status=_source_state(s2_known, "s2" in set_aside),
+                openalex_status=_source_state(oa_known, "openalex" in set_aside),
                 published=paper.published,
                 attempts=existing.get(paper.pk, 0) + 1,
                 last_attempt_at=now,
@@ -246,6 +267,7 @@ def _store_states(
                 next_attempt_at=None if s2_known and oa_known else retry_unknown,
                 matched_authors=sum(1 for a in by_paper.get(paper.pk, []) if a.pk in attach),
                 last_error="",
+                mismatch="; ".join(set_aside.values()),
                 **RELEASED,
             )
         )
@@ -263,7 +285,14 @@ def _store_states(
             "next_attempt_at",
             "matched_authors",
             "last_error",
+            "mismatch",
             *RELEASE_FIELDS,
         ],
     )
     return matched, unknown
+
+
+def _source_state(known: bool, set_aside: bool) -> str:
+    if set_aside:
+        return PaperMatchState.MISMATCH
+    return PaperMatchState.FOUND if known else PaperMatchState.UNKNOWN

@@ -48,7 +48,7 @@ def fetch_sources(papers: Sequence[Paper], clients: Clients) -> Found:
     arxiv_ids = [p.arxiv_id for p in papers]
     return Found(
         s2=clients.s2.papers_by_arxiv_id(arxiv_ids),
-        openalex=clients.openalex.works_by_arxiv_id(arxiv_ids),
+        openalex=clients.openalex.complete_authors(clients.openalex.works_by_arxiv_id(arxiv_ids)),
     )
 
 

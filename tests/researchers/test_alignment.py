@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from papers.authors import split_authors
-from researchers.alignment import SAME_SLOT, align_authors, align_links
+from researchers.alignment import SAME_SLOT, align_authors, align_links, lists_disagree
 from researchers.names import (
     EXACT,
     INITIALS,
@@ -229,3 +229,15 @@ def test_same_slot_and_family_name_pairs_with_low_confidence():
         byline + ["Jian Li"], [["Hugo Touvron"], ["Ming Li"], ["Gautier Izacard"], ["Jian Li"]]
     )
     assert links[1] is None and links[3].index == 3
+
+
+def test_author_lists_that_cannot_be_one_paper():
+    people = [f"Author{n} Person{n}" for n in range(300)]
+    assert lists_disagree(people, 4)  # a handful against hundreds
+    assert lists_disagree(people[:4], 300)
+    assert not lists_disagree(people[:40], 38)  # a source missing a few authors
+    assert not lists_disagree(people[:12], 2)  # too few to say
+    # An OpenAlex list cut at 100 may be shorter than the byline.
+    assert not lists_disagree(people, 100, truncated=True)
+    # "T. Aaltonen et al" stands for the hundreds a source lists.
+    assert not lists_disagree(["CDF Collaboration: T. Aaltonen", "et al"], 600)

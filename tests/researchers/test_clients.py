@@ -214,3 +214,34 @@ def test_rate_limiter_spaces_requests_across_clients(clean_cache):
     for k, stamp in enumerate(stamps):
         assert stamp - started >= (k - 1) * 0.2 - 0.005, (k, stamp - started)
     assert stamps[-1] - started >= 6 * 0.2 - 0.005
+
+
+@pytest.mark.django_db
+def test_openalex_works_whose_author_list_was_cut_are_asked_for_alone(
+    api_settings, local_server, clean_cache
+):
+    """The only recorded work with `is_authors_truncated` (FinnGen, W4317390883) lists its first
+    100 authors, and no full answer for it is recorded. So this test builds the list answer by
+    cutting that real record further, to its first 20 authorships (still flagged truncated),
+    and the single-work answer is the real record with its 100: the client must ask for the
+    work alone, through the retry policy, and keep the longer list."""
+    page = load("openalex/works_from_publication_date_2023-01-01_page1.json")
+    real = next(w for w in page["results"] if w.get("is_authors_truncated"))
+    cut = openalex.parse_work({**real, "authorships": real["authorships"][:20]})
+    assert cut.authors_truncated and len(cut.authorships) == 20
+    single = "/openalex/works/W4317390883"
+    local_server.expect_oneshot_request(single).respond_with_data("busy", status=503)
+    local_server.expect_oneshot_request(single).respond_with_json(real)
+    with OpenAlexClient() as client:
+        complete = client.complete_authors({"finngen": cut, "unknown": None})
+    assert len(complete["finngen"].authorships) == 100
+    assert complete["finngen"].authorships[:20] == cut.authorships
+    assert complete["unknown"] is None
+    request = local_server.log[-1][0]
+    assert request.args["select"] == openalex.WORK_FIELDS
+    assert len(local_server.log) == 2
+
+    # A work OpenAlex no longer knows (merged meanwhile): the cut list is kept, nothing fails.
+    local_server.expect_oneshot_request(single).respond_with_json({"error": "404"}, status=404)
+    with OpenAlexClient() as client:
+        assert client.complete_authors({"finngen": cut})["finngen"] is cut

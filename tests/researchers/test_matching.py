@@ -361,3 +361,29 @@ def test_entries_that_name_no_person_are_never_linked(sources, papers, clean_cac
     ]
     assert not Researcher.objects.filter(display_name__icontains="collaboration").exists()
     assert PaperMatchState.objects.get(paper=paper).matched_authors == 3
+
+
+@pytest.mark.django_db
+def test_a_source_record_that_cannot_be_the_paper_is_set_aside(sources, paper_factory, clean_cache):
+    """A byline of 35 (the real author list of a recorded S2 paper,
+    aeea0e8df12a3ffc1feca00fbf508a82a6917c95) given an arXiv id whose recorded records list
+    3 authors: those records are another paper's, so none of their ids is used."""
+    big = next(
+        p
+        for a in load("semanticscholar/author_batch_full_fields.json")
+        for p in (a or {}).get("papers") or []
+        if p.get("paperId") == "aeea0e8df12a3ffc1feca00fbf508a82a6917c95"
+    )
+    byline = [a["name"] for a in big["authors"]]
+    paper = paper_factory(arxiv_id="2205.00965", authors=byline)
+    result = match_papers([paper.pk])
+    assert result.failed == 0 and result.authorships_attached == 0
+    assert not Authorship.objects.filter(paper=paper, researcher__isnull=False).exists()
+    assert not Researcher.objects.exists() and not ResearcherExternalId.objects.exists()
+    paper.refresh_from_db()
+    assert paper.semantic_scholar_id is None and paper.openalex_id is None
+    state = PaperMatchState.objects.get(paper=paper)
+    assert state.s2_status == PaperMatchState.MISMATCH
+    assert "lists 3 authors, the byline 35" in state.mismatch
+    # Asked again later, like a paper the sources do not know.
+    assert state.next_attempt_at is not None
