@@ -168,8 +168,17 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(fold(text))
 
 
-def _given_tokens(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
-    """Given-name tokens with, for each, whether it was abbreviated with a period."""
+def _given_tokens(
+    text: str, *, capitals_are_initials: bool = False
+) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+    """Given-name tokens with, for each, whether it was abbreviated with a period.
+
+    With `capitals_are_initials`, a word of two or three capitals ("GM" in "GM Leung", as
+    OpenAlex and Scopus write initials) is that many initials.
+    """
+    if capitals_are_initials and text.isalpha() and text.isupper() and 2 <= len(text) <= 3:
+        letters = tuple(fold(text))
+        return letters, (True,) * len(letters)
     found = _ABBREVIATED.findall(fold(text))
     return tuple(t for t, _ in found), tuple(bool(dot) for _, dot in found)
 
@@ -206,7 +215,13 @@ def parse_name(name: str) -> ParsedName:
     # Only lower-case particles join the family name: "Van" may be a given name ("Van Nguyen").
     while idx > 1 and words[idx - 1][0].islower() and words[idx - 1][1][0] in PARTICLES:
         idx -= 1
-    given = [g for w, _ in words[:idx] for g in zip(*_given_tokens(w), strict=True)]
+    # Initials run together in capitals, unless the whole name is in capitals ("BO YANG").
+    capitals = not text.isupper()
+    given = [
+        g
+        for w, _ in words[:idx]
+        for g in zip(*_given_tokens(w, capitals_are_initials=capitals), strict=True)
+    ]
     # Some records put the suffix first ("Jr. Rubens Belfort"): it is not a given name.
     given = [g for g in given if g[0] not in SUFFIXES] or given
     family = [t for w in tokens_per_word[idx:] for t in w]
@@ -380,6 +395,19 @@ def name_match(a: str, b: str) -> tuple[float, str]:
         for score, _ in tries:
             if 0.97 * score > best:
                 best, how = 0.97 * score, REORDERED
+    if best == 0.0 and (len(pa.given) > 1 or len(pb.given) > 1):
+        # A double family name read as a given name and a family name ("Juan Luis Cano
+        # Rodríguez" / "Juan Luis Cano"): plausible where the byline order puts it, never sure.
+        for a_, b_ in ((pa, pb), (pb, pa)):
+            if len(a_.given) > 1 and not a_.ordered and not a_.is_initial(len(a_.given) - 1):
+                shifted = ParsedName(
+                    a_.given[:-1], a_.given[-1:] + a_.family, abbreviated=a_.abbreviated[:-1]
+                )
+                score, _ = _score(shifted, b_)
+                # Only when the given names left agree exactly ("Juan Luis" / "Juan Luis").
+                if score > 0.0 and _given_score(shifted, b_)[1] == EXACT:
+                    best, how = min(score, NEAR_GIVEN_SCORE), FAMILY_VARIANT
+                    break
     if best == 0.0 and (not pa.given or not pb.given):
         ta, tb = pa.given + pa.family, pb.given + pb.family
         # A mononym on one side: only a near-identical whole string counts.
