@@ -247,10 +247,11 @@ def judge(paper: Paper, byline: list[str], truth: list[str | None]) -> Score:
         if want in not_people:
             # No person: right when nothing is paired with it (and nothing ever is).
             score.not_people += 1
-            if got is None:
-                score.correct += 1
-            else:
-                score.wrong += 1
+            score.correct, score.wrong = (
+                (score.correct + 1, score.wrong)
+                if got is None
+                else (score.correct, score.wrong + 1)
+            )
             continue
         if link is not None and got_id == want:
             score.methods[link.method] += 1

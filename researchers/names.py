@@ -384,30 +384,10 @@ def name_match(a: str, b: str) -> tuple[float, str]:
     if pa.given + pa.family == pb.given + pb.family:
         return 1.0, EXACT
     best, how = _score(pa, pb)
-    # Given and family written the other way round ("Wang Wei" / "Wei Wang"), unless both
-    # sides said which part is which with a comma.
-    if best < 1.0 and not (pa.ordered and pb.ordered) and pa.given and pb.given:
-        tries = []
-        if not pb.ordered:
-            tries.append(_score(pa, _swapped(pb)))
-        if not pa.ordered:
-            tries.append(_score(_swapped(pa), pb))
-        for score, _ in tries:
-            if 0.97 * score > best:
-                best, how = 0.97 * score, REORDERED
-    if best == 0.0 and (len(pa.given) > 1 or len(pb.given) > 1):
-        # A double family name read as a given name and a family name ("Juan Luis Cano
-        # Rodríguez" / "Juan Luis Cano"): plausible where the byline order puts it, never sure.
-        for a_, b_ in ((pa, pb), (pb, pa)):
-            if len(a_.given) > 1 and not a_.ordered and not a_.is_initial(len(a_.given) - 1):
-                shifted = ParsedName(
-                    a_.given[:-1], a_.given[-1:] + a_.family, abbreviated=a_.abbreviated[:-1]
-                )
-                score, _ = _score(shifted, b_)
-                # Only when the given names left agree exactly ("Juan Luis" / "Juan Luis").
-                if score > 0.0 and _given_score(shifted, b_)[1] == EXACT:
-                    best, how = min(score, NEAR_GIVEN_SCORE), FAMILY_VARIANT
-                    break
+    if best < 1.0:
+        best, how = max((best, how), _reordered(pa, pb))
+    if best == 0.0:
+        best, how = _double_family(pa, pb)
     if best == 0.0 and (not pa.given or not pb.given):
         ta, tb = pa.given + pa.family, pb.given + pb.family
         # A mononym on one side: only a near-identical whole string counts.
@@ -415,6 +395,35 @@ def name_match(a: str, b: str) -> tuple[float, str]:
         if similarity >= 0.95:
             best, how = similarity, MONONYM
     return round(best, 4), how
+
+
+def _reordered(pa: ParsedName, pb: ParsedName) -> tuple[float, str]:
+    """Given and family written the other way round ("Wang Wei" / "Wei Wang"), unless both
+    sides said which part is which with a comma."""
+    if (pa.ordered and pb.ordered) or not pa.given or not pb.given:
+        return 0.0, ""
+    tries = []
+    if not pb.ordered:
+        tries.append(_score(pa, _swapped(pb))[0])
+    if not pa.ordered:
+        tries.append(_score(_swapped(pa), pb)[0])
+    best = 0.97 * max(tries, default=0.0)
+    return (best, REORDERED) if best > 0.0 else (0.0, "")
+
+
+def _double_family(pa: ParsedName, pb: ParsedName) -> tuple[float, str]:
+    """A double family name read as a given name and a family name ("Juan Luis Cano
+    Rodríguez" / "Juan Luis Cano"): plausible where the byline order puts it, never sure."""
+    for a, b in ((pa, pb), (pb, pa)):
+        if len(a.given) > 1 and not a.ordered and not a.is_initial(len(a.given) - 1):
+            shifted = ParsedName(
+                a.given[:-1], a.given[-1:] + a.family, abbreviated=a.abbreviated[:-1]
+            )
+            score, _ = _score(shifted, b)
+            # Only when the given names left agree exactly ("Juan Luis" / "Juan Luis").
+            if score > 0.0 and _given_score(shifted, b)[1] == EXACT:
+                return min(score, NEAR_GIVEN_SCORE), FAMILY_VARIANT
+    return 0.0, ""
 
 
 def name_similarity(a: str, b: str) -> float:

@@ -44,9 +44,7 @@ def authors_line(authorships) -> SafeString:
     parts = []
     for a in authorships:
         link = getattr(a, "link", None)
-        name = (
-            _linked_name(a, link.get_absolute_url()) if link is not None else escape(a.name)
-        )
+        name = _linked_name(a, link.get_absolute_url()) if link is not None else escape(a.name)
         institutions = getattr(a, "institutions", [])
         if institutions:
             affil = format_html(
@@ -82,11 +80,11 @@ def _linked_name(a, url: str) -> SafeString:
         return linked
     return format_html(
         '{}<details class="match-note"><summary aria-label="An uncertain match: how it was '
-        'made">?</summary><span>Matched by {} only (confidence {:.2f}): it may be another '
+        'made">?</summary><span>Matched by {} only (confidence {}): it may be another '
         "person; the curators review such links.</span></details>",
         linked,
         how,
-        confidence,
+        f"{confidence:.2f}",
     )
 
 
