@@ -23,7 +23,7 @@ class AccountAdapter(DefaultAccountAdapter):
         return reverse("accounts:chat")
 
     def get_login_redirect_url(self, request: HttpRequest) -> str:
-        if onboarding_pending(user=request.user):
+        if request.user.is_authenticated and onboarding_pending(user=request.user):
             return reverse("accounts:chat")
         return super().get_login_redirect_url(request)
 

@@ -15,6 +15,8 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, Stream
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from wovepaper.lib.request_types import AuthenticatedHttpRequest
+
 from . import chat
 from .models import ChatMessage, Conversation
 from .selectors import onboarding_pending
@@ -26,13 +28,15 @@ def _wants_json(request: HttpRequest) -> bool:
     return request.headers.get("X-Requested-With") == "fetch"
 
 
-def _own_conversation(request: HttpRequest, conversation_id: int) -> Conversation:
+def _own_conversation(request: AuthenticatedHttpRequest, conversation_id: int) -> Conversation:
     return get_object_or_404(Conversation, pk=conversation_id, user=request.user)
 
 
 @login_required
 @require_GET
-def chat_page(request: HttpRequest, conversation_id: int | None = None) -> HttpResponse:
+def chat_page(
+    request: AuthenticatedHttpRequest, conversation_id: int | None = None
+) -> HttpResponse:
     conversation = _own_conversation(request, conversation_id) if conversation_id else None
     thread = list(conversation.messages.order_by("pk")) if conversation else []
     return render(
@@ -52,7 +56,7 @@ def chat_page(request: HttpRequest, conversation_id: int | None = None) -> HttpR
 
 @login_required
 @require_POST
-def chat_ask(request: HttpRequest) -> HttpResponse:
+def chat_ask(request: AuthenticatedHttpRequest) -> HttpResponse:
     question = request.POST.get("question", "").strip()
     conversation_id = request.POST.get("conversation", "")
     conversation = (
@@ -93,7 +97,7 @@ def chat_ask(request: HttpRequest) -> HttpResponse:
     return redirect(conversation.get_absolute_url())
 
 
-def _own_answer(request: HttpRequest, answer_id: int) -> ChatMessage:
+def _own_answer(request: AuthenticatedHttpRequest, answer_id: int) -> ChatMessage:
     answer = get_object_or_404(
         ChatMessage.objects.select_related("conversation"),
         pk=answer_id,
@@ -105,7 +109,7 @@ def _own_answer(request: HttpRequest, answer_id: int) -> ChatMessage:
 
 @login_required
 @require_GET
-def chat_answer_stream(request: HttpRequest, answer_id: int) -> StreamingHttpResponse:
+def chat_answer_stream(request: AuthenticatedHttpRequest, answer_id: int) -> StreamingHttpResponse:
     """The answer's text as it is made: the one view that calls the model (its own timeout,
     LLM_TIMEOUT, per piece of the stream)."""
     answer = _own_answer(request, answer_id)
@@ -119,7 +123,7 @@ def chat_answer_stream(request: HttpRequest, answer_id: int) -> StreamingHttpRes
 
 @login_required
 @require_GET
-def chat_answer(request: HttpRequest, answer_id: int) -> HttpResponse:
+def chat_answer(request: AuthenticatedHttpRequest, answer_id: int) -> HttpResponse:
     answer = _own_answer(request, answer_id)
     if answer.mode in (ChatMessage.Mode.PENDING, ChatMessage.Mode.STREAMING):
         raise Http404("this answer is still being made")
@@ -128,7 +132,7 @@ def chat_answer(request: HttpRequest, answer_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def chat_rename(request: HttpRequest, conversation_id: int) -> HttpResponse:
+def chat_rename(request: AuthenticatedHttpRequest, conversation_id: int) -> HttpResponse:
     conversation = _own_conversation(request, conversation_id)
     chat.conversation_rename(conversation, request.POST.get("title", ""))
     return redirect(conversation.get_absolute_url())
@@ -136,7 +140,7 @@ def chat_rename(request: HttpRequest, conversation_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def chat_delete(request: HttpRequest, conversation_id: int) -> HttpResponse:
+def chat_delete(request: AuthenticatedHttpRequest, conversation_id: int) -> HttpResponse:
     _own_conversation(request, conversation_id).delete()
     messages.success(request, "Conversation deleted.")
     return redirect("/chat")

@@ -27,7 +27,10 @@ from .selectors import digest_papers, followed_institution_ids, followed_researc
 logger = logging.getLogger(__name__)
 
 UNSUBSCRIBE_SALT = "accounts.digest.unsubscribe"
-PERIODS = {Profile.Digest.DAILY: timedelta(days=1), Profile.Digest.WEEKLY: timedelta(days=7)}
+PERIODS: dict[str, timedelta] = {
+    Profile.Digest.DAILY: timedelta(days=1),
+    Profile.Digest.WEEKLY: timedelta(days=7),
+}
 
 
 def period_key(frequency: str, now: datetime) -> str:

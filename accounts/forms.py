@@ -19,11 +19,14 @@ def _clean_fields(values: list[str]) -> list[str]:
 class FieldsForm(forms.Form):
     # Choices are validated in clean_fields against the current category list, which can be long
     # and is not known at import time.
-    fields = forms.MultipleChoiceField(required=False)
+    # Named after what it holds (its POST parameter and the template's), though Form's own
+    # `fields` is the instance's dict of fields: the metaclass moves this one into it.
+    fields = forms.MultipleChoiceField(required=False)  # type: ignore[assignment]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["fields"].choices = [(c, c) for c in sorted(category_codes())]
+        choices = [(c, c) for c in sorted(category_codes())]
+        self.fields["fields"].choices = choices  # type: ignore[index]  # the dict, as above
 
     def clean_fields(self) -> list[str]:
         return _clean_fields(self.cleaned_data["fields"])

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -24,18 +24,18 @@ from .models import Claim, Follow, InstitutionFollow, Profile
 SUGGESTION_PAPER_WINDOW = 400
 
 
-def onboarding_pending(*, user: AbstractBaseUser) -> bool:
+def onboarding_pending(*, user: User) -> bool:
     return Profile.objects.filter(user=user, onboarding=Profile.Onboarding.PENDING).exists()
 
 
-def followed_researcher_ids(*, user: AbstractBaseUser) -> list[int]:
+def followed_researcher_ids(*, user: User) -> list[int]:
     """Ids of the researchers the user follows, with the survivors of any that were merged since
     the follow was made. One query, plus one per merge level actually present."""
     ids = set(Follow.objects.filter(user=user).values_list("researcher_id", flat=True))
     return sorted(ids | set(researcher_survivor_ids(ids).values()))
 
 
-def followed_institution_ids(*, user: AbstractBaseUser) -> list[int]:
+def followed_institution_ids(*, user: User) -> list[int]:
     return sorted(
         InstitutionFollow.objects.filter(user=user).values_list("institution_id", flat=True)
     )
@@ -138,20 +138,20 @@ class FeedPage:
     def count(self) -> int:
         return min(self.total, self.limit)
 
-    def __getitem__(self, item):
+    def __getitem__(self, item: slice) -> QuerySet[Paper]:
         return self.papers[item]
 
     def __len__(self) -> int:
         return self.count()
 
 
-def follows_for_user(*, user: AbstractBaseUser) -> QuerySet[Follow]:
+def follows_for_user(*, user: User) -> QuerySet[Follow]:
     return (
         Follow.objects.filter(user=user).select_related("researcher").order_by("-created_at", "-id")
     )
 
 
-def claims_for_user(*, user: AbstractBaseUser) -> QuerySet[Claim]:
+def claims_for_user(*, user: User) -> QuerySet[Claim]:
     return Claim.objects.filter(user=user).select_related("researcher").order_by("-created_at")
 
 
@@ -159,7 +159,7 @@ def follower_count(*, researcher: Researcher) -> int:
     return Follow.objects.filter(researcher=researcher).count()
 
 
-def is_following(*, user: AbstractBaseUser, researcher: Researcher) -> bool:
+def is_following(*, user: User, researcher: Researcher) -> bool:
     if not user.is_authenticated:
         return False
     return Follow.objects.filter(user=user, researcher=researcher).exists()
@@ -200,9 +200,7 @@ def researchers_suggested(
     return ranked[:limit]
 
 
-def researchers_with_follow_state(
-    researchers: list[Researcher], *, user: AbstractBaseUser
-) -> list[Researcher]:
+def researchers_with_follow_state(researchers: list[Researcher], *, user: User) -> list[Researcher]:
     """Set `follower_count` and `is_followed` on each researcher in two queries, so that a list
     of follow buttons does not query per row (the follow_button tag reads these)."""
     ids = [r.pk for r in researchers]
@@ -220,14 +218,13 @@ def researchers_with_follow_state(
             )
         )
     for r in researchers:
-        r.follower_count = counts.get(r.pk, 0)
-        r.is_followed = r.pk in followed
+        # For this list only: follow_button_context reads them instead of asking per record.
+        setattr(r, "follower_count", counts.get(r.pk, 0))  # noqa: B010
+        setattr(r, "is_followed", r.pk in followed)  # noqa: B010
     return researchers
 
 
-def institution_follow_state(
-    *, user: AbstractBaseUser | None, institution: Institution
-) -> tuple[int, bool]:
+def institution_follow_state(*, user: User | None, institution: Institution) -> tuple[int, bool]:
     """How many follow the institution, and whether `user` does (two indexed queries)."""
     count = InstitutionFollow.objects.filter(institution=institution).count()
     following = bool(
@@ -237,7 +234,7 @@ def institution_follow_state(
     return count, following
 
 
-def institution_follows_for_user(*, user: AbstractBaseUser) -> QuerySet[InstitutionFollow]:
+def institution_follows_for_user(*, user: User) -> QuerySet[InstitutionFollow]:
     return (
         InstitutionFollow.objects.filter(user=user)
         .select_related("institution")
@@ -290,12 +287,14 @@ def follow_button_context(
     if isinstance(record, Institution):
         count, following = institution_follow_state(user=user, institution=record)
     else:
-        count = getattr(record, "follower_count", None)
-        if count is None:
-            count = follower_count(researcher=record)
-        following = getattr(record, "is_followed", None)
-        if following is None:
-            following = signed_in and is_following(user=user, researcher=record)
+        listed_count: int | None = getattr(record, "follower_count", None)
+        count = follower_count(researcher=record) if listed_count is None else listed_count
+        listed_following: bool | None = getattr(record, "is_followed", None)
+        following = (
+            signed_in and user is not None and is_following(user=user, researcher=record)
+            if listed_following is None
+            else listed_following
+        )
     return _button(
         request, record, count=count, following=following, signed_in=signed_in, next_url=next_url
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from allauth.account.models import EmailAddress
 from allauth.socialaccount.models import SocialAccount
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -19,7 +19,7 @@ class FollowError(ValueError):
     """A follow that cannot be made; the message is shown to the user."""
 
 
-def profile_get_or_create(*, user: AbstractBaseUser) -> Profile:
+def profile_get_or_create(*, user: User) -> Profile:
     """The user's profile. Users made outside sign-up (e.g. createsuperuser) get one on first use,
     marked as onboarded, because nobody asked them to onboard."""
     profile, _ = Profile.objects.get_or_create(
@@ -28,7 +28,7 @@ def profile_get_or_create(*, user: AbstractBaseUser) -> Profile:
     return profile
 
 
-def profile_create_for_signup(*, user: AbstractBaseUser) -> Profile:
+def profile_create_for_signup(*, user: User) -> Profile:
     """A new user's profile, with onboarding pending. Idempotent."""
     profile, _ = Profile.objects.get_or_create(user=user)
     return profile
@@ -89,7 +89,7 @@ def researcher_final(*, researcher: Researcher) -> Researcher:
     return Researcher.objects.get(pk=survivor_id)
 
 
-def researcher_follow(*, user: AbstractBaseUser, researcher: Researcher) -> Follow:
+def researcher_follow(*, user: User, researcher: Researcher) -> Follow:
     """Follow a researcher; a merged record is followed through its surviving one.
 
     Idempotent: following twice returns the existing follow (the unique constraint decides, so
@@ -103,7 +103,7 @@ def researcher_follow(*, user: AbstractBaseUser, researcher: Researcher) -> Foll
     return follow
 
 
-def researcher_unfollow(*, user: AbstractBaseUser, researcher: Researcher) -> int:
+def researcher_unfollow(*, user: User, researcher: Researcher) -> int:
     """Stop following a researcher (and the record it was merged into). Returns rows removed;
     0 when the user did not follow it, which is not an error."""
     ids = {researcher.pk}
@@ -115,7 +115,7 @@ def researcher_unfollow(*, user: AbstractBaseUser, researcher: Researcher) -> in
     return deleted
 
 
-def institution_follow(*, user: AbstractBaseUser, institution: Institution) -> InstitutionFollow:
+def institution_follow(*, user: User, institution: Institution) -> InstitutionFollow:
     """Follow an institution. Idempotent, as researcher_follow."""
     try:
         with transaction.atomic():
@@ -125,13 +125,13 @@ def institution_follow(*, user: AbstractBaseUser, institution: Institution) -> I
     return follow
 
 
-def institution_unfollow(*, user: AbstractBaseUser, institution: Institution) -> int:
+def institution_unfollow(*, user: User, institution: Institution) -> int:
     """Stop following an institution. Returns rows removed (0 when it was not followed)."""
     deleted, _ = InstitutionFollow.objects.filter(user=user, institution=institution).delete()
     return deleted
 
 
-def researcher_claim(*, user: AbstractBaseUser, researcher: Researcher, message: str = "") -> Claim:
+def researcher_claim(*, user: User, researcher: Researcher, message: str = "") -> Claim:
     """Say "this is me". One claim per user and record; staff review it in the admin, except
     when the account signed in with ORCID and the record carries that same ORCID iD: then the
     claim is confirmed at once (reviewed_by stays empty: no person reviewed it), and the
@@ -179,7 +179,7 @@ def _bare_orcid(value: str) -> str:
     return value.strip().rstrip("/").rsplit("/", 1)[-1].upper()
 
 
-def researcher_orcid_confirm(*, user: AbstractBaseUser, researcher: Researcher) -> bool:
+def researcher_orcid_confirm(*, user: User, researcher: Researcher) -> bool:
     """Whether the user's ORCID sign-in proves this record is theirs. When it does, the record's
     ORCID link is marked as confirmed by the researcher."""
     signed_in = {
@@ -203,7 +203,7 @@ def researcher_orcid_confirm(*, user: AbstractBaseUser, researcher: Researcher) 
     return True
 
 
-def claim_review(*, claim: Claim, reviewer: AbstractBaseUser, confirm: bool) -> Claim:
+def claim_review(*, claim: Claim, reviewer: User, confirm: bool) -> Claim:
     """Staff decision on a claim."""
     claim.status = Claim.Status.CONFIRMED if confirm else Claim.Status.REJECTED
     claim.reviewed_by = reviewer
@@ -212,7 +212,7 @@ def claim_review(*, claim: Claim, reviewer: AbstractBaseUser, confirm: bool) -> 
     return claim
 
 
-def user_export(*, user: AbstractBaseUser) -> dict:
+def user_export(*, user: User) -> dict:
     """Everything wovepaper stores about the user, as JSON-ready data."""
     profile = profile_get_or_create(user=user)
     return {
@@ -323,7 +323,7 @@ def user_export(*, user: AbstractBaseUser) -> dict:
 
 
 @transaction.atomic
-def user_delete(*, user: AbstractBaseUser) -> None:
+def user_delete(*, user: User) -> None:
     """Delete the account. Follows, claims, profile, digests, chat conversations and messages,
     email addresses, social accounts and API tokens go with it (all cascade from the user)."""
     user.delete()

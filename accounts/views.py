@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from allauth.account.decorators import reauthentication_required
@@ -14,7 +14,6 @@ from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.db.models import Model
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -26,11 +25,13 @@ from django_htmx.http import HttpResponseClientRedirect
 from rest_framework.authtoken.models import Token
 
 from institutions.models import Institution
+from papers.models import Paper
 from papers.selectors import papers_with_short_bylines
 from researchers.models import Researcher
 from researchers.reports import reports_of_user
 from researchers.search import researchers_search
 from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from . import digests, selectors, services
 from .categories import categories_by_code, categories_search, category_list
@@ -55,14 +56,17 @@ def _safe_next(request: HttpRequest, fallback: str) -> str:
 # --- follow / unfollow / claim --------------------------------------------------------------
 
 
-def _action_on(model: type[Model]):
+_Record = TypeVar("_Record", Researcher, Institution)
+
+
+def _action_on(model: type[_Record]):
     """Load the record (researcher, institution) a button acts on and where to go afterwards; a
     signed-out visitor is sent to sign in first and comes back to the same place (an htmx button
     cannot follow a redirect itself, so it is told to)."""
 
     def decorate(view: Callable[[HttpRequest, Any, str], HttpResponse]):
         @wraps(view)
-        def wrapper(request: HttpRequest, **kwargs: int) -> HttpResponse:
+        def wrapper(request: AuthenticatedHttpRequest, **kwargs: int) -> HttpResponse:
             (pk,) = kwargs.values()
             record = get_object_or_404(model, pk=pk)
             next_url = _safe_next(request, record.get_absolute_url())
@@ -84,7 +88,9 @@ _institution_action = _action_on(Institution)
 
 @require_POST
 @_researcher_action
-def follow(request: HttpRequest, researcher: Researcher, next_url: str) -> HttpResponse:
+def follow(
+    request: AuthenticatedHttpRequest, researcher: Researcher, next_url: str
+) -> HttpResponse:
     try:
         target = services.researcher_follow(user=request.user, researcher=researcher).researcher
     except services.FollowError as exc:
@@ -97,7 +103,9 @@ def follow(request: HttpRequest, researcher: Researcher, next_url: str) -> HttpR
 
 @require_POST
 @_researcher_action
-def unfollow(request: HttpRequest, researcher: Researcher, next_url: str) -> HttpResponse:
+def unfollow(
+    request: AuthenticatedHttpRequest, researcher: Researcher, next_url: str
+) -> HttpResponse:
     services.researcher_unfollow(user=request.user, researcher=researcher)
     return _follow_answer(
         request, researcher, next_url, f"You no longer follow {researcher.display_name}."
@@ -105,7 +113,7 @@ def unfollow(request: HttpRequest, researcher: Researcher, next_url: str) -> Htt
 
 
 def _follow_answer(
-    request: HttpRequest, record: Researcher | Institution, next_url: str, message: str
+    request: AuthenticatedHttpRequest, record: Researcher | Institution, next_url: str, message: str
 ) -> HttpResponse:
     if request.htmx:
         context = selectors.follow_button_context(request, record, next_url=next_url)
@@ -117,7 +125,7 @@ def _follow_answer(
 @require_POST
 @_institution_action
 def follow_institution(
-    request: HttpRequest, institution: Institution, next_url: str
+    request: AuthenticatedHttpRequest, institution: Institution, next_url: str
 ) -> HttpResponse:
     services.institution_follow(user=request.user, institution=institution)
     return _follow_answer(request, institution, next_url, f"You now follow {institution.name}.")
@@ -126,7 +134,7 @@ def follow_institution(
 @require_POST
 @_institution_action
 def unfollow_institution(
-    request: HttpRequest, institution: Institution, next_url: str
+    request: AuthenticatedHttpRequest, institution: Institution, next_url: str
 ) -> HttpResponse:
     services.institution_unfollow(user=request.user, institution=institution)
     return _follow_answer(
@@ -136,7 +144,7 @@ def unfollow_institution(
 
 @require_POST
 @_researcher_action
-def claim(request: HttpRequest, researcher: Researcher, next_url: str) -> HttpResponse:
+def claim(request: AuthenticatedHttpRequest, researcher: Researcher, next_url: str) -> HttpResponse:
     form = ClaimForm(request.POST)
     message = form.cleaned_data["message"] if form.is_valid() else ""
     try:
@@ -171,17 +179,17 @@ def claim(request: HttpRequest, researcher: Researcher, next_url: str) -> HttpRe
 
 # --- onboarding -------------------------------------------------------------------------------
 
-STEP_URLS = {
+STEP_URLS: dict[str, str] = {
     Profile.Step.FIELDS: "accounts:onboarding_fields",
     Profile.Step.RESEARCHERS: "accounts:onboarding_researchers",
     Profile.Step.CLAIM: "accounts:onboarding_claim",
 }
-STEP_ORDER = [Profile.Step.FIELDS, Profile.Step.RESEARCHERS, Profile.Step.CLAIM]
+STEP_ORDER: list[str] = [Profile.Step.FIELDS, Profile.Step.RESEARCHERS, Profile.Step.CLAIM]
 
 
 @login_required
 @require_GET
-def onboarding(request: HttpRequest) -> HttpResponse:
+def onboarding(request: AuthenticatedHttpRequest) -> HttpResponse:
     profile = services.profile_get_or_create(user=request.user)
     services.onboarding_resume(profile=profile)
     return redirect(STEP_URLS.get(profile.onboarding_step, STEP_URLS[Profile.Step.FIELDS]))
@@ -198,7 +206,7 @@ def _step_context(step: str) -> dict:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def onboarding_fields(request: HttpRequest) -> HttpResponse:
+def onboarding_fields(request: AuthenticatedHttpRequest) -> HttpResponse:
     profile = services.profile_get_or_create(user=request.user)
     if request.method == "POST":
         form = FieldsForm(request.POST)
@@ -230,7 +238,7 @@ def onboarding_fields(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def onboarding_researchers(request: HttpRequest) -> HttpResponse:
+def onboarding_researchers(request: AuthenticatedHttpRequest) -> HttpResponse:
     profile = services.profile_get_or_create(user=request.user)
     if request.method == "POST":
         services.onboarding_advance(profile=profile, step=Profile.Step.CLAIM)
@@ -259,7 +267,7 @@ def onboarding_researchers(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def onboarding_claim(request: HttpRequest) -> HttpResponse:
+def onboarding_claim(request: AuthenticatedHttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     results = researchers_search(query).items if query else []
     claims = list(selectors.claims_for_user(user=request.user)[:10])
@@ -284,7 +292,7 @@ def onboarding_claim(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def onboarding_skip(request: HttpRequest) -> HttpResponse:
+def onboarding_skip(request: AuthenticatedHttpRequest) -> HttpResponse:
     profile = services.profile_get_or_create(user=request.user)
     services.onboarding_skip(profile=profile)
     messages.info(request, "Setup skipped. You can finish it any time from your account page.")
@@ -293,7 +301,7 @@ def onboarding_skip(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def onboarding_finish(request: HttpRequest) -> HttpResponse:
+def onboarding_finish(request: AuthenticatedHttpRequest) -> HttpResponse:
     profile = services.profile_get_or_create(user=request.user)
     frequency = request.POST.get("digest_frequency")
     if frequency in Profile.Digest.values:
@@ -308,7 +316,7 @@ def onboarding_finish(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def following(request: HttpRequest) -> HttpResponse:
+def following(request: AuthenticatedHttpRequest) -> HttpResponse:
     ids = selectors.followed_researcher_ids(user=request.user)
     institution_ids = selectors.followed_institution_ids(user=request.user)
     page = feed = None
@@ -319,7 +327,8 @@ def following(request: HttpRequest) -> HttpResponse:
             institution_ids=institution_ids,
             limit=FEED_PAGE_SIZE * FEED_MAX_PAGES,
         )
-        paginator = Paginator(feed, FEED_PAGE_SIZE)
+        # Paginator only counts and slices its list, which FeedPage does (it is no sequence).
+        paginator: Paginator[Paper] = Paginator(feed, FEED_PAGE_SIZE)  # type: ignore[arg-type]
         page = paginator.get_page(request.GET.get("page"))
         papers = papers_with_short_bylines(page.object_list, focus_ids=ids)
     follows = list(selectors.follows_for_user(user=request.user)[: SIDEBAR_FOLLOWS + 1])
@@ -342,7 +351,7 @@ def following(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def followed_researchers(request: HttpRequest) -> HttpResponse:
+def followed_researchers(request: AuthenticatedHttpRequest) -> HttpResponse:
     paginator = Paginator(selectors.follows_for_user(user=request.user), FOLLOWED_PAGE_SIZE)
     page = paginator.get_page(request.GET.get("page"))
     researchers = [f.researcher for f in page.object_list]
@@ -355,7 +364,7 @@ def followed_researchers(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def account_settings(request: HttpRequest) -> HttpResponse:
+def account_settings(request: AuthenticatedHttpRequest) -> HttpResponse:
     profile = services.profile_get_or_create(user=request.user)
     if request.method == "POST":
         form = SettingsForm(request.POST)
@@ -387,7 +396,7 @@ def account_settings(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def api_token(request: HttpRequest) -> HttpResponse:
+def api_token(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Create (or replace) the user's API token; the old one stops working."""
     Token.objects.filter(user=request.user).delete()
     Token.objects.create(user=request.user)
@@ -397,7 +406,7 @@ def api_token(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def export(request: HttpRequest) -> HttpResponse:
+def export(request: AuthenticatedHttpRequest) -> HttpResponse:
     data = services.user_export(user=request.user)
     response = HttpResponse(
         json.dumps(data, indent=2, ensure_ascii=False),
@@ -415,7 +424,7 @@ def export(request: HttpRequest) -> HttpResponse:
 # ACCOUNT_REAUTHENTICATION_TIMEOUT, 5 minutes; an account without a password gets a code by email).
 @reauthentication_required
 @require_http_methods(["GET", "POST"])
-def delete_account(request: HttpRequest) -> HttpResponse:
+def delete_account(request: AuthenticatedHttpRequest) -> HttpResponse:
     if request.method == "POST":
         form = DeleteAccountForm(request.POST)
         if form.is_valid():

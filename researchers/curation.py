@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -80,7 +80,7 @@ def _lock(ids: Iterable[int]) -> dict[int, Researcher]:
     return {r.pk: r for r in rows}
 
 
-def _actor(user: AbstractBaseUser | None):
+def _actor(user: User | None):
     return user if user is not None and getattr(user, "is_authenticated", False) else None
 
 
@@ -191,13 +191,13 @@ def merge_plan(  # noqa: C901
         .distinct()
         .order_by("paper__arxiv_id")
     )
-    shared = list(shared[:11])
-    if shared:
+    shared_ids = list(shared[:11])
+    if shared_ids:
         plan.conflicts.append(
             "Both records are authors of the same paper (two byline "
             "positions): "
-            + ", ".join(shared[:10])
-            + (" and more" if len(shared) > 10 else "")
+            + ", ".join(shared_ids[:10])
+            + (" and more" if len(shared_ids) > 10 else "")
             + "."
         )
     plan.repointed = list(
@@ -223,7 +223,7 @@ def _record_snapshot(record: Researcher) -> dict:
 
 @transaction.atomic
 def researchers_merge(
-    *, survivor_id: int, folded_ids: Iterable[int], actor: AbstractBaseUser | None, note: str = ""
+    *, survivor_id: int, folded_ids: Iterable[int], actor: User | None, note: str = ""
 ) -> CurationEntry:
     """Fold records into a survivor, in one transaction.
 
@@ -359,7 +359,7 @@ def merge_split_blockers(  # noqa: C901
 
 
 @transaction.atomic
-def merge_split(*, entry_id: int, actor: AbstractBaseUser | None, note: str = "") -> CurationEntry:
+def merge_split(*, entry_id: int, actor: User | None, note: str = "") -> CurationEntry:
     """Undo a merge from its audit entry: each folded record gets back the authorships, external
     ids, follows and claims it had, and is live again; records that had been merged into it point
     at it again. Papers matched onto the survivor since the merge are queued for matching again
@@ -433,7 +433,7 @@ def merge_split(*, entry_id: int, actor: AbstractBaseUser | None, note: str = ""
 
 @transaction.atomic
 def authorship_move(
-    *, authorship_id: int, to_researcher_id: int, actor: AbstractBaseUser | None, note: str = ""
+    *, authorship_id: int, to_researcher_id: int, actor: User | None, note: str = ""
 ) -> CurationEntry:
     """Attribute one authorship to another record (one wrongly attributed paper), and pin it so
     that matching leaves it there. Both records' figures are recomputed."""
@@ -483,7 +483,7 @@ def authorship_move(
 
 @transaction.atomic
 def researchers_mark_distinct(
-    *, first_id: int, second_id: int, actor: AbstractBaseUser | None, note: str = ""
+    *, first_id: int, second_id: int, actor: User | None, note: str = ""
 ) -> CurationEntry | None:
     """Record that two records are different people: the queue stops suggesting the pair and no
     merge joins them. Idempotent: returns None when the pair was already marked."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -44,7 +44,7 @@ def _live(researcher_id: int | None, label: str) -> Researcher:
 @transaction.atomic
 def match_report_create(
     *,
-    user: AbstractBaseUser,
+    user: User,
     kind: str,
     researcher_id: int | None,
     other_researcher_id: int | None = None,
@@ -157,7 +157,7 @@ def report_decline(*, report: MatchReport, reason: str) -> MatchReport:
     return report
 
 
-def reports_of_user(user: AbstractBaseUser, *, limit: int = 50) -> list[MatchReport]:
+def reports_of_user(user: User, *, limit: int = 50) -> list[MatchReport]:
     """The reader's own reports, newest first, with what they name (one query)."""
     return list(
         MatchReport.objects.filter(reporter=user)

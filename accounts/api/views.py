@@ -189,7 +189,9 @@ class ConversationListApi(MeApiView):
     )
     def get(self, request):
         paginator = FollowPagination()
-        page = paginator.paginate_queryset(chat.conversations_for(request.user), request, view=self)
+        page: list[Conversation] | None = paginator.paginate_queryset(
+            chat.conversations_for(request.user), request, view=self
+        )
         return paginator.get_paginated_response(ConversationSerializer(page, many=True).data)
 
 

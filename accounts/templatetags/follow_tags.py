@@ -28,7 +28,7 @@ def claim_button(context, researcher: Researcher) -> dict:
     user = getattr(request, "user", None)
     signed_in = bool(user is not None and user.is_authenticated)
     claim = None
-    if signed_in:
+    if signed_in and user is not None:
         claim = user.claims.filter(researcher_id=researcher.pk).first()
     return {
         "researcher": researcher,
