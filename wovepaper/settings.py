@@ -485,6 +485,9 @@ CELERY_TASK_ROUTES["search.index_vectors"] = {"queue": f"{CELERY_QUEUE_PREFIX}se
 # "embed" after harvest pages and import batches commit, by as many worker processes on as
 # many machines as wanted; `manage.py embed_papers` backfills, and the sweep below catches up.
 EMBEDDING_ENCODER = env("EMBEDDING_ENCODER", "wovepaper.lib.embeddings.MiniLMEncoder")
+# Where the ONNX encoders keep the model's ONNX export, made from the bundled weights on first
+# use (seconds; nothing is downloaded).
+EMBEDDING_MODEL_DIR = Path(env("EMBEDDING_MODEL_DIR", str(DATA_DIR / "models")))
 # torch threads per process (0: torch's default, every core). One per embed worker process,
 # with one process per core, is what benchmarks/embeddings.py measured fastest per core.
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", 0)
