@@ -9,8 +9,14 @@
         the same vectors: recall@10, and query time of each (exact is the reference).
     python benchmarks/semantic.py known-item [--queries 300]
         on the bundled sample (3,200 real arXiv records, with the demo's vectors): each query is
-        a paper's title, or the first sentence of its abstract, without its rarest words; is the
-        paper in the first 10 (recall@10), and at what rank (MRR), by keyword, semantic, hybrid.
+        a hand-written paraphrase of a paper's title (benchmarks/data/), or its title, or the
+        first sentence of its abstract, without its rarest words; is the paper in the first 10
+        (recall@10), and at what rank (MRR), by keyword, semantic, hybrid. Then the share of
+        each paper's 10 nearest neighbours in its primary category, against a random draw.
+    python benchmarks/semantic.py runtimes [--papers 1000]
+        torch, ONNX Runtime and ONNX Runtime int8 embedding the same real papers in turn, one
+        thread each: papers per CPU-second, cosine of each paper's vector to torch's, and
+        known-item search by meaning over each runtime's own vectors.
     DATABASE_URL=postgres://…/wovepaper_semantic_bench python benchmarks/semantic.py latency
         the first page of /search's call (paper_search, papers fetched) at the database's size
         (benchmarks/search.py --size 100000 --prepare loads 100,000 synthetic papers), per mode,
@@ -115,6 +121,87 @@ def throughput(args) -> None:
         )
 
 
+# --- runtimes of the same weights ------------------------------------------------------------
+
+RUNTIMES = {
+    "torch": "wovepaper.lib.embeddings.MiniLMEncoder",
+    "onnx": "wovepaper.lib.embeddings.MiniLMOnnxEncoder",
+    "onnx-int8": "wovepaper.lib.embeddings.MiniLMOnnxInt8Encoder",
+}
+PARAPHRASES = ROOT / "benchmarks" / "data" / "known-item-paraphrases.tsv"
+
+
+def paraphrases() -> list[tuple[str, str]]:
+    """(arXiv id, hand-written paraphrase of its title), benchmarks/data/PROVENANCE.md."""
+    rows = []
+    for line in PARAPHRASES.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            arxiv_id, text = line.split("\t")
+            rows.append((arxiv_id, text))
+    return rows
+
+
+def runtimes(args) -> None:
+    """Each runtime embeds the same corpus in one process, one thread, chunk by chunk in turn
+    (so that all see the same machine load): papers per CPU-second; then its vectors against
+    torch's (cosine per paper), and known-item search by meaning alone over its own vectors."""
+    from django.utils.module_loading import import_string
+
+    from papers.embedding import paper_text
+
+    records = sample_records()
+    wanted = {arxiv_id for arxiv_id, _ in paraphrases()}
+    rng = random.Random(5)
+    chosen = [r for r in records if r["id"] in wanted]
+    others = [r for r in records if r["id"] not in wanted]
+    chosen += rng.sample(others, max(0, args.papers - len(chosen)))
+    texts = [paper_text(r.get("title", ""), r.get("abstract", "")) for r in chosen]
+    encoders = {}
+    for name, path in RUNTIMES.items():
+        started = time.perf_counter()
+        encoders[name] = import_string(path)(threads=1)
+        encoders[name].encode(texts[:4])  # load (and export, the first time) before the clock
+        print(f"{name}: loaded in {time.perf_counter() - started:.1f} s")
+    print(f"{len(texts)} real papers, one thread each, {os.cpu_count()} CPUs, {load()}")
+    vectors: dict[str, list[np.ndarray]] = {name: [] for name in encoders}
+    cpu = dict.fromkeys(encoders, 0.0)
+    for start in range(0, len(texts), 64):
+        for name, encoder in encoders.items():
+            started = time.process_time()
+            vectors[name].append(encoder.encode(texts[start : start + 64]))
+            cpu[name] += time.process_time() - started
+    corpus = {name: np.vstack(rows) for name, rows in vectors.items()}
+    frequency: Counter = Counter()
+    for r in records:
+        frequency.update({w.lower() for w in _WORDS.findall(f"{r['title']} {r['abstract']}")})
+    position = {r["id"]: i for i, r in enumerate(chosen)}
+    sets = {
+        "hand-written paraphrases of titles": [(position[a], q) for a, q in paraphrases()],
+        "titles without their 2 rarest words": [
+            (i, _without_rare_words(r["title"], frequency, 2, 12)) for i, r in enumerate(chosen)
+        ][: args.queries],
+    }
+    print(f"({load()} after embedding)")
+    for name in encoders:
+        agreement = (corpus[name] * corpus["torch"]).sum(axis=1)
+        line = (
+            f"{name:>9}: {len(texts) / cpu[name]:.1f} papers per CPU-second "
+            f"({cpu['torch'] / cpu[name]:.2f}x torch); cosine to torch's vectors mean "
+            f"{agreement.mean():.4f}, min {agreement.min():.4f}"
+        )
+        for label, queries in sets.items():
+            queries = [(i, q) for i, q in queries if len(q.split()) >= 3]
+            asked = encoders[name].encode([q for _, q in queries])
+            ranks = []
+            for (i, _), query in zip(queries, asked, strict=True):
+                order = np.argsort(-(corpus[name] @ query))[:10].tolist()
+                ranks.append(order.index(i) + 1 if i in order else None)
+            recall = sum(r is not None for r in ranks) / len(ranks)
+            mrr = sum(1 / r for r in ranks if r) / len(ranks)
+            line += f"; {label} ({len(queries)}): recall@10 {recall:.3f} MRR {mrr:.3f}"
+        print(line)
+
+
 # --- ANN recall -------------------------------------------------------------------------------
 
 
@@ -204,12 +291,14 @@ def known_item(args) -> None:
     call_command("rebuild_vector_index", no_progress=True)
 
     papers = list(Paper.objects.filter(is_deleted=False).values_list("pk", "title", "abstract"))
+    pk_of = dict(Paper.objects.values_list("arxiv_id", "pk"))
     frequency: Counter = Counter()
     for _, title, abstract in papers:
         frequency.update({w.lower() for w in _WORDS.findall(f"{title} {abstract}")})
     rng = random.Random(11)
     chosen = rng.sample(papers, min(args.queries, len(papers)))
     sets = {
+        "hand-written paraphrases of titles": [(pk_of[a], q) for a, q in paraphrases()],
         "title without its 2 rarest words": [
             (pk, _without_rare_words(title, frequency, 2, 12)) for pk, title, _ in chosen
         ],
@@ -233,8 +322,37 @@ def known_item(args) -> None:
             totals.setdefault(mode, []).extend([1.0 if r else 0.0 for r in ranks])
             print(f"  {mode:>8}: recall@10 {recall:.3f}  MRR@10 {mrr:.3f}")
     print(
-        "both sets together: "
+        "all sets together: "
         + ", ".join(f"{m} {statistics.mean(v):.3f}" for m, v in totals.items())
+    )
+    category_agreement()
+
+
+def category_agreement() -> None:
+    """How many of each paper's 10 nearest neighbours (exact cosine over the demo's vectors of
+    the sample) share its primary category (the first listed), against what 10 papers drawn
+    at random would share: the same papers' categories, shuffled, over many draws."""
+    primary = {r["id"]: r["categories"].split()[0] for r in sample_records()}
+    with np.load(DEMO_VECTORS, allow_pickle=False) as saved:
+        keep = [i for i, a in enumerate(saved["arxiv_ids"]) if str(a) in primary]
+        ids = [str(saved["arxiv_ids"][i]) for i in keep]
+        vectors = saved["vectors"][keep].astype(np.float32)
+    labels = np.array([primary[a] for a in ids])
+    similarity = vectors @ vectors.T
+    np.fill_diagonal(similarity, -np.inf)
+    nearest = np.argsort(-similarity, axis=1)[:, :10]
+    shared = (labels[nearest] == labels[:, None]).mean()
+    rng = np.random.default_rng(13)
+    random_shares = []
+    for _ in range(20):
+        drawn = np.array(
+            [rng.choice(np.delete(np.arange(len(ids)), i), 10) for i in range(len(ids))]
+        )
+        random_shares.append((labels[drawn] == labels[:, None]).mean())
+    print(
+        f"category agreement, {len(ids)} papers of {len(set(labels))} primary categories: "
+        f"{shared:.3f} of the 10 nearest neighbours share the paper's primary category; "
+        f"10 drawn at random: {statistics.mean(random_shares):.3f} (20 draws)"
     )
 
 
@@ -332,6 +450,9 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     command = commands.add_parser("throughput")
     command.add_argument("--papers", type=int, default=256)
+    command = commands.add_parser("runtimes")
+    command.add_argument("--papers", type=int, default=1000)
+    command.add_argument("--queries", type=int, default=300)
     command = commands.add_parser("ann")
     command.add_argument("--sizes", default="10000,100000")
     command.add_argument("--queries", type=int, default=200)
@@ -344,9 +465,14 @@ def main() -> None:
         import django
 
         django.setup()
-    {"throughput": throughput, "ann": ann, "known-item": known_item, "latency": latency}[
-        args.command
-    ](args)
+    commands_by_name = {
+        "throughput": throughput,
+        "runtimes": runtimes,
+        "ann": ann,
+        "known-item": known_item,
+        "latency": latency,
+    }
+    commands_by_name[args.command](args)
 
 
 if __name__ == "__main__":
