@@ -30,6 +30,7 @@ from papers.selectors import papers_with_short_bylines
 from researchers.models import Researcher
 from researchers.reports import reports_of_user
 from researchers.search import researchers_search
+from researchers.similar import more_like_followed
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
@@ -345,6 +346,7 @@ def following(request: AuthenticatedHttpRequest) -> HttpResponse:
         else [],
         "empty_message": "None of the researchers and institutions you follow has a paper here "
         "yet.",
+        "suggestions": more_like_followed([f.researcher for f in follows], exclude=ids),
     }
     return render_page(request, "accounts/following", context)
 

@@ -1,9 +1,12 @@
 """Researchers working on similar things: the researchers whose papers lie nearest, in meaning,
 to the centre of a researcher's own papers (the mean of their papers' vectors), each with the
-count of their papers among the nearest and the closest of them as the reason."""
+count of their papers among the nearest and the closest of them as the reason. And, for a
+signed-in reader, researchers like those they follow, each saying which followed one it is
+like."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +25,10 @@ SIMILAR_COUNT = 8
 OWN_PAPERS = 100
 NEAREST_PAPERS = 200
 CACHE_SECONDS = 24 * 3600
+# "More like the researchers you follow": the neighbours of the most recently followed few
+# (each costs two queries the first time, none while cached), and how many are suggested.
+FOLLOWED_LOOKED_AT = 5
+SUGGESTED_COUNT = 6
 
 
 @dataclass
@@ -34,6 +41,22 @@ class SimilarResearcher:
     def reason(self) -> str:
         count = f"{self.papers_near} paper{'s' if self.papers_near != 1 else ''}"
         return f"{count} close to this researcher's work, e.g. “{self.closest.title}”"
+
+
+@dataclass
+class FollowSuggestion:
+    researcher: Researcher
+    like: Researcher
+    papers_near: int
+    closest: Paper
+
+    @property
+    def reason(self) -> str:
+        count = f"{self.papers_near} paper{'s' if self.papers_near != 1 else ''}"
+        return (
+            f"Like {self.like.display_name}: {count} close to their work, "
+            f"e.g. “{self.closest.title}”"
+        )
 
 
 def _nearest_authors(researcher: Researcher) -> list[tuple[int, int, int]]:
@@ -93,5 +116,35 @@ def similar_researchers(researcher: Researcher) -> list[SimilarResearcher]:
     return [
         SimilarResearcher(researcher=people[r], papers_near=n, closest=papers[p])
         for r, n, p in found
+        if r in people and p in papers
+    ]
+
+
+def more_like_followed(
+    followed: Sequence[Researcher], *, exclude: Sequence[int] = ()
+) -> list[FollowSuggestion]:
+    """Up to SUGGESTED_COUNT researchers working on what the first FOLLOWED_LOOKED_AT of
+    `followed` (most recently followed first) work on, taken in turn from each one's own
+    nearest (its best, then the next best of each, …), none of `followed` or `exclude`, each
+    with the followed researcher it is like. Queries: two per followed researcher whose
+    neighbours are not cached yet, and two."""
+    looked_at = [r for r in followed if r.merged_into_id is None][:FOLLOWED_LOOKED_AT]
+    neighbours = [(r, _nearest_authors(r)) for r in looked_at]
+    skip = {r.pk for r in followed} | set(exclude)
+    picked: list[tuple[int, Researcher, int, int]] = []
+    for depth in range(SIMILAR_COUNT):
+        for like, found in neighbours:
+            if depth < len(found) and found[depth][0] not in skip:
+                researcher_id, near, closest = found[depth]
+                skip.add(researcher_id)
+                picked.append((researcher_id, like, near, closest))
+    picked = picked[:SUGGESTED_COUNT]
+    if not picked:
+        return []
+    people = Researcher.objects.in_bulk([r for r, _, _, _ in picked])
+    papers = Paper.objects.in_bulk([p for _, _, _, p in picked])
+    return [
+        FollowSuggestion(researcher=people[r], like=like, papers_near=n, closest=papers[p])
+        for r, like, n, p in picked
         if r in people and p in papers
     ]

@@ -9,10 +9,14 @@ import re
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from accounts.services import researcher_follow
 from papers.embedding import embed_papers
 from papers.models import Authorship
 from papers.search import PAPERS
+from researchers.similar import FOLLOWED_LOOKED_AT
 from tests.researchers.conftest import researcher_factory  # noqa: F401  (shared fixture)
 from wovepaper.lib.search import backend_for
 
@@ -164,3 +168,61 @@ def test_a_researcher_page_lists_researchers_working_on_similar_things(
     assert "1 paper close to this researcher&#x27;s work, e.g. “" in section
     md = client.get(ada.get_absolute_url(), HTTP_ACCEPT="text/markdown").content.decode()
     assert "## Working on similar things" in md
+
+
+def _researchers_of(papers, researcher_factory) -> dict:
+    people = {}
+    for paper in papers:
+        for authorship in Authorship.objects.filter(paper=paper):
+            researcher = people.get(authorship.name) or researcher_factory(authorship.name)
+            people[authorship.name] = researcher
+            authorship.researcher = researcher
+            authorship.save(update_fields=["researcher"])
+    return people
+
+
+def test_the_following_page_suggests_researchers_like_those_followed_and_says_which(
+    client, embedded, researcher_factory, django_user_model
+):
+    people = _researchers_of(embedded, researcher_factory)
+    reader = django_user_model.objects.create_user("reader", "r@example.org", "pw")
+    researcher_follow(user=reader, researcher=people["Ada Quantum"])
+    researcher_follow(user=reader, researcher=people["Cy Decoder"])
+    client.force_login(reader)
+    html = client.get("/accounts/following").content.decode()
+    section = html.split('id="more-like-h"', 1)[1].split("</section>", 1)[0]
+    names = re.findall(r'<a href="/researchers/[^"]+">([^<]+)</a>', section)
+    # Neither followed researcher is suggested; the other code people come before galaxies.
+    assert "Ada Quantum" not in names and "Cy Decoder" not in names
+    assert set(names[:2]) == {"Bo Qubit", "Di Colour"}
+    assert names[-1] == "Ed Galaxy"
+    reasons = re.findall(r'<span class="small muted">([^<]+)</span>', section)
+    assert len(reasons) == len(names)
+    assert all(r.startswith(("Like Ada Quantum: ", "Like Cy Decoder: ")) for r in reasons)
+    assert "close to their work, e.g. “" in reasons[0]
+
+    md = client.get("/accounts/following", HTTP_ACCEPT="text/markdown").content.decode()
+    assert "## More like the researchers you follow" in md
+    assert "Bo Qubit" in md.split("## More like")[1]
+
+
+def test_suggestions_cost_a_bounded_number_of_queries_however_many_are_followed(
+    client, embedded, researcher_factory, django_user_model
+):
+    people = _researchers_of(embedded, researcher_factory)
+    reader = django_user_model.objects.create_user("reader", "r@example.org", "pw")
+    researcher_follow(user=reader, researcher=people["Ada Quantum"])
+    client.force_login(reader)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get("/accounts/following").status_code == 200
+        return len(captured)
+
+    first, cached = queries(), queries()
+    assert first - cached <= 2  # Ada's neighbours: her vectors, their authors; then cached
+    for number in range(FOLLOWED_LOOKED_AT + 3):
+        researcher_follow(user=reader, researcher=researcher_factory(f"Quiet Person {number}"))
+    first_of_many, cached_of_many = queries(), queries()
+    assert first_of_many - cached_of_many <= 2 * FOLLOWED_LOOKED_AT
+    assert cached_of_many == cached
