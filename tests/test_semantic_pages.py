@@ -189,7 +189,7 @@ def test_the_following_page_suggests_researchers_like_those_followed_and_says_wh
     researcher_follow(user=reader, researcher=people["Ada Quantum"])
     researcher_follow(user=reader, researcher=people["Cy Decoder"])
     client.force_login(reader)
-    html = client.get("/accounts/following").content.decode()
+    html = client.get("/following").content.decode()
     section = html.split('id="more-like-h"', 1)[1].split("</section>", 1)[0]
     names = re.findall(r'<a href="/researchers/[^"]+">([^<]+)</a>', section)
     # Neither followed researcher is suggested; the other code people come before galaxies.
@@ -201,7 +201,7 @@ def test_the_following_page_suggests_researchers_like_those_followed_and_says_wh
     assert all(r.startswith(("Like Ada Quantum: ", "Like Cy Decoder: ")) for r in reasons)
     assert "close to their work, e.g. “" in reasons[0]
 
-    md = client.get("/accounts/following", HTTP_ACCEPT="text/markdown").content.decode()
+    md = client.get("/following", HTTP_ACCEPT="text/markdown").content.decode()
     assert "## More like the researchers you follow" in md
     assert "Bo Qubit" in md.split("## More like")[1]
 
@@ -216,7 +216,7 @@ def test_suggestions_cost_a_bounded_number_of_queries_however_many_are_followed(
 
     def queries() -> int:
         with CaptureQueriesContext(connection) as captured:
-            assert client.get("/accounts/following").status_code == 200
+            assert client.get("/following").status_code == 200
         return len(captured)
 
     first, cached = queries(), queries()
@@ -225,4 +225,5 @@ def test_suggestions_cost_a_bounded_number_of_queries_however_many_are_followed(
         researcher_follow(user=reader, researcher=researcher_factory(f"Quiet Person {number}"))
     first_of_many, cached_of_many = queries(), queries()
     assert first_of_many - cached_of_many <= 2 * FOLLOWED_LOOKED_AT
-    assert cached_of_many == cached
+    # The five looked at now are the newest follows, with no papers: nothing to suggest.
+    assert cached_of_many <= cached
