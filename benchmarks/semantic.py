@@ -17,10 +17,12 @@
         torch, ONNX Runtime and ONNX Runtime int8 embedding the same real papers in turn, one
         thread each: papers per CPU-second, cosine of each paper's vector to torch's, and
         known-item search by meaning over each runtime's own vectors.
-    DATABASE_URL=postgres://…/wovepaper_semantic_bench python benchmarks/semantic.py latency
+    DATABASE_URL=postgres://…/wovepaper_semantic_bench SEARCH_ENGINE=tantivy \\
+        SEARCH_INDEX_DIR=… VECTOR_INDEX_DIR=… python benchmarks/semantic.py latency
         the first page of /search's call (paper_search, papers fetched) at the database's size
         (benchmarks/search.py --size 100000 --prepare loads 100,000 synthetic papers), per mode,
-        interleaved query by query with keyword search (the reference): p50, p95.
+        interleaved query by query with keyword search (the reference): p50, p95. Builds the
+        keyword engine's index and the vector index first where they are missing.
 
 Vectors past the demo's 3,500 real ones (ann, latency) are made from them: a real vector plus
 Gaussian noise (cosine about 0.8 to it), normalised, so they cluster as real papers do; how
@@ -376,10 +378,11 @@ def latency(args) -> None:
     import django
 
     django.setup()
+    from django.core.management import call_command
     from django.db import connection
 
     from papers.models import Paper, PaperEmbedding
-    from papers.search import PAPERS, paper_search
+    from papers.search import PAPERS, paper_search, paper_search_backend
     from wovepaper.lib.embeddings import text_encoder, to_stored
     from wovepaper.lib.search import backend_for
 
@@ -407,6 +410,13 @@ def latency(args) -> None:
                 batch = []
         if batch:
             _store_synthetic(batch, real, rng, to_stored)
+    keyword = paper_search_backend()
+    if getattr(keyword, "document_count", lambda: count)() != count:
+        started = time.perf_counter()
+        call_command("rebuild_search_index", "papers", verbosity=0)
+        print(
+            f"built the keyword index of {count:,} papers in {time.perf_counter() - started:.0f} s"
+        )
     backend = backend_for(PAPERS, "semantic")
     if not backend.path.exists():
         started = time.perf_counter()
@@ -418,7 +428,10 @@ def latency(args) -> None:
     for text in LATENCY_QUERIES:  # warm every path once
         for mode in ("keyword", "semantic", "hybrid"):
             paper_search(text, mode=mode)
-    print(f"{count:,} papers, {connection.vendor}, {os.cpu_count()} CPUs, {load()}")
+    print(
+        f"{count:,} papers, {connection.vendor}, keyword engine {keyword.engine}, "
+        f"{os.cpu_count()} CPUs, {load()}"
+    )
     times: dict[str, list[float]] = {"keyword": [], "semantic": [], "hybrid": []}
     for _ in range(args.repeat):
         for text in LATENCY_QUERIES:
