@@ -381,35 +381,14 @@ def latency(args) -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from papers.models import Paper, PaperEmbedding
+    from papers.models import Paper
     from papers.search import PAPERS, paper_search, paper_search_backend
-    from wovepaper.lib.embeddings import text_encoder, to_stored
+    from wovepaper.lib.embeddings import text_encoder
     from wovepaper.lib.search import backend_for
 
     encoder = text_encoder()
     count = Paper.objects.count()
-    embedded = PaperEmbedding.objects.filter(model=encoder.name).count()
-    if embedded < count:
-        print(f"giving {count - embedded:,} papers synthetic vectors (made from real ones)…")
-        rng = np.random.default_rng(3)
-        real = real_vectors()
-        rows = Paper.objects.exclude(embedding__model=encoder.name).values_list("pk", "source_hash")
-        batch: list[PaperEmbedding] = []
-        for pk, source_hash in rows.iterator(chunk_size=5000):
-            batch.append(
-                PaperEmbedding(
-                    paper_id=pk,
-                    model=encoder.name,
-                    source_hash=source_hash,
-                    dimensions=encoder.dimensions,
-                    vector=b"",
-                )
-            )
-            if len(batch) == 5000:
-                _store_synthetic(batch, real, rng, to_stored)
-                batch = []
-        if batch:
-            _store_synthetic(batch, real, rng, to_stored)
+    _give_synthetic_vectors(encoder, count)
     keyword = paper_search_backend()
     if getattr(keyword, "document_count", lambda: count)() != count:
         started = time.perf_counter()
@@ -447,6 +426,35 @@ def latency(args) -> None:
             f"({p95 / reference:.2f}x keyword's p95), {len(values)} searches"
         )
     print(f"load average at the end: {load()}")
+
+
+def _give_synthetic_vectors(encoder, count: int) -> None:
+    from papers.models import Paper, PaperEmbedding
+    from wovepaper.lib.embeddings import to_stored
+
+    embedded = PaperEmbedding.objects.filter(model=encoder.name).count()
+    if embedded >= count:
+        return
+    print(f"giving {count - embedded:,} papers synthetic vectors (made from real ones)…")
+    rng = np.random.default_rng(3)
+    real = real_vectors()
+    rows = Paper.objects.exclude(embedding__model=encoder.name).values_list("pk", "source_hash")
+    batch: list[PaperEmbedding] = []
+    for pk, source_hash in rows.iterator(chunk_size=5000):
+        batch.append(
+            PaperEmbedding(
+                paper_id=pk,
+                model=encoder.name,
+                source_hash=source_hash,
+                dimensions=encoder.dimensions,
+                vector=b"",
+            )
+        )
+        if len(batch) == 5000:
+            _store_synthetic(batch, real, rng, to_stored)
+            batch = []
+    if batch:
+        _store_synthetic(batch, real, rng, to_stored)
 
 
 def _store_synthetic(batch, real, rng, to_stored) -> None:
