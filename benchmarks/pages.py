@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -36,7 +35,7 @@ django.setup()
 from django.db import connection  # noqa: E402
 
 from benchmarks.search import ensure_papers  # noqa: E402
-from benchmarks.serving import Server, wrk  # noqa: E402
+from benchmarks.serving import Server, production_env, wrk  # noqa: E402
 from institutions.models import AuthorshipInstitution, Institution  # noqa: E402
 from institutions.services import institutions_update_stats  # noqa: E402
 from papers.models import Authorship, Paper, PaperCategory  # noqa: E402
@@ -94,15 +93,6 @@ def pages(researcher: Researcher, institution: Institution) -> dict[str, str]:
     }
 
 
-def collect_static(env: dict[str, str]) -> None:
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        check=True,
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=None)
@@ -116,15 +106,7 @@ def main() -> None:
     count = ensure_papers(args.size)
     researcher, institution = ensure_researcher(args.researcher_papers)
     paths = pages(researcher, institution)
-    env = {
-        "WOVEPAPER_PRODUCTION": "1",
-        "SECRET_KEY": secrets.token_urlsafe(48),
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "REDIS_URL": args.redis,
-        "STATIC_ROOT": str(OUT / "static"),
-        "DB_CONN_MAX_AGE": "600",
-    }
-    collect_static(env)
+    env = production_env(args.redis)
     print(
         f"{count:,} papers, {connection.vendor}; gunicorn {args.workers} sync workers, "
         f"wrk -t2 -c32 -d{args.seconds}s per page; {os.cpu_count()} CPUs, load average "

@@ -44,7 +44,7 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from benchmarks.serving import Server, wrk  # noqa: E402
+from benchmarks.serving import Server, production_env, wrk  # noqa: E402
 from papers.models import Paper  # noqa: E402
 from papers.search import PAPERS, paper_search_backend, paper_search_query  # noqa: E402
 
@@ -247,13 +247,30 @@ def search_paths() -> list[str]:
     return paths
 
 
-def bench_http(engine: str, port: int, workers: int, repeat: int, wrk_seconds: int) -> None:
+def bench_http(
+    engine: str,
+    port: int,
+    workers: int,
+    repeat: int,
+    wrk_seconds: int,
+    page_cache: bool,
+    env: dict[str, str],
+) -> None:
+    """Every search answered afresh (the page cache off: the engine, the queries and the
+    rendering each time) or, with `page_cache`, as production serves a query asked again."""
     server = Server(
         port,
         workers,
-        {"SEARCH_ENGINE": engine, "SEARCH_INDEX_DIR": str(OUT / "search-index")},
+        {
+            **env,
+            "SEARCH_ENGINE": engine,
+            "SEARCH_INDEX_DIR": str(OUT / "search-index"),
+            "PAGE_CACHE_SECONDS": "600" if page_cache else "0",
+        },
     )
     try:
+        # Cold: the page cache holds no search yet (the warm-up below renders each once).
+        subprocess.run(["redis-cli", "-u", env["REDIS_URL"], "flushdb"], check=True, stdout=-3)
         paths = search_paths()
         for path in paths:  # warm each worker's caches and index readers
             server.get(path)
@@ -264,7 +281,8 @@ def bench_http(engine: str, port: int, workers: int, repeat: int, wrk_seconds: i
                 search_ms.append(server.get(path))
                 home_ms.append(server.get("/"))
         print(
-            f"\nover HTTP, {engine} engine, gunicorn {workers} workers, one client: "
+            f"\nover HTTP, {engine} engine, page cache {'on' if page_cache else 'off'}, "
+            f"gunicorn {workers} workers, one client: "
             f"/search p50 {statistics.median(search_ms):.1f} ms, "
             f"p95 {percentile(search_ms, 0.95):.1f} ms ({len(search_ms)} requests over "
             f"{len(paths)} query and sort pairs); home page p50 "
@@ -292,6 +310,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=18201)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--wrk-seconds", type=int, default=60)
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
     parser.add_argument(
         "--prepare", action="store_true", help="only load the papers and build the indexes"
     )
@@ -319,8 +338,18 @@ def main() -> None:
         return
     bench_calls(engines, reference, args.repeat)
     if args.http:
+        env = production_env(args.redis)
         for engine in engines:
-            bench_http(engine, args.port, args.workers, max(1, args.repeat // 2), args.wrk_seconds)
+            for page_cache in (False, True):
+                bench_http(
+                    engine,
+                    args.port,
+                    args.workers,
+                    max(1, args.repeat // 2),
+                    args.wrk_seconds,
+                    page_cache,
+                    env,
+                )
     print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import subprocess
 import sys
 import time
@@ -12,6 +13,28 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "benchmarks" / "out"
+
+
+def production_env(redis_url: str) -> dict[str, str]:
+    """The environment of a production web process (settings, Redis as the cache, collected
+    static files, persistent database connections), with its static files collected."""
+    env = {
+        "WOVEPAPER_PRODUCTION": "1",
+        "SECRET_KEY": secrets.token_urlsafe(48),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "REDIS_URL": redis_url,
+        "STATIC_ROOT": str(OUT / "static"),
+        "DB_CONN_MAX_AGE": "600",
+    }
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        check=True,
+    )
+    return env
+
 
 WRK_SCRIPT = """
 local paths = {%s}

@@ -208,3 +208,22 @@ def test_each_process_serves_its_own_copy_and_still_sees_every_change(client, pa
             keys = list(redis.scan_iter(f"{prefix}:*"))
             if keys:
                 redis.delete(*keys)
+
+
+def test_a_search_asked_again_is_served_from_the_cache_until_new_papers_arrive(
+    client, paper_factory, sample_path
+):
+    paper = paper_factory(title="Tropical geometry of curves")
+    first = client.get("/search", {"q": "tropical"})
+    assert "Tropical geometry of curves" in first.content.decode() and first["ETag"]
+    _quietly_retitle(paper, "Tropical geometry quietly changed")
+    assert (
+        "Tropical geometry of curves" in client.get("/search", {"q": "tropical"}).content.decode()
+    )
+    # The htmx fragment and the markdown variant are kept apart from the page.
+    fragment = client.get("/search", {"q": "tropical"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in fragment
+    # New papers make every search stale: they may match.
+    line = next(iter_snapshot_lines(sample_path))
+    papers_upsert([parse_snapshot_line(line.text)])
+    assert "quietly changed" in client.get("/search", {"q": "tropical"}).content.decode()

@@ -93,6 +93,10 @@ def _popular() -> list[dict]:
     return [{"code": code, "name": category_name(code)} for code in POPULAR]
 
 
+# A query asked again (a popular one, or paging back) is served from the page cache like any
+# anonymous page, until new papers arrive (the lists token); the figures it shows of papers
+# already there are at most PAGE_CACHE_SECONDS old, as on every list.
+@cache_public_page(lists=True)
 def search(request: HttpRequest) -> HttpResponse:
     """Form, then the one search selector, then render (the results fragment for htmx)."""
     form = SearchForm(request.GET or None)

@@ -154,7 +154,8 @@ def _cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
 
 def _page_key(request: HttpRequest) -> str:
     variant = "md" if wants_markdown(request) else "html"
-    if request.headers.get("HX-Request"):
+    # htmx asks for a fragment, except when it restores a page from history: then the page.
+    if request.headers.get("HX-Request") and not request.headers.get("HX-History-Restore-Request"):
         variant += "-htmx"
     address = hashlib.sha256(f"{request.get_host()}{request.get_full_path()}".encode()).hexdigest()
     return f"page:{variant}:{address}"
