@@ -267,6 +267,8 @@ def bench_http(
             "SEARCH_INDEX_DIR": str(OUT / "search-index"),
             "PAGE_CACHE_SECONDS": "600" if page_cache else "0",
         },
+        # As behind the TLS-terminating proxy production runs behind.
+        headers={"X-Forwarded-Proto": "https"},
     )
     try:
         # Cold: the page cache holds no search yet (the warm-up below renders each once).
