@@ -32,6 +32,8 @@ EXEMPT_PREFIXES = (
     "/chat",
     "/admin/",
     "/api/",
+    # A signed-in reader's parts of a page (a fragment, not a page).
+    "/me/",
     "/favicon",
     "/robots.txt",
 )

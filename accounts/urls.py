@@ -17,6 +17,7 @@ urlpatterns = [
     path("onboarding/claim", views.onboarding_claim, name="onboarding_claim"),
     path("onboarding/skip", views.onboarding_skip, name="onboarding_skip"),
     path("onboarding/finish", views.onboarding_finish, name="onboarding_finish"),
+    path("me/fragments", views.me_fragments, name="me_fragments"),
     path("following", views.following, name="following"),
     path("following/researchers", views.followed_researchers, name="followed"),
     path("following/researchers/<int:researcher_id>/follow", views.follow, name="follow"),

@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -34,7 +35,7 @@ from researchers.similar import more_like_followed
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from . import digests, selectors, services
+from . import digests, fragments, selectors, services
 from .categories import categories_by_code, categories_search, category_list
 from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
 from .models import Profile
@@ -52,6 +53,23 @@ def _safe_next(request: HttpRequest, fallback: str) -> str:
     ):
         return candidate
     return fallback
+
+
+# --- the reader's own parts of a shared public page --------------------------------------------
+
+
+@require_GET
+def me_fragments(request: HttpRequest) -> HttpResponse:
+    """The signed-in reader's parts of the public page at `next` (accounts.fragments), as htmx
+    out-of-band swaps; nothing for anyone else. Never kept by a cache: it holds a CSRF token."""
+    if request.user.is_authenticated:
+        parts = fragments.parts_from_query(request.GET, next_url=_safe_next(request, "/"))
+        response = HttpResponse(fragments.render_parts(request, parts))
+    else:
+        response = HttpResponse(status=204)
+    patch_cache_control(response, private=True, no_store=True)
+    patch_vary_headers(response, ["Cookie"])
+    return response
 
 
 # --- follow / unfollow / claim --------------------------------------------------------------

@@ -6,6 +6,9 @@ from __future__ import annotations
 import itertools
 
 from django.contrib.auth import get_user_model
+from django.contrib.messages.constants import INFO
+from django.contrib.messages.storage.base import Message
+from django.contrib.messages.storage.cookie import MessageEncoder
 from django.test import override_settings
 
 from accounts.models import Follow
@@ -74,21 +77,32 @@ def test_markdown_and_html_are_kept_apart(client, paper_factory):
     assert client.get(url)["Content-Type"].startswith("text/html")
 
 
-def test_signed_in_readers_get_their_own_page_never_the_cached_one(client, paper_factory):
+def test_signed_in_readers_share_a_cached_body_of_their_own_kind(client, paper_factory, settings):
     paper = paper_factory(title="Shared title")
     url = paper.get_absolute_url()
     client.get(url)  # cached for anonymous readers
     _quietly_retitle(paper, "What the database says")
     user = get_user_model().objects.create_user("reader", "reader@example.org", "pw-123456789")
     client.force_login(user)
+    # Signed-in readers share their own body (with the loader of their parts, see
+    # tests/accounts/test_fragments.py), never the anonymous one, and never publicly.
     response = client.get(url)
     assert "What the database says" in response.content.decode()
-    assert "private" in response["Cache-Control"] and "ETag" not in response
+    assert "me-fragments" in response.content.decode()
+    assert "private" in response["Cache-Control"] and "public" not in response["Cache-Control"]
+    _quietly_retitle(paper, "Later still")
+    assert "What the database says" in client.get(url).content.decode()
     client.logout()
     assert "Shared title" in client.get(url).content.decode()
-    # A reader with a session (its messages, say) is rendered afresh even when not signed in.
-    client.cookies["sessionid"] = "some-session"
-    assert "What the database says" in client.get(url).content.decode()
+    # A reader with one-time messages in their session is rendered afresh, to show them.
+    settings.MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
+    client.force_login(user)
+    session = client.session
+    session["_messages"] = MessageEncoder().encode([Message(INFO, "Kept in the session")])
+    session.save()
+    response = client.get(url)
+    assert "Later still" in response.content.decode()
+    assert "Kept in the session" in response.content.decode() and "ETag" not in response
 
 
 def test_researcher_page_is_stale_once_its_statistics_are_recomputed(

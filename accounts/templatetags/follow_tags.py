@@ -8,6 +8,7 @@ from django import template
 from institutions.models import Institution
 from researchers.models import Researcher
 
+from ..fragments import note_claim, note_follow
 from ..selectors import follow_button_context
 
 register = template.Library()
@@ -15,7 +16,9 @@ register = template.Library()
 
 @register.inclusion_tag("accounts/_follow_button.html", takes_context=True)
 def follow_button(context, record: Researcher | Institution) -> dict:
-    """`{% follow_button researcher %}` or `{% follow_button institution %}`."""
+    """`{% follow_button researcher %}` or `{% follow_button institution %}`. On the page every
+    signed-in reader shares it shows the anonymous button, which the reader's fragment replaces."""
+    note_follow(context.get("request"), record)
     ctx = follow_button_context(context.get("request"), record)
     ctx["csrf_token"] = context.get("csrf_token")
     return ctx
@@ -25,6 +28,7 @@ def follow_button(context, record: Researcher | Institution) -> dict:
 def claim_button(context, researcher: Researcher) -> dict:
     """ "This is me" on a researcher page; a sign-in prompt for signed-out visitors."""
     request = context.get("request")
+    note_claim(request, researcher)
     user = getattr(request, "user", None)
     signed_in = bool(user is not None and user.is_authenticated)
     claim = None

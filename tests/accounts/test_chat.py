@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import threading
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -98,9 +100,13 @@ def test_anonymous_readers_are_sent_to_sign_in_and_the_api_says_401(client, db):
 def test_the_docked_panel_is_on_pages_for_signed_in_readers_but_not_on_chat(client, reader, papers):
     paper = papers["0705.0077"]
     page = client.get(paper.get_absolute_url()).content.decode()
-    assert 'class="chat-dock"' in page
-    assert 'name="scope" value="paper:0705.0077"' in page
     assert "/static/js/chat.js" in page
+    # The page is the one every signed-in reader shares; the dock is the reader's own, in the
+    # fragment its loader asks for (accounts.fragments).
+    loader = re.search(r'id="me-fragments" hidden hx-get="([^"]+)"', page).group(1)
+    dock = client.get(unescape(loader)).content.decode()
+    assert 'class="chat-dock"' in dock
+    assert 'name="scope" value="paper:0705.0077"' in dock
     assert 'class="chat-dock"' not in client.get("/chat").content.decode()
     client.logout()
     assert 'class="chat-dock"' not in client.get(paper.get_absolute_url()).content.decode()

@@ -3,7 +3,9 @@ institution's public RSS/Atom feed."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
+from html import unescape
 
 import feedparser
 import pytest
@@ -40,7 +42,10 @@ def cern(paper_factory):
 def test_follow_and_unfollow_an_institution_with_htmx(client, user_factory, cern):
     user = user_factory()
     client.force_login(user)
-    html = client.get(cern.get_absolute_url()).content.decode()
+    page = client.get(cern.get_absolute_url()).content.decode()
+    # The reader's button comes in the fragment the shared page's loader asks for.
+    loader = re.search(r'id="me-fragments" hidden hx-get="([^"]+)"', page).group(1)
+    html = client.get(unescape(loader)).content.decode()
     assert f'action="/following/institutions/{cern.pk}/follow"' in html
     response = client.post(
         f"/following/institutions/{cern.pk}/follow", {"next": "/x"}, HTTP_HX_REQUEST="true"

@@ -133,7 +133,11 @@ def test_anonymous_readers_cannot_report(client, homonyms):
     )
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
     assert not MatchReport.objects.exists()
-    assert "Sign in</a> to report" in client.get(a.get_absolute_url()).content.decode()
+    # The link is on the page every reader shares; the report form asks them to sign in.
+    assert (
+        f"/researchers/report?researcher={a.pk}"
+        in client.get(a.get_absolute_url()).content.decode()
+    )
 
 
 @pytest.mark.django_db

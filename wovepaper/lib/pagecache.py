@@ -19,12 +19,22 @@ cache alias, when configured): a hit then costs one round trip to the shared cac
 tokens, instead of two and the page's bytes. The tokens are checked on every hit either way,
 so a change is seen by every process at once.
 
-Signed-in readers, requests carrying a session or messages cookie, and any response that sets a
-cookie are never cached, so no reader's page (or CSRF token) is served to another. The cache is
-consulted inside the view, after every middleware: security headers, the CSP and Vary are added
-to a cached page as to a fresh one. Cached pages carry an ETag and Last-Modified and answer 304,
-and `Cache-Control: public, max-age` lets a proxy or CDN in front keep them too (it must pass
-requests with a session cookie through, as `Vary: Cookie` says).
+Signed-in readers share a page too. Their page is rendered once, as an anonymous reader's (the
+view sees no user, so no CSRF token, follow state or account link enters it), with one addition:
+a loader that asks `/me/fragments` (accounts.fragments) for the reader's own parts once the page
+has loaded, and htmx swaps them in by id (the nav's account links, follow and claim buttons,
+the chat dock). That shared signed-in body is kept under its own key and is the same for every
+signed-in reader; the fragment is theirs alone and never cached (`private, no-store`).
+
+Never cached: requests with one-time messages waiting (a messages cookie, or messages kept in
+the session), staff (their pages carry curation tools), anything but GET and HEAD, and any
+response that sets a cookie, asked for a CSRF token or wrote to the session; those pages are
+rendered for their reader as before (`private` when signed in). The cache is consulted inside
+the view, after every middleware: security headers, the CSP and Vary are added to a cached page
+as to a fresh one. Cached pages carry an ETag and Last-Modified and answer 304. Anonymous pages
+are `Cache-Control: public, max-age`, so a proxy or CDN in front can keep them too (it must pass
+requests with a session cookie through, as `Vary: Cookie` says); signed-in readers' shared
+bodies are `private`: no shared proxy keeps a response sent to a signed-in reader.
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ from functools import wraps
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import InvalidCacheBackendError, cache, caches
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
@@ -51,6 +62,17 @@ log = logging.getLogger(__name__)
 SITE = "site"
 LISTS = "lists"
 _DEPENDENCIES = "_page_dependencies"
+_SHARED_SIGNED_IN = "_page_shared_signed_in"
+# Django's session storage of messages (django.contrib.messages.storage.session.SessionStorage).
+_SESSION_MESSAGES = "_messages"
+ANONYMOUS = "anonymous"
+SIGNED_IN = "signed-in"
+
+
+def rendering_shared_signed_in_page(request: HttpRequest) -> bool:
+    """True while the view renders the body every signed-in reader shares: the per-user parts
+    render as an anonymous reader's and note themselves for the reader's fragment."""
+    return bool(getattr(request, _SHARED_SIGNED_IN, False))
 
 
 def page_shows(request: HttpRequest, kind: str, pk: int | str) -> None:
@@ -95,29 +117,36 @@ def cache_public_page(*, lists: bool = False) -> Callable:
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            if not _cacheable_request(request):
+            audience = _audience(request)
+            if audience is None:
                 response = view(request, *args, **kwargs)
                 if request.user.is_authenticated:
                     patch_cache_control(response, private=True)
                 return response
-            key = _page_key(request)
+            key = _page_key(request, audience)
             try:
                 hit = _fresh_entry(key)
                 if hit is None:
                     setattr(request, _DEPENDENCIES, _current_tokens(shared))
             except Exception:  # noqa: BLE001 (an unreachable cache renders the page afresh)
                 log.warning("page cache: unreachable, rendering the page")
-                return view(request, *args, **kwargs)
+                response = view(request, *args, **kwargs)
+                if audience == SIGNED_IN:
+                    patch_cache_control(response, private=True)
+                return response
             if hit is not None:
                 response, etag, modified = hit
             else:
-                response = view(request, *args, **kwargs)
+                response = _render_shared(view, request, audience, args, kwargs)
                 if not _cacheable_response(request, response):
                     return response
                 etag, modified = _store(key, response, getattr(request, _DEPENDENCIES))
             response["ETag"] = etag
             response["Last-Modified"] = http_date(modified)
-            patch_cache_control(response, public=True, max_age=settings.PAGE_CACHE_MAX_AGE)
+            if audience == SIGNED_IN:
+                patch_cache_control(response, private=True, max_age=settings.PAGE_CACHE_MAX_AGE)
+            else:
+                patch_cache_control(response, public=True, max_age=settings.PAGE_CACHE_MAX_AGE)
             patch_vary_headers(response, ["Cookie"])
             return get_conditional_response(
                 request, etag=etag, last_modified=int(modified), response=response
@@ -128,13 +157,44 @@ def cache_public_page(*, lists: bool = False) -> Callable:
     return decorate
 
 
-def _cacheable_request(request: HttpRequest) -> bool:
+def _audience(request: HttpRequest) -> str | None:
+    """Which shared page this request may be served: ANONYMOUS, SIGNED_IN, or None (rendered
+    for this reader alone)."""
     if settings.PAGE_CACHE_SECONDS <= 0 or request.method not in ("GET", "HEAD"):
-        return False
+        return None
     cookies = request.COOKIES
-    if settings.SESSION_COOKIE_NAME in cookies or "messages" in cookies:
-        return False
-    return not request.user.is_authenticated
+    if cookies.get("messages"):
+        return None  # a one-time message must show on this very page (an emptied one is gone)
+    if settings.SESSION_COOKIE_NAME in cookies:
+        try:
+            if _SESSION_MESSAGES in request.session:
+                return None
+        except Exception:  # noqa: BLE001 (an unreadable session: render for this reader)
+            return None
+    user = request.user
+    if not user.is_authenticated:
+        return ANONYMOUS
+    if user.is_staff:
+        return None  # curators' pages carry their curation tools
+    return SIGNED_IN
+
+
+def _render_shared(
+    view: Callable[..., HttpResponse], request: HttpRequest, audience: str, args, kwargs
+) -> HttpResponse:
+    """The view's page as every reader of `audience` sees it. For signed-in readers the view
+    sees no user: what it renders is an anonymous reader's page (with the fragment's loader),
+    and a stray `{% csrf_token %}` would make the response uncacheable, as for anyone."""
+    if audience != SIGNED_IN:
+        return view(request, *args, **kwargs)
+    user = request.user
+    request.user = AnonymousUser()
+    setattr(request, _SHARED_SIGNED_IN, True)
+    try:
+        return view(request, *args, **kwargs)
+    finally:
+        request.user = user
+        setattr(request, _SHARED_SIGNED_IN, False)
 
 
 def _cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
@@ -152,8 +212,10 @@ def _cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
     )
 
 
-def _page_key(request: HttpRequest) -> str:
+def _page_key(request: HttpRequest, audience: str = ANONYMOUS) -> str:
     variant = "md" if wants_markdown(request) else "html"
+    if audience == SIGNED_IN:
+        variant += "-signed-in"
     # htmx asks for a fragment, except when it restores a page from history: then the page.
     if request.headers.get("HX-Request") and not request.headers.get("HX-History-Restore-Request"):
         variant += "-htmx"
