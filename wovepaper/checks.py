@@ -14,7 +14,7 @@ def broker_without_shared_cache(app_configs, **kwargs) -> list[Warning]:
     local-memory cache, so what must be shared is not: the per-service rate limits (arXiv's one
     request every 3 s would be one per process), the harvest lock (two harvests of one set could
     run at once) and the API throttles."""
-    backend = settings.CACHES["default"]["BACKEND"]
+    backend = str(settings.CACHES["default"]["BACKEND"])
     if not settings.CELERY_BROKER_URL or not backend.endswith(("LocMemCache", "DummyCache")):
         return []
     return [

@@ -37,7 +37,7 @@ class SearchForm(forms.Form):
         return code
 
     def clean(self):
-        data = super().clean()
+        data = super().clean() or {}
         start, end = data.get("date_from"), data.get("date_to")
         if start and end and start > end:
             self.add_error("date_to", "The end date comes before the start date.")

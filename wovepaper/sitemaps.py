@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
@@ -20,7 +21,7 @@ from django.contrib.sitemaps import Sitemap
 from django.contrib.sitemaps.views import SitemapIndexItem
 from django.core.cache import cache
 from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
-from django.db.models import F, Max, QuerySet
+from django.db.models import F, Max, Model, QuerySet
 from django.http import Http404, HttpRequest, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -75,8 +76,11 @@ def row_class(model, fields: tuple[str, ...]) -> type:
 
 class IdRangeSitemap(Sitemap):
     section = ""
-    model = None
+    model: type[Model] | None = None
     fields: tuple[str, ...] = ()
+
+    def items(self) -> QuerySet[Any]:
+        raise NotImplementedError
 
     def rows(self, queryset: QuerySet):
         """The page's rows, streamed from a cursor as row objects."""
@@ -88,12 +92,16 @@ class IdRangeSitemap(Sitemap):
             row.pk = row.id
             yield row
 
+    # Read per request, so that tests and operators can change it; django-stubs declare Sitemap's
+    # `limit` a plain attribute.
     @property
-    def limit(self) -> int:
+    def limit(self) -> int:  # type: ignore[override]
         return settings.SITEMAP_PAGE_SIZE
 
+    # Django's Sitemap.paginator is a property too (django-stubs declare an attribute), and
+    # Django reads only page() and num_pages of what it returns.
     @property
-    def paginator(self) -> IdRangePaginator:
+    def paginator(self) -> IdRangePaginator:  # type: ignore[override]
         return IdRangePaginator(self.items(), self.limit)
 
     def lastmod(self, item) -> datetime:
@@ -160,10 +168,10 @@ class SitePagesSitemap(IdRangeSitemap):
     PATHS = ["/", "/researchers", "/institutions", "/about", "/contact", "/privacy", "/developers"]
 
     @property
-    def paginator(self) -> Paginator:
+    def paginator(self) -> Paginator:  # type: ignore[override]  # a fixed list, as Django pages
         return Paginator(self.PATHS, 50_000)
 
-    def items(self) -> list[str]:
+    def items(self) -> list[str]:  # type: ignore[override]  # paths, not rows
         return self.PATHS
 
     def location(self, item: str) -> str:
@@ -191,7 +199,8 @@ def sitemap_index(request: HttpRequest) -> TemplateResponse:
         sitemap = sitemap_class()
         location = settings.SITE_URL + reverse("sitemap-section", kwargs={"section": section})
         for number, lastmod in sitemap.files():
-            entries.append(SitemapIndexItem(f"{location}?p={number}", lastmod))
+            # Django annotates last_mod as bool; its template prints the datetime given here.
+            entries.append(SitemapIndexItem(f"{location}?p={number}", lastmod))  # type: ignore[arg-type]
             if lastmod and (newest is None or lastmod > newest):
                 newest = lastmod
     headers = {"Last-Modified": http_date(newest.timestamp())} if newest else None

@@ -19,6 +19,7 @@ from researchers.selectors import researchers_active_in_category
 from wovepaper.lib.negotiation import render_page, wants_markdown
 from wovepaper.lib.pagecache import cache_public_page
 from wovepaper.lib.paging import page_number, search_window, window
+from wovepaper.lib.request_types import HtmxHttpRequest
 
 from .forms import MODES, SORTS, TABS, SearchForm
 from .search import SiteSearch, site_search
@@ -97,7 +98,7 @@ def _popular() -> list[dict]:
 # anonymous page, until new papers arrive (the lists token); the figures it shows of papers
 # already there are at most PAGE_CACHE_SECONDS old, as on every list.
 @cache_public_page(lists=True)
-def search(request: HttpRequest) -> HttpResponse:
+def search(request: HtmxHttpRequest) -> HttpResponse:
     """Form, then the one search selector, then render (the results fragment for htmx)."""
     form = SearchForm(request.GET or None)
     wanted = form.site_search() if form.is_bound and form.is_valid() else SiteSearch()

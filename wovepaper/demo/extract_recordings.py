@@ -115,8 +115,9 @@ def openalex_answers(corpus: Path, extra_lists: list[Path]) -> tuple[list, dict]
     retrieved = _retrieved(base / "authors")
     for path in sorted((base / "authors").glob("A*.json")):
         data = json.loads(path.read_text())
-        if data.get("id"):
-            authors[openalex.bare_id(data["id"])] = {
+        key = openalex.bare_id(data["id"]) if data.get("id") else None
+        if key:
+            authors[key] = {
                 "answer": _pick(data, OA_AUTHOR_KEYS),
                 "recorded": retrieved.get(path.stem, ""),
                 "source": path.relative_to(corpus).as_posix(),
@@ -278,7 +279,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.openalex_history:
         known = {w["answer"]["id"] for w in oa_works}
         oa_works += openalex_history_answers(args.openalex_history, known)
-    outputs: list[tuple[str, object]] = []
+    outputs: list[tuple[str, dict | list]] = []
     if args.readnext:
         categories = readnext_categories(args.readnext, args.readnext_commit)
         if args.s2_history:

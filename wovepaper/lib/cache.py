@@ -47,10 +47,13 @@ class ReusedClientsRedisCacheClient(RedisCacheClient):
         self._clients: dict[int, Any] = {}
 
     def get_client(self, key=None, *, write=False):
-        pool = self._get_connection_pool(write)
+        # Django's RedisCacheClient internals, which django-stubs do not declare.
+        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
         client = self._clients.get(id(pool))
         if client is None:
-            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+            client = self._clients[id(pool)] = self._client(  # type: ignore[attr-defined]
+                connection_pool=pool
+            )
         return client
 
 

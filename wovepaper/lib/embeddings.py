@@ -20,6 +20,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from django.conf import settings
@@ -42,7 +43,7 @@ class TextEncoder(ABC):
 
 
 # The loaded weights, once per process whatever the encoders that share them are named.
-_models: dict[str, object] = {}
+_models: dict[str, Any] = {}
 _models_lock = threading.Lock()
 # Held while the ONNX files are made (inside _models_lock: a lock of its own).
 _export_lock = threading.Lock()
@@ -64,7 +65,7 @@ class MiniLMEncoder(TextEncoder):
     def __init__(self, *, threads: int = 0, batch_size: int = 32) -> None:
         self.threads = threads
         self.batch_size = batch_size
-        self._model = None
+        self._model: Any = None  # a SentenceTransformer, imported on first use
 
     def _loaded(self):
         if self._model is None:

@@ -148,9 +148,10 @@ def cache_public_page(*, lists: bool = False) -> Callable:
             else:
                 patch_cache_control(response, public=True, max_age=settings.PAGE_CACHE_MAX_AGE)
             patch_vary_headers(response, ["Cookie"])
-            return get_conditional_response(
+            conditional = get_conditional_response(
                 request, etag=etag, last_modified=int(modified), response=response
             )
+            return response if conditional is None else conditional
 
         return wrapped
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from django.views.decorators.http import conditional_page
+from rest_framework.views import APIView
 
 
-class ConditionalGetMixin:
+class ConditionalGetMixin(APIView):
     """ETag (a digest of the body) on every response and 304 for a matching If-None-Match.
 
     Django's ConditionalGetMiddleware does the work after the response is rendered; it also

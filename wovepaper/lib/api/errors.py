@@ -33,10 +33,12 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
         )
     else:
         detail = response.data.get("detail", "") if isinstance(response.data, dict) else ""
-        code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
+        code = getattr(detail, "code", None) or getattr(exc, "default_code", None) or "error"
         message = str(detail) or str(getattr(exc, "default_detail", "Error"))
-    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-        extra["retry_after"] = int(exc.wait + 0.999)
+    # Throttled sets `wait` in __init__; djangorestframework-stubs do not declare it.
+    wait = getattr(exc, "wait", None) if isinstance(exc, exceptions.Throttled) else None
+    if wait is not None:
+        extra["retry_after"] = int(wait + 0.999)
     response.data = error_body(response.status_code, str(code), message, **extra)
     return response
 
@@ -70,7 +72,9 @@ class ErrorDetailSerializer(serializers.Serializer):
     status = serializers.IntegerField(help_text="The HTTP status code, repeated.")
     code = serializers.CharField(help_text="A stable machine-readable code, e.g. `not_found`.")
     message = serializers.CharField(help_text="A sentence for humans.")
-    fields = serializers.DictField(
+    # The body's member is named `fields`; the metaclass takes declared fields off the class, so
+    # this never hides Serializer.fields.
+    fields = serializers.DictField(  # type: ignore[assignment]
         required=False,
         child=serializers.ListField(child=serializers.CharField()),
         help_text="For `invalid`: the problems with each parameter.",
@@ -84,7 +88,8 @@ class ErrorSerializer(serializers.Serializer):
     error = ErrorDetailSerializer()
 
 
-_ERROR_EXAMPLES = {
+# status → (code, message, the body's extra members)
+_ERROR_EXAMPLES: dict[int, tuple[str, str, dict[str, Any]]] = {
     400: (
         "invalid",
         "The request has invalid parameters.",

@@ -104,7 +104,8 @@ class KeysetPagination(BasePagination):
         bound = Q(**{f"{first}__{'lte' if descending != reverse else 'gte'}": values[0]})
         return bound & condition
 
-    def paginate_queryset(self, queryset: QuerySet, request, view=None) -> list:
+    # Narrower than DRF's (which also pages sequences): keyset paging filters a queryset.
+    def paginate_queryset(self, queryset: QuerySet, request, view=None) -> list:  # type: ignore[override]
         ordering: Sequence[str] = (
             view.get_ordering() if hasattr(view, "get_ordering") else (view.ordering)
         )

@@ -4,6 +4,7 @@ the query-text field the schema declares."""
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 from django.core.validators import ProhibitNullCharactersValidator
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
@@ -85,8 +86,9 @@ def query_values(request, serializer_class: type[serializers.Serializer]) -> dic
     what the schema calls invalid answered 200. Here an empty value is validated like any other
     and a repeated parameter is a 400.
     """
-    values, repeated = {}, {}
-    for name in serializer_class().fields:
+    values: dict[str, str] = {}
+    repeated: dict[str, list[str]] = {}
+    for name in serializer_class().get_fields():
         given = request.query_params.getlist(name)
         if len(given) > 1:
             repeated[name] = ["Give this parameter once."]
@@ -120,8 +122,12 @@ class JSONIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+class _Converter(Protocol):
+    regex: str
+
+
 def converter_path_parameter(
-    name: str, converter: type, *, description: str, examples: dict[str, str]
+    name: str, converter: type[_Converter], *, description: str, examples: dict[str, str]
 ) -> OpenApiParameter:
     """A path parameter whose schema is the URL converter's own pattern: the schema admits
     exactly the values the route does."""

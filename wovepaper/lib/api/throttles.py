@@ -11,7 +11,7 @@ class AnonRateThrottle(throttling.AnonRateThrottle):
     import), so operators and tests can change API_THROTTLE_RATES."""
 
     def get_rate(self) -> str | None:
-        return settings.API_THROTTLE_RATES.get(self.scope)
+        return settings.API_THROTTLE_RATES.get(self.scope or "")
 
 
 class UserRateThrottle(throttling.UserRateThrottle):
@@ -19,7 +19,7 @@ class UserRateThrottle(throttling.UserRateThrottle):
     the one that limits those)."""
 
     def get_rate(self) -> str | None:
-        return settings.API_THROTTLE_RATES.get(self.scope)
+        return settings.API_THROTTLE_RATES.get(self.scope or "")
 
     def allow_request(self, request, view) -> bool:
         if not (request.user and request.user.is_authenticated):

@@ -78,6 +78,14 @@ class Range:
     gte: datetime | date | int | None = None
     lt: datetime | date | int | None = None
 
+    def date_bounds(self) -> tuple[date | None, date | None]:
+        """The bounds of a range over a date field (a datetime is a date); an integer there is
+        the caller's mistake, refused rather than compared with dates."""
+        gte, lt = self.gte, self.lt
+        if isinstance(gte, int) or isinstance(lt, int):
+            raise TypeError(f"{self.field} is a date field: its bounds are dates, not numbers")
+        return gte, lt
+
 
 Filter = Term | Range
 

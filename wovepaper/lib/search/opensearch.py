@@ -164,9 +164,15 @@ class OpenSearchBackend(SearchBackend):
             return {"term": {condition.field: condition.value}}
         kind = self.collection.field_named(condition.field)
         bounds: dict[str, Any] = {}
-        for name, value in (("gte", condition.gte), ("lt", condition.lt)):
-            if value is not None:
-                bounds[name] = _as_datetime(value) if isinstance(kind, DateField) else value
+        if isinstance(kind, DateField):
+            gte, lt = condition.date_bounds()
+            for name, day in (("gte", gte), ("lt", lt)):
+                if day is not None:
+                    bounds[name] = _as_datetime(day)
+        else:
+            for name, value in (("gte", condition.gte), ("lt", condition.lt)):
+                if value is not None:
+                    bounds[name] = value
         return {"range": {condition.field: bounds}}
 
     # --- write side ---------------------------------------------------------------------------

@@ -134,7 +134,8 @@ class TantivyBackend(SearchBackend):
         if query.offset > DEEP_OFFSET:
             # tantivy keeps offset + limit hits in memory: past the matches, count and stop
             # instead of holding a hand-typed page number's worth of them.
-            total = searcher.search(matcher, limit=1, count=True).count or 0
+            # tantivy's stub lacks SearchResult.count (set when searching with count=True).
+            total = searcher.search(matcher, limit=1, count=True).count or 0  # type: ignore[attr-defined]
             if query.offset >= total:
                 return SearchPage(total=total)
         options: dict[str, Any] = {
@@ -148,7 +149,8 @@ class TantivyBackend(SearchBackend):
         result = searcher.search(matcher, **options)
         addresses = [address for _, address in result.hits][: query.limit]
         ids = searcher.fast_field_values("id", addresses) if addresses else []
-        return SearchPage(items=[int(i) for i in ids], total=result.count or 0)
+        total = result.count or 0  # type: ignore[attr-defined]  # as above
+        return SearchPage(items=[int(i) for i in ids if i is not None], total=total)
 
     def _matcher(self, query: SearchQuery) -> tantivy.Query | None:
         musts: list[tantivy.Query] = []
@@ -220,8 +222,12 @@ class TantivyBackend(SearchBackend):
             return tantivy.Query.term_query(self.schema, condition.field, condition.value)
         if isinstance(kind, DateField):
             field_type = tantivy.FieldType.Date
-            lower = _as_datetime(condition.gte) if condition.gte is not None else None
-            upper = _as_datetime(condition.lt) if condition.lt is not None else None
+            # tantivy's stub types range bounds as int; a Date field's are datetimes.
+            lower: Any
+            upper: Any
+            gte, lt = condition.date_bounds()
+            lower = _as_datetime(gte) if gte is not None else None
+            upper = _as_datetime(lt) if lt is not None else None
         else:
             field_type = tantivy.FieldType.Integer
             lower, upper = condition.gte, condition.lt

@@ -159,12 +159,13 @@ class VectorBackend(SearchBackend):
             if i in documents and all(_matches(documents[i], f) for f in query.filters)
         ]
         sort = self.collection.sort_for(query.sort)
-        if sort.field is None:
+        field = sort.field
+        if field is None:
             return kept
-        known = [i for i in kept if documents[i].get(sort.field) is not None]
-        unknown = [i for i in kept if documents[i].get(sort.field) is None]
+        known = [i for i in kept if documents[i].get(field) is not None]
+        unknown = [i for i in kept if documents[i].get(field) is None]
         # Stable: documents that tie keep their order of similarity.
-        known.sort(key=lambda i: documents[i][sort.field], reverse=sort.descending)
+        known.sort(key=lambda i: documents[i][field], reverse=sort.descending)
         return known + unknown
 
 
