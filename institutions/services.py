@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -174,7 +174,7 @@ def institutions_complete_from_ror(
     done = 0
     try:
         for institution in rows:
-            record = client.organization(institution.ror_id)
+            record = client.organization(institution.ror_id or "")  # rows with a ROR id
             institution.ror_checked_at = now
             if record is None:
                 institution.ror_status = "unknown"
@@ -208,7 +208,7 @@ def institutions_update_stats(institution_ids: Iterable[int]) -> None:
     now = timezone.now()
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        counts = {
+        counts: dict[int, Any] = {
             row["institution_id"]: row
             for row in (
                 AuthorshipInstitution.objects.filter(institution_id__in=chunk)

@@ -11,7 +11,7 @@ import re
 from django.contrib.syndication.views import Feed
 from django.db.models import QuerySet
 from django.http import Http404
-from django.utils.feedgenerator import Atom1Feed, Rss201rev2Feed
+from django.utils.feedgenerator import Atom1Feed, Rss201rev2Feed, SyndicationFeed
 from django.utils.html import escape
 
 from wovepaper.lib.api.redirects import site_url
@@ -31,7 +31,7 @@ def xml_text(value: str) -> str:
 class PaperFeed(Feed):
     """What every paper feed shares: one item per paper, linking to its page."""
 
-    feed_type = Rss201rev2Feed
+    feed_type: type[SyndicationFeed] = Rss201rev2Feed
     extension = "rss"
 
     def item_title(self, paper: Paper) -> str:
@@ -108,7 +108,9 @@ class CategoryFeed(PaperFeed):
         return site_url(f"/feeds/category/{code}.{self.extension}")
 
     def items(self, code: str) -> QuerySet[Paper]:
-        papers = papers_by_category(papers_listed(), code).order_by("-cat_published", "-id")
+        papers = papers_by_category(papers_listed(), code)
+        # cat_published: the category link's date, which papers_by_category annotates.
+        papers = papers.order_by("-cat_published", "-id")  # type: ignore[misc]
         return paper_list_prefetch(papers)[:FEED_SIZE]
 
 

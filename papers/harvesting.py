@@ -88,7 +88,8 @@ def harvest_last_success(*, set_spec: str, metadata_prefix: str) -> HarvestRun |
 def harvest_next_from(*, set_spec: str, metadata_prefix: str) -> date | None:
     """Where the next incremental run starts: the day of the last good run's responseDate."""
     last = harvest_last_success(set_spec=set_spec, metadata_prefix=metadata_prefix)
-    return last.response_date.date() if last else None
+    # A run that succeeded has its responseDate; one without (written by hand) starts afresh.
+    return last.response_date.date() if last and last.response_date else None
 
 
 def harvest_run_create(
@@ -415,16 +416,16 @@ def harvest_window(
     task that runs the window, so that its redelivery resumes this run (papers.tasks).
     """
     metadata_prefix = metadata_prefix or settings.HARVEST_METADATA_PREFIX
+    run: HarvestRun | None = None
     if resume_run_id is not None:
         run = HarvestRun.objects.get(pk=resume_run_id)
         set_spec = run.set_spec
     with harvest_lock(set_spec) as lock:
-        if resume_run_id is not None:
+        if run is not None:  # resuming
             run.refresh_from_db()  # another process may have moved it on before we got the lock
             if run.status == HarvestRun.Status.SUCCEEDED:
                 raise HarvestError(f"harvest run {run.pk} already succeeded; nothing to resume")
         else:
-            run = None
             if incremental:
                 run = harvest_unfinished(set_spec=set_spec, metadata_prefix=metadata_prefix)
                 if run is None:

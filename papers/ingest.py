@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Model
+from django.db.models import Field, Model
 from django.utils import timezone
 from slugify import slugify, smart_truncate
 
@@ -250,7 +250,14 @@ def _papers_write(
 
 
 def _columns(model: type[Model], names: Sequence[str]) -> str:
-    return ", ".join(quote_name(model._meta.get_field(name).column) for name in names)
+    return ", ".join(quote_name(_column(model, name)) for name in names)
+
+
+def _column(model: type[Model], name: str) -> str:
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field) or not field.column:
+        raise ValueError(f"{model.__name__}.{name} is not a column")
+    return field.column
 
 
 _PAPER_COPY_FIELDS = ["id", *PAPER_VALUE_FIELDS, "modified_at", "created_at"]

@@ -52,10 +52,11 @@ def papers_with_short_bylines(
     prefetch_related_objects(
         papers, Prefetch("authorships", queryset=names, to_attr="byline_authorships")
     )
-    heads = {
-        paper.pk: sum(1 for a in paper.byline_authorships if a.position <= BYLINE_FULL)
-        for paper in papers
-    }
+    heads: dict[int, int] = {}
+    for paper in papers:
+        # The Prefetch's to_attr above, unknown to the type checker.
+        shown_names: list[Authorship] = paper.byline_authorships  # type: ignore[attr-defined]
+        heads[paper.pk] = sum(1 for a in shown_names if a.position <= BYLINE_FULL)
     maybe_longer = [pk for pk, n in heads.items() if n >= BYLINE_FULL]
     lengths: dict[int, int] = {}
     if maybe_longer:
@@ -71,7 +72,8 @@ def papers_with_short_bylines(
         )
     for paper in papers:
         total = lengths.get(paper.pk) or heads[paper.pk]
-        paper.byline = byline_short(paper.byline_authorships, total, focus)
+        # Attributes for the templates, beside the Prefetch's to_attr.
+        paper.byline = byline_short(paper.byline_authorships, total, focus)  # type: ignore[attr-defined]
     return papers
 
 
@@ -105,7 +107,8 @@ def paper_for_page(arxiv_id: str) -> Paper | None:
     ):
         institutions.setdefault(row.authorship_id, []).append(row.institution)
     for authorship in paper.authorships.all():
-        authorship.institutions = institutions.get(authorship.pk, [])
+        # For the page: each authorship's institutions, read in one query above.
+        authorship.institutions = institutions.get(authorship.pk, [])  # type: ignore[attr-defined]
     return paper
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from wovepaper.lib.search import backend_for
+from wovepaper.lib.search import vector_backend_for
 
 from .models import Authorship, Paper
 from .search import PAPERS
@@ -85,7 +85,7 @@ def _authors(paper_ids: list[int]) -> dict[int, dict[str, str]]:
 
 
 def _neighbours(paper: Paper, count: int) -> list[tuple[int, float]]:
-    backend = backend_for(PAPERS, "semantic")
+    backend = vector_backend_for(PAPERS)
     version = backend.version()
     key = f"papers:similar:{paper.pk}:{paper.source_hash}:{version}:{count}"
     neighbours = cache.get(key)

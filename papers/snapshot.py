@@ -92,7 +92,7 @@ def parse_snapshot_line(text: str) -> PaperRecord:  # noqa: C901
     authors_raw = clean_text(data.get("authors"))
     parsed = data.get("authors_parsed")
     if isinstance(parsed, list) and parsed:
-        authors = []
+        authors: list[AuthorName] = []
         append = authors.append
         for entry in parsed:
             # Type checks and the cache lookup fused: this loop runs for every author in arXiv.

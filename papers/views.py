@@ -44,9 +44,8 @@ def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
         researcher = authorship.researcher
         # A merged record links to the record it was merged into; a longer chain is resolved by
         # that record's own redirect, so this stays one query for any byline.
-        authorship.link = (
-            researcher.merged_into if researcher and researcher.merged_into_id else researcher
-        )
+        link = researcher.merged_into if researcher and researcher.merged_into_id else researcher
+        setattr(authorship, "link", link)  # noqa: B010  # for paper_tags.authors_line
     # A collaboration's byline opens with its first names; the rest unfold on request.
     folded = authorships[BYLINE_OPEN:] if len(authorships) > BYLINE_FOLD_FROM else []
     abstract_paragraphs = [p.strip() for p in re.split(r"\n\s*\n", paper.abstract) if p.strip()]

@@ -16,7 +16,7 @@ from django.db.models import F
 from papers.models import Authorship, Paper, PaperEmbedding
 from papers.search import PAPERS
 from wovepaper.lib.embeddings import from_stored
-from wovepaper.lib.search import backend_for
+from wovepaper.lib.search import vector_backend_for
 
 from .models import Researcher
 
@@ -62,7 +62,7 @@ class FollowSuggestion:
 def _nearest_authors(researcher: Researcher) -> list[tuple[int, int, int]]:
     """(researcher id, papers near, closest paper id), best first, cached under the vector
     index's version."""
-    backend = backend_for(PAPERS, "semantic")
+    backend = vector_backend_for(PAPERS)
     key = f"researchers:similar:{researcher.pk}:{backend.version()}"
     found = cache.get(key)
     if found is not None:

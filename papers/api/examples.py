@@ -3,6 +3,8 @@ API serializes it after an import (before matching, so no researcher or citation
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 
 _ABSTRACT = (
@@ -24,7 +26,7 @@ _AUTHORS = ["C. Balázs", "E. L. Berger", "P. M. Nadolsky", "C. -P. Yuan"]
 
 def paper_example(*, detail: bool = False) -> dict:
     site = settings.SITE_URL
-    paper = {
+    paper: dict[str, Any] = {
         "arxiv_id": "0704.0001",
         "version": 2,
         "title": "Calculation of prompt diphoton production cross sections at Tevatron and LHC "

@@ -111,7 +111,8 @@ class AuthorDetailSerializer(AuthorSerializer):
 
     @extend_schema_field(InstitutionRefSerializer(many=True))
     def get_institutions(self, obj: Authorship) -> list[dict]:
-        return InstitutionRefSerializer(
+        # many=True gives a ReturnList; djangorestframework-stubs type every `data` a ReturnDict.
+        return InstitutionRefSerializer(  # type: ignore[return-value]
             [link.institution for link in obj.institution_links.all()],
             many=True,
             context=self.context,

@@ -284,7 +284,7 @@ def to_stored(vectors: np.ndarray) -> list[bytes]:
     return [row.tobytes() for row in np.asarray(vectors, dtype=STORED_DTYPE)]
 
 
-def from_stored(blobs: Sequence[bytes], dimensions: int) -> np.ndarray:
+def from_stored(blobs: Sequence[bytes | memoryview], dimensions: int) -> np.ndarray:
     """Stored rows back as one float32 array of shape (len(blobs), dimensions)."""
     if not blobs:
         return np.zeros((0, dimensions), dtype=np.float32)

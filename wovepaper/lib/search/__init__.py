@@ -42,7 +42,7 @@ from .base import (
     Term,
     TextField,
 )
-from .registry import backend_for, reset_backends
+from .registry import backend_for, reset_backends, vector_backend_for
 
 __all__ = [
     "Collection",
@@ -58,5 +58,6 @@ __all__ = [
     "Term",
     "TextField",
     "backend_for",
+    "vector_backend_for",
     "reset_backends",
 ]

@@ -15,7 +15,7 @@ from django.conf import settings
 from .base import Collection, SearchBackend
 from .hybrid import HybridBackend
 from .tantivy import TantivyBackend
-from .vectors import ExactVectorBackend, UsearchBackend
+from .vectors import ExactVectorBackend, UsearchBackend, VectorBackend
 
 ENGINES = ("database", "tantivy", "opensearch")
 VECTOR_ENGINES = ("usearch", "exact")
@@ -66,6 +66,15 @@ def backend_for(collection: Collection, mode: str = "keyword") -> SearchBackend:
             backend = _backends.get(key)
             if backend is None:
                 backend = _backends[key] = _make_mode(collection, mode)
+    return backend
+
+
+def vector_backend_for(collection: Collection) -> VectorBackend:
+    """The configured backend by meaning, typed as one: what only vectors answer (similar_to,
+    version, encoder) for similar papers and researchers."""
+    backend = backend_for(collection, "semantic")
+    if not isinstance(backend, VectorBackend):
+        raise TypeError(f"{collection.name}'s search by meaning is not a vector backend")
     return backend
 
 
