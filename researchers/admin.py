@@ -139,7 +139,7 @@ class MatchRunAdmin(admin.ModelAdmin):
         return False
 
 
-class CuratorViewMixin:
+class CuratorViewMixin(admin.ModelAdmin):
     """Read-only for everyone; curators may view even without the model's view permission."""
 
     def has_view_permission(self, request, obj=None):

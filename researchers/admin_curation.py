@@ -9,14 +9,15 @@ Views only check access, validate a form and call `researchers.curation`; the ad
 from __future__ import annotations
 
 from django import forms
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from papers.models import Authorship
+from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from . import clusters, curation, reports
 from .models import CurationEntry, MatchReport, Researcher
@@ -56,7 +57,7 @@ class PairForm(forms.Form):
     note = forms.CharField(required=False)
 
 
-class CurationAdminMixin:
+class CurationAdminMixin(admin.ModelAdmin):
     """Mixed into ResearcherAdmin: adds the curation URLs under /admin/researchers/researcher/."""
 
     def get_urls(self):
@@ -85,11 +86,11 @@ class CurationAdminMixin:
             *super().get_urls(),
         ]
 
-    def _require_curator(self, request: HttpRequest) -> None:
+    def _require_curator(self, request: AuthenticatedHttpRequest) -> None:
         if not request.user.has_perm(PERMISSION):
             raise PermissionDenied("Curating researchers needs the curate_researcher permission.")
 
-    def _context(self, request: HttpRequest, title: str, **extra) -> dict:
+    def _context(self, request: AuthenticatedHttpRequest, title: str, **extra) -> dict:
         return {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
@@ -97,14 +98,16 @@ class CurationAdminMixin:
             **extra,
         }
 
-    def _done(self, request: HttpRequest, entry: CurationEntry, message: str) -> HttpResponse:
+    def _done(
+        self, request: AuthenticatedHttpRequest, entry: CurationEntry, message: str
+    ) -> HttpResponse:
         """After an action: say what was done and show the audit entry it wrote."""
         messages.success(request, message)
         return HttpResponseRedirect(
             reverse("admin:researchers_curationentry_change", args=[entry.pk])
         )
 
-    def curation_queue_view(self, request: HttpRequest) -> HttpResponse:
+    def curation_queue_view(self, request: AuthenticatedHttpRequest) -> HttpResponse:
         self._require_curator(request)
         prefix = request.GET.get("q", "").strip()[:100]
         found = clusters.curation_clusters(prefix=prefix)
@@ -121,7 +124,7 @@ class CurationAdminMixin:
             ),
         )
 
-    def curation_merge_view(self, request: HttpRequest) -> HttpResponse:
+    def curation_merge_view(self, request: AuthenticatedHttpRequest) -> HttpResponse:
         self._require_curator(request)
         if request.method == "POST":
             form = MergeForm(request.POST)
@@ -161,7 +164,7 @@ class CurationAdminMixin:
             self._context(request, "Merge researcher records", form=form, plan=plan, error=error),
         )
 
-    def curation_split_view(self, request: HttpRequest, entry_id: int) -> HttpResponse:
+    def curation_split_view(self, request: AuthenticatedHttpRequest, entry_id: int) -> HttpResponse:
         self._require_curator(request)
         entry = get_object_or_404(CurationEntry, pk=entry_id)
         error = ""
@@ -191,7 +194,7 @@ class CurationAdminMixin:
             ),
         )
 
-    def curation_move_view(self, request: HttpRequest) -> HttpResponse:
+    def curation_move_view(self, request: AuthenticatedHttpRequest) -> HttpResponse:
         self._require_curator(request)
         data = request.POST if request.method == "POST" else request.GET
         form = MoveForm(data) if data.get("authorship") else MoveForm()
@@ -229,7 +232,9 @@ class CurationAdminMixin:
             ),
         )
 
-    def curation_report_decline_view(self, request: HttpRequest, report_id: int) -> HttpResponse:
+    def curation_report_decline_view(
+        self, request: AuthenticatedHttpRequest, report_id: int
+    ) -> HttpResponse:
         """Close a reader's report without changing the records; the reader sees the reason."""
         self._require_curator(request)
         report = MatchReport.objects.filter(pk=report_id, status=MatchReport.OPEN).first()
@@ -242,7 +247,7 @@ class CurationAdminMixin:
                 messages.success(request, f"Report #{report.pk} closed; the records stay.")
         return HttpResponseRedirect(reverse("admin:researchers_curation"))
 
-    def curation_distinct_view(self, request: HttpRequest) -> HttpResponse:
+    def curation_distinct_view(self, request: AuthenticatedHttpRequest) -> HttpResponse:
         self._require_curator(request)
         if request.method != "POST":
             return HttpResponseRedirect(reverse("admin:researchers_curation"))

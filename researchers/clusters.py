@@ -240,16 +240,16 @@ def _pair_evidence(x: Researcher, y: Researcher, sig: _Signals) -> PairEvidence:
 
 def _describe(record: Researcher, sig: _Signals) -> None:
     """The per-record facts shown beside the evidence (attributes, so templates only read)."""
-    record.curation_external = sig.external.get(record.pk, [])
     span = sig.years.get(record.pk)
-    record.curation_years = f"{span[0]:%Y}–{span[1]:%Y}" if span and all(span) else ""
-    record.curation_institutions = sorted(sig.institutions[record.pk].values())[:5]
-    record.curation_fields = [
-        code
-        for code, _ in sorted((record.field_counts or {}).items(), key=lambda kv: (-kv[1], kv[0]))[
-            :5
-        ]
-    ]
+    by_count = sorted((record.field_counts or {}).items(), key=lambda kv: (-kv[1], kv[0]))
+    facts = {
+        "curation_external": sig.external.get(record.pk, []),
+        "curation_years": f"{span[0]:%Y}–{span[1]:%Y}" if span and all(span) else "",
+        "curation_institutions": sorted(sig.institutions[record.pk].values())[:5],
+        "curation_fields": [code for code, _ in by_count[:5]],
+    }
+    for name, value in facts.items():
+        setattr(record, name, value)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from django.utils import timezone
 from wovepaper.lib.pagecache import pages_changed
 
 from .clients.openalex import OpenAlexClient
-from .clients.semantic_scholar import SemanticScholarClient
+from .clients.semantic_scholar import S2AuthorRecord, SemanticScholarClient
 from .models import Researcher, ResearcherExternalId
 
 logger = logging.getLogger(__name__)
@@ -64,7 +64,10 @@ def researchers_refresh_figures(
                 ext = held[source][author_id]
                 rid = ext.researcher_id
                 if record is not None:
-                    ext.name = record.name if source == s2 else record.display_name
+                    # Each source's record names the person its own way.
+                    ext.name = (
+                        record.name if isinstance(record, S2AuthorRecord) else record.display_name
+                    )
                     ext.h_index, ext.citation_count = record.h_index, record.citation_count
                     ext.works_count, ext.fetched_at = record.works_count, now
                     answered.append(ext)

@@ -163,12 +163,13 @@ def researcher_public_history(researcher: Researcher) -> list[HistoryItem]:
     entries = list(researcher.curation_entries.order_by("-created_at", "-pk")[:HISTORY_SHOWN])
     mentioned: set[int] = set()
     for entry in entries:
-        mentioned.update(_entry_record_ids(entry))
+        mentioned.update(i for i in _entry_record_ids(entry) if i is not None)
     names = {r.pk: r for r in Researcher.objects.filter(pk__in=mentioned)} if mentioned else {}
     return [_history_item(entry, names) for entry in entries]
 
 
-def _entry_record_ids(entry: CurationEntry) -> list[int]:
+def _entry_record_ids(entry: CurationEntry) -> list[int | None]:
+    """The records an entry names; None where its JSON lacks one (_names skips those)."""
     after, before = entry.after or {}, entry.before or {}
     if entry.action == CurationEntry.MERGE:
         return [after.get("survivor"), *after.get("folded", [])]

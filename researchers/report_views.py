@@ -7,11 +7,12 @@ import re
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from papers.models import Authorship, Paper
+from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from .models import MatchReport, Researcher
 from .reports import ReportError, ReportThrottled, match_report_create
@@ -57,13 +58,16 @@ class MatchReportForm(forms.Form):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def match_report(request: HttpRequest) -> HttpResponse:
+def match_report(request: AuthenticatedHttpRequest) -> HttpResponse:
     """GET: the form, filled from the link that led here; POST: file the report."""
     source = request.POST if request.method == "POST" else request.GET
-    researcher = Researcher.objects.filter(
-        pk=_int(source.get("researcher")), merged_into__isnull=True
-    ).first()
-    paper = Paper.objects.filter(pk=_int(source.get("paper"))).first()
+    researcher_id, paper_id = _int(source.get("researcher")), _int(source.get("paper"))
+    researcher = (
+        Researcher.objects.filter(pk=researcher_id, merged_into__isnull=True).first()
+        if researcher_id is not None
+        else None
+    )
+    paper = Paper.objects.filter(pk=paper_id).first() if paper_id is not None else None
     # From a paper: its linked byline names to choose from (a bounded list: one paper's byline).
     byline = (
         list(

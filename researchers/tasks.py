@@ -103,7 +103,7 @@ def match_next_batch(
     the free slots, up to MATCH_PARALLEL_BATCHES at a time (`researchers.matching.chains`).
     """
     inline = bool(self.request.called_directly or self.request.is_eager)
-    holds_slot = bool(chain) and chain_slot_renew(chain)
+    holds_slot = chain_slot_renew(chain) if chain else False
     run, total = match_run(
         [int(pk) for pk in paper_ids] if paper_ids else None,
         trigger="task:next_batch",
@@ -111,7 +111,7 @@ def match_next_batch(
     )
     summary = _summary(run)
     if run.failed or not run.papers or inline:
-        if holds_slot:
+        if holds_slot and chain:
             chain_slot_release(chain)
         if run.failed:
             _retry_unreachable(self, run, total, limit=limit)

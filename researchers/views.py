@@ -62,6 +62,7 @@ def researcher_detail(request: HttpRequest, pk: int) -> HttpResponse:
         for c in researcher.coauthors or []
         if isinstance(c, dict)
     ]
+    panel = identity.researcher_identity_panel(researcher)
     context = {
         "researcher": researcher,
         "pager": pager,
@@ -73,7 +74,7 @@ def researcher_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "positions": _position_bars(researcher),
         "fields": _field_bars(researcher, category),
         "same_name": identity.researcher_same_name_explained(researcher),
-        "identity_panel": identity.researcher_identity_panel(researcher),
+        "identity_panel": panel,
         "history": identity.researcher_public_history(researcher),
         "coauthors": coauthors,
         "coauthors_open": coauthors[:COAUTHORS_OPEN],
@@ -84,7 +85,7 @@ def researcher_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "chat_scope": f"researcher:{researcher.pk}",
         "similar": similar_researchers(researcher),
     }
-    records = context["identity_panel"].records
+    records = panel.records
     context["figures_source"] = _figures_source(researcher, records)
     context["jsonld"] = _researcher_jsonld(researcher, records)
     # Curators only: anonymous visitors and readers run no extra query for this.

@@ -27,7 +27,9 @@ class RecordRefSerializer(serializers.Serializer):
 
 
 class SourceRecordSerializer(serializers.Serializer):
-    source = serializers.ChoiceField(
+    # A member named `source`: the metaclass takes declared fields off the class, so this never
+    # hides Field.source.
+    source = serializers.ChoiceField(  # type: ignore[assignment]
         choices=["s2", "openalex", "orcid"], help_text="Semantic Scholar, OpenAlex or ORCID."
     )
     value = serializers.CharField(help_text="The source's id for this person.")

@@ -52,7 +52,9 @@ class ResearcherSerializer(serializers.ModelSerializer):
 
 
 class ExternalIdSerializer(serializers.Serializer):
-    source = serializers.ChoiceField(
+    # A member named `source`: the metaclass takes declared fields off the class, so this never
+    # hides Field.source.
+    source = serializers.ChoiceField(  # type: ignore[assignment]
         ["s2", "openalex", "orcid"], help_text="Semantic Scholar, OpenAlex or ORCID."
     )
     value = serializers.CharField()

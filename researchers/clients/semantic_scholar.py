@@ -86,7 +86,7 @@ def parse_author(data: dict | None) -> S2AuthorRecord | None:
         return None
     external = data.get("externalIds") or {}
     orcid = external.get("ORCID")
-    dblp = external.get("DBLP") or ()
+    dblp = external.get("DBLP")
     return S2AuthorRecord(
         author_id=str(data["authorId"]),
         name=(data.get("name") or "").strip(),
@@ -95,7 +95,8 @@ def parse_author(data: dict | None) -> S2AuthorRecord | None:
         paper_count=_int_or_none(data.get("paperCount")),
         orcid=orcid if isinstance(orcid, str) and orcid else None,
         # DBLP comes as a list of names (and was a string in older answers).
-        dblp=tuple(dblp) if isinstance(dblp, list) else (dblp,),
+        # A missing id is no name: `(dblp,)` of it made a tuple holding an empty tuple.
+        dblp=tuple(dblp) if isinstance(dblp, list) else (dblp,) if isinstance(dblp, str) else (),
     )
 
 
