@@ -152,7 +152,7 @@ class MiniLMOnnxEncoder(TextEncoder):
                 loaded = _models.get(key)
                 if loaded is None:
                     loaded = _models[key] = self._load()
-            self._session, self._tokenizer = loaded  # type: ignore[misc]
+            self._session, self._tokenizer = loaded
         return self._session, self._tokenizer
 
     def _load(self):
