@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, QueryDict
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -72,7 +71,7 @@ def note_claim(request: HttpRequest | None, researcher: Researcher) -> None:
 def loader_url(request: HttpRequest, *, chat_scope: str = "") -> str:
     """Where the shared page's loader asks for the reader's parts: the same for every reader."""
     parts = _noted(request)
-    query = [("next", request.get_full_path())]
+    query: list[tuple[str, str | int]] = [("next", request.get_full_path())]
     query += [("r", pk) for pk in parts.researchers]
     query += [("i", pk) for pk in parts.institutions]
     query += [("claim", pk) for pk in parts.claims]
@@ -98,7 +97,9 @@ def render_parts(request: HttpRequest, parts: Parts) -> str:
     """The reader's parts as out-of-band swaps. Queries: the researchers and the institutions
     named (one each), follow counts and the reader's follows (two for the researchers, two per
     institution), the reader's claims (one): at most 5 + 2 × MAX_RECORDS, whatever the page."""
-    user: AbstractBaseUser = request.user
+    user = request.user
+    if not user.is_authenticated:  # nobody's parts (me_fragments answers 204 before this)
+        return ""
     pieces = [
         render_to_string("accounts/fragments/account_links.html", {}, request=request),
     ]
@@ -106,7 +107,8 @@ def render_parts(request: HttpRequest, parts: Parts) -> str:
     researchers = [named[pk] for pk in parts.researchers if pk in named]
     selectors.researchers_with_follow_state(researchers, user=user)
     institutions = list(Institution.objects.filter(pk__in=parts.institutions))
-    for record in [*researchers, *institutions]:
+    records: list[Researcher | Institution] = [*researchers, *institutions]
+    for record in records:
         context = selectors.follow_button_context(request, record, next_url=parts.next_url)
         pieces.append(
             render_to_string(
