@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import urlencode
 
 from allauth.account.decorators import reauthentication_required
@@ -64,7 +64,8 @@ def me_fragments(request: HttpRequest) -> HttpResponse:
     out-of-band swaps; nothing for anyone else. Never kept by a cache: it holds a CSRF token."""
     if request.user.is_authenticated:
         parts = fragments.parts_from_query(request.GET, next_url=_safe_next(request, "/"))
-        response = HttpResponse(fragments.render_parts(request, parts))
+        signed_in = cast(AuthenticatedHttpRequest, request)
+        response = HttpResponse(fragments.render_parts(signed_in, parts))
     else:
         response = HttpResponse(status=204)
     patch_cache_control(response, private=True, no_store=True)

@@ -7,6 +7,12 @@ with the page cache on (PAGE_CACHE_SECONDS=600) and off (0), beside `/robots.txt
 run (the reference: the server and the middleware with no database and no template), so the
 figures read as a ratio to what this machine serves at all.
 
+Each page is measured twice: anonymously, and signed in (wrk sends the session cookie of a real
+user made here, "Synthetic Benchmark-Reader"). Signed in with the cache on, a page view is two
+requests, the shared page and the reader's fragment (/me/fragments, accounts.fragments): wrk
+alternates them, and page views per second are half its requests per second. With the cache
+off the signed-in page is rendered whole for the reader, one request.
+
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/wovepaper_pages_bench \\
         python benchmarks/pages.py --size 100000 --seconds 30
 
@@ -18,9 +24,12 @@ empty database first. The researcher and the institution are made here on the sy
 from __future__ import annotations
 
 import argparse
+import html
 import os
+import re
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,10 +41,13 @@ import django  # noqa: E402
 
 django.setup()
 
+from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
+from django.test import Client, override_settings  # noqa: E402
 
+from accounts.models import Profile  # noqa: E402
 from benchmarks.search import ensure_papers  # noqa: E402
-from benchmarks.serving import Server, production_env, wrk  # noqa: E402
+from benchmarks.serving import Server, WrkResult, production_env, wrk  # noqa: E402
 from institutions.models import AuthorshipInstitution, Institution  # noqa: E402
 from institutions.services import institutions_update_stats  # noqa: E402
 from papers.models import Authorship, Paper, PaperCategory  # noqa: E402
@@ -45,6 +57,43 @@ from researchers.stats import researchers_update_stats  # noqa: E402
 
 RESEARCHER = "Synthetic Benchmark-Researcher"
 INSTITUTION = "Synthetic Benchmark Institute"
+
+READER = "synthetic-benchmark-reader@example.invalid"
+LOADER = re.compile(r'id="me-fragments" hidden hx-get="([^"]+)"')
+
+
+def reader_session(secret_key: str) -> str:
+    """A signed-in session of a real user (onboarding done) that the server, which signs with
+    `secret_key`, accepts: the session's value for wrk's Cookie header."""
+    user, _ = get_user_model().objects.get_or_create(username=READER, defaults={"email": READER})
+    Profile.objects.get_or_create(user=user, defaults={"onboarding": Profile.Onboarding.COMPLETED})
+    client = Client()
+    with override_settings(SECRET_KEY=secret_key):
+        client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+def fragment_of(server: Server, path: str) -> str | None:
+    """The fragment URL the page's loader names for a signed-in reader (None: no loader)."""
+    request = urllib.request.Request(server.url + path, headers=server.headers)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        found = LOADER.search(response.read().decode())
+    return html.unescape(found.group(1)) if found else None
+
+
+def signed_in_wrk(server: Server, path: str, cookie: str, seconds: int) -> tuple[WrkResult, bool]:
+    """wrk as the signed-in reader: the page and its fragment alternately when it has one."""
+    anonymous = server.headers
+    server.headers = {**anonymous, "Cookie": cookie}
+    try:
+        fragment = fragment_of(server, path)
+        paths = [path, fragment] if fragment else [path]
+        for _ in range(8):
+            for each in paths:
+                server.get(each)
+        return wrk(server, paths, seconds=seconds, script=OUT / "wrk-page.lua"), bool(fragment)
+    finally:
+        server.headers = anonymous
 
 
 def ensure_researcher(papers: int) -> tuple[Researcher, Institution]:
@@ -112,6 +161,7 @@ def main() -> None:
         f"wrk -t2 -c32 -d{args.seconds}s per page; {os.cpu_count()} CPUs, load average "
         f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
+    cookie = f"sessionid={reader_session(env['SECRET_KEY'])}"
     results = {}
     for cache_seconds in ("600", "0"):
         label = "page cache on" if cache_seconds != "0" else "page cache off"
@@ -130,6 +180,16 @@ def main() -> None:
                 result = wrk(server, [path], seconds=args.seconds, script=OUT / "wrk-page.lua")
                 results[(label, name)] = result
                 print(f"{label:15} {name:34} {result}", flush=True)
+                if path == "/robots.txt":
+                    continue
+                result, fragmented = signed_in_wrk(server, path, cookie, args.seconds)
+                views = result.requests_per_second / (2 if fragmented else 1)
+                results[(label, f"{name}, signed in")] = result
+                print(
+                    f"{label:15} {name + ', signed in':34} {result}  = {views:.1f} page views/s "
+                    f"({'page + fragment' if fragmented else 'whole page for the reader'})",
+                    flush=True,
+                )
         finally:
             server.stop()
     print("\nratio to /robots.txt measured in the same server run:")
