@@ -59,11 +59,13 @@ class FollowSuggestion:
         )
 
 
-def _nearest_authors(researcher: Researcher) -> list[tuple[int, int, int]]:
+def _nearest_authors(
+    researcher: Researcher, version: str | None = None
+) -> list[tuple[int, int, int]]:
     """(researcher id, papers near, closest paper id), best first, cached under the vector
-    index's version."""
+    index's version (`version`, when the caller has read it already)."""
     backend = vector_backend_for(PAPERS)
-    key = f"researchers:similar:{researcher.pk}:{backend.version()}"
+    key = f"researchers:similar:{researcher.pk}:{version or backend.version()}"
     found = cache.get(key)
     if found is not None:
         return found
@@ -126,10 +128,12 @@ def more_like_followed(
     """Up to SUGGESTED_COUNT researchers working on what the first FOLLOWED_LOOKED_AT of
     `followed` (most recently followed first) work on, taken in turn from each one's own
     nearest (its best, then the next best of each, …), none of `followed` or `exclude`, each
-    with the followed researcher it is like. Queries: two per followed researcher whose
-    neighbours are not cached yet, and two."""
+    with the followed researcher it is like. Queries: the vector index's version once (none
+    with a usearch index file), one per followed researcher whose neighbours are not cached
+    yet, and two."""
     looked_at = [r for r in followed if r.merged_into_id is None][:FOLLOWED_LOOKED_AT]
-    neighbours = [(r, _nearest_authors(r)) for r in looked_at]
+    version = vector_backend_for(PAPERS).version() if looked_at else None
+    neighbours = [(r, _nearest_authors(r, version)) for r in looked_at]
     skip = {r.pk for r in followed} | set(exclude)
     picked: list[tuple[int, Researcher, int, int]] = []
     for depth in range(SIMILAR_COUNT):
