@@ -156,3 +156,37 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
             **default,
             "TEST": {**default.get("TEST", {}), "MIRROR": "default"},
         }
+
+
+# Records each Content-Security-Policy violation in the page, for the browser tests to read.
+RECORD_VIOLATIONS = """
+window.__cspViolations = [];
+document.addEventListener('securitypolicyviolation', e => {
+  window.__cspViolations.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline'));
+});
+"""
+
+
+def signed_in_browser_page(browser, live_server, user):
+    """A Chromium page signed in as `user` (a session made by Django's test client, its cookie
+    handed to the browser), recording CSP violations, and the list its console errors go to."""
+    from django.test import Client
+
+    signed_in = Client()
+    signed_in.force_login(user)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(RECORD_VIOLATIONS)
+    context.add_cookies(
+        [
+            {
+                "name": "sessionid",
+                "value": signed_in.cookies["sessionid"].value,
+                "url": live_server.url,
+            }
+        ]
+    )
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    return page, errors

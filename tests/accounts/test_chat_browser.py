@@ -6,16 +6,9 @@ way."""
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.test import Client
 
 from accounts.models import ChatMessage, Profile
-
-RECORD_VIOLATIONS = """
-window.__cspViolations = [];
-document.addEventListener('securitypolicyviolation', e => {
-  window.__cspViolations.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline'));
-});
-"""
+from tests.conftest import signed_in_browser_page
 
 
 def test_the_docked_panel_streams_a_quoted_answer_with_its_citation(
@@ -32,23 +25,7 @@ def test_the_docked_panel_streams_a_quoted_answer_with_its_citation(
     )
     reader = get_user_model().objects.create_user("dock", "dock@example.org", "a-long-pass-9")
     Profile.objects.create(user=reader, onboarding=Profile.Onboarding.COMPLETED)
-    signed_in = Client()
-    signed_in.force_login(reader)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_init_script(RECORD_VIOLATIONS)
-    context.add_cookies(
-        [
-            {
-                "name": "sessionid",
-                "value": signed_in.cookies["sessionid"].value,
-                "url": live_server.url,
-            }
-        ]
-    )
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page, errors = signed_in_browser_page(browser, live_server, reader)
     page.goto(live_server.url + paper.get_absolute_url())
     page.click("details.chat-dock summary")
     page.fill("#chat-dock-q", "What do these solutions reveal?")
@@ -71,5 +48,5 @@ def test_the_docked_panel_streams_a_quoted_answer_with_its_citation(
     listed = page.locator(".chat-list").bounding_box()
     assert question["y"] < listed["y"] and question["y"] + question["height"] < 800
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
-    context.close()
+    page.context.close()
     assert violations == [] and errors == []

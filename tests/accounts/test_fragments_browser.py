@@ -8,14 +8,7 @@ from __future__ import annotations
 from django.test import Client
 
 from accounts.models import Follow
-from tests.conftest import ARTIFACTS
-
-RECORD_VIOLATIONS = """
-window.__cspViolations = [];
-document.addEventListener('securitypolicyviolation', e => {
-  window.__cspViolations.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline'));
-});
-"""
+from tests.conftest import ARTIFACTS, signed_in_browser_page
 
 
 def test_the_swapped_in_follow_button_follows(
@@ -31,23 +24,7 @@ def test_the_swapped_in_follow_button_follows(
     as_other.force_login(other)
     assert as_other.get(hopper.get_absolute_url()).status_code == 200
 
-    signed_in = Client()
-    signed_in.force_login(reader)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_init_script(RECORD_VIOLATIONS)
-    context.add_cookies(
-        [
-            {
-                "name": "sessionid",
-                "value": signed_in.cookies["sessionid"].value,
-                "url": live_server.url,
-            }
-        ]
-    )
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page, errors = signed_in_browser_page(browser, live_server, reader)
     response = page.goto(url)
     assert "private" in response.headers["cache-control"]
     # The reader's own parts arrive: their account links and their follow state.
@@ -71,5 +48,5 @@ def test_the_swapped_in_follow_button_follows(
     page.wait_for_selector(f"#follow-{hopper.pk} button[aria-pressed='false']")
     assert not Follow.objects.filter(user=reader, researcher=hopper).exists()
     violations = page.evaluate("window.__cspViolations")
-    context.close()
+    page.context.close()
     assert violations == [] and errors == []
