@@ -15,7 +15,6 @@ Every pair says how it was made (`Link.method`) and how sure it is (`Link.confid
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -187,9 +186,8 @@ def _pair_same_slots(byline: Sequence[str], source: SourceNames, links: list[Lin
     if not free_byline:
         return
     used = {link.index for link in links if link is not None}
-    byline_families = Counter(_family_key(name) for name in byline)
+    byline_families = [_family_key(name) for name in byline]
     source_families = [{_family_key(c) for c in spellings if c} for spellings in source]
-    source_counts = Counter(f for families in source_families for f in families)
     for i in free_byline:
         if i == 0:
             j = 0
@@ -202,14 +200,28 @@ def _pair_same_slots(byline: Sequence[str], source: SourceNames, links: list[Lin
         after = links[i + 1] if i + 1 < n else None
         if not ((i == n - 1 and j == m - 1) or (after is not None and after.index == j + 1)):
             continue
-        family = _family_key(byline[i])
-        # Nothing else could take the slot: no other byline name has that family name, and no
-        # other source name either (two Zhangs side by side stay unpaired).
-        if (
-            family
-            and family in source_families[j]
-            and byline_families[family] == 1
-            and source_counts[family] == 1
-        ):
-            links[i] = Link(j, SAME_SLOT, SAME_SLOT_CONFIDENCE)
-            used.add(j)
+        family = byline_families[i]
+        if not family or family not in source_families[j]:
+            continue
+        # Nothing else could take the slot: every other name with that family name, in either
+        # list, is paired already (two unpaired Zhangs side by side stay unpaired). Where the
+        # family name is shared with paired names (many Wangs in one list), the given names
+        # must at least start alike ("Wenling" / "Wen-Ching"), as a name alone in its family
+        # need not.
+        others_byline = [k for k in range(n) if k != i and byline_families[k] == family]
+        others_source = [k for k in range(m) if k != j and family in source_families[k]]
+        if any(links[k] is None for k in others_byline):
+            continue
+        if any(k not in used for k in others_source):
+            continue
+        if (others_byline or others_source) and not _given_initials_agree(byline[i], source[j]):
+            continue
+        links[i] = Link(j, SAME_SLOT, SAME_SLOT_CONFIDENCE)
+        used.add(j)
+
+
+def _given_initials_agree(name: str, spellings: Sequence[str]) -> bool:
+    initial = parse_name(person_part(name)).initials[:1].lower()
+    return bool(initial) and any(
+        parse_name(person_part(c)).initials[:1].lower() == initial for c in spellings if c
+    )

@@ -232,6 +232,26 @@ def test_same_slot_and_family_name_pairs_with_low_confidence():
     assert links[1] is None and links[3].index == 3
 
 
+def test_same_slot_when_the_other_namesakes_are_paired():
+    # 2302.01339's recorded S2 list has two Schwitzgebels. With the printed "Dan" against the
+    # profile's "David", the other Schwitzgebel is paired on his own name, the slot is bounded
+    # by paired neighbours, and the given names start alike: nothing else could take it.
+    s2 = recorded_s2_papers()["2302.01339"]["authors"]
+    source = [[a["name"]] for a in s2]
+    assert [a["name"] for a in s2] == ["Eric Schwitzgebel", "David Schwitzgebel", "A. Strasser"]
+    links = align_links(["Eric Schwitzgebel", "Dan Schwitzgebel", "Anna Strasser"], source)
+    assert [link.index if link else None for link in links] == [0, 1, 2]
+    assert links[1].method == SAME_SLOT and links[1].confidence < 0.6
+    # Given names that start otherwise, beside a namesake: nothing is guessed.
+    links = align_links(["Eric Schwitzgebel", "Ben Schwitzgebel", "Anna Strasser"], source)
+    assert links[1] is None and links[0].index == 0
+    # A namesake left unpaired could be the one in that slot: nothing is guessed either.
+    links = align_links(
+        ["Eric Schwitzgebel", "Dan Schwitzgebel", "Anna Strasser", "Ben Schwitzgebel"], source
+    )
+    assert links[1] is None
+
+
 def test_author_lists_that_cannot_be_one_paper():
     people = [f"Author{n} Person{n}" for n in range(300)]
     assert lists_disagree(people, 4)  # a handful against hundreds

@@ -67,6 +67,16 @@ def test_uncertain_links_are_shown_and_listed(sources, bojic, clean_cache, clien
         {"method": "initials", "confidence": 0.93, "uncertain": False},
     ]
 
+    # The markdown variant says it per linked name too, the uncertain one marked so.
+    markdown = client.get(bojic.get_absolute_url(), HTTP_ACCEPT="text/markdown").content.decode()
+    section = markdown[markdown.index("## How the authors were linked") :]
+    section = section[: section.index("## Abstract")]
+    lines = [line for line in section.splitlines() if line.startswith("- ")]
+    assert len(lines) == 4
+    assert lines[0].startswith("- [Ljubisa Bojic](") and "the same name, confidence 1.00" in lines[0]
+    assert "family name, confidence 0.50 (uncertain" in lines[1] and "Marco Cinelli" in lines[1]
+    assert "initials of the name, confidence 0.93" in lines[2] and "uncertain" not in lines[2]
+
     listed = staff_client.get("/admin/papers/authorship/?match=uncertain").content.decode()
     assert "Marco Cinelli" in listed and "Culibrk" not in listed
     everything = staff_client.get("/admin/papers/authorship/").content.decode()
