@@ -222,6 +222,8 @@ class Authorship(models.Model):
         SINGLE_NAME = "single_name", "a single name"
         OUT_OF_ORDER = "out_of_order", "the same name, out of byline order"
         SAME_SLOT = "same_slot", "the same place in the list and the same family name"
+        # A curator looked at an uncertain link and confirmed it (researchers.curation).
+        CURATOR = "curator", "a curator's check"
 
     # A database default too: the import's COPY names only the byline's columns.
     match_method = models.CharField(

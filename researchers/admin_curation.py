@@ -16,13 +16,15 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from papers.models import Authorship
+from papers.models import MATCH_CERTAIN, Authorship
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from . import clusters, curation, reports
+from . import clusters, curation, reports, selectors
 from .models import CurationEntry, MatchReport, Researcher
 
 PERMISSION = "researchers.curate_researcher"
+# The uncertain links' queue: one page is four queries, whatever the page.
+UNCERTAIN_PER_PAGE = 50
 
 
 def _ids(text: str) -> list[int]:
@@ -77,6 +79,16 @@ class CurationAdminMixin(admin.ModelAdmin):
                 "curation/distinct/",
                 wrap(self.curation_distinct_view),
                 name="researchers_curation_distinct",
+            ),
+            path(
+                "curation/uncertain/",
+                wrap(self.curation_uncertain_view),
+                name="researchers_curation_uncertain",
+            ),
+            path(
+                "curation/uncertain/<int:authorship_id>/",
+                wrap(self.curation_uncertain_decide_view),
+                name="researchers_curation_uncertain_decide",
             ),
             path(
                 "curation/reports/<int:report_id>/decline/",
@@ -231,6 +243,63 @@ class CurationAdminMixin(admin.ModelAdmin):
                 error=error,
             ),
         )
+
+    def curation_uncertain_view(self, request: AuthenticatedHttpRequest) -> HttpResponse:
+        """The queue of uncertain links (below Authorship's certain confidence), least sure
+        first, each with its evidence and the two decisions."""
+        self._require_curator(request)
+        try:
+            page = max(1, int(request.GET.get("page", "1")))
+        except ValueError:
+            page = 1
+        links, total = selectors.uncertain_links(
+            limit=UNCERTAIN_PER_PAGE, offset=(page - 1) * UNCERTAIN_PER_PAGE
+        )
+        return TemplateResponse(
+            request,
+            "admin/researchers/curation/uncertain.html",
+            self._context(
+                request,
+                "Uncertain links to check",
+                links=links,
+                total=total,
+                page=page,
+                previous_page=page - 1 if page > 1 else None,
+                next_page=page + 1 if page * UNCERTAIN_PER_PAGE < total else None,
+                certain=MATCH_CERTAIN,
+            ),
+        )
+
+    def curation_uncertain_decide_view(
+        self, request: AuthenticatedHttpRequest, authorship_id: int
+    ) -> HttpResponse:
+        """Confirm an uncertain link or take the paper off the record; either writes an audit
+        entry and pins the byline name so that matching leaves the decision as it is."""
+        self._require_curator(request)
+        back = reverse("admin:researchers_curation_uncertain")
+        page = request.POST.get("page", "")
+        if page.isdigit():
+            back += f"?page={page}"
+        if request.method != "POST":
+            return HttpResponseRedirect(back)
+        decide = {"confirm": curation.authorship_confirm, "unlink": curation.authorship_unlink}
+        action = decide.get(request.POST.get("decision", ""))
+        if action is None:
+            messages.error(request, "Choose confirm or unlink.")
+            return HttpResponseRedirect(back)
+        try:
+            entry = action(
+                authorship_id=authorship_id,
+                actor=request.user,
+                note=request.POST.get("note", ""),
+            )
+        except curation.CurationError as exc:
+            messages.error(request, str(exc))
+        else:
+            name = entry.before.get("name", "")
+            done = "confirmed" if entry.action == CurationEntry.CONFIRM else "taken off the record"
+            messages.success(request, f"{name}: link {done} (entry #{entry.pk}).")
+        return HttpResponseRedirect(back)
 
     def curation_report_decline_view(
         self, request: AuthenticatedHttpRequest, report_id: int

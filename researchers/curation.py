@@ -20,7 +20,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from papers.models import Authorship
+from papers.models import Authorship, Paper
+from wovepaper.lib.pagecache import pages_changed
 
 from .models import (
     CurationEntry,
@@ -478,6 +479,95 @@ def authorship_move(
     )
     reports_close_for_entry(entry)
     researchers_update_stats(involved)
+    return entry
+
+
+def _uncertain_link_locked(authorship_id: int) -> tuple[Authorship, Researcher]:
+    """The uncertain link under lock (its researcher row first, then the authorship), checked
+    to still be what the curator saw: linked, uncertain and not pinned by someone else."""
+    authorship = Authorship.objects.filter(pk=authorship_id).first()
+    if authorship is None:
+        raise CurationError(f"Authorship {authorship_id} does not exist.")
+    if authorship.researcher_id is None:
+        raise CurationError("This byline name is linked to no record any more; reload.")
+    records = _lock([authorship.researcher_id])
+    authorship = Authorship.objects.select_for_update().get(pk=authorship_id)
+    researcher = records.get(authorship.researcher_id or 0)
+    if researcher is None:
+        raise CurationError("This link changed meanwhile; reload.")
+    if PinnedAuthorship.objects.filter(authorship_id=authorship_id).exists():
+        raise CurationError("A curator has decided this link already; reload.")
+    if not authorship.match_uncertain:
+        raise CurationError("This link is not an uncertain one; reload.")
+    return authorship, researcher
+
+
+def _link_before(authorship: Authorship) -> dict:
+    return {
+        "authorship": authorship.pk,
+        "paper": authorship.paper_id,
+        "position": authorship.position,
+        "name": authorship.name,
+        "researcher": authorship.researcher_id,
+        "method": authorship.match_method,
+        "confidence": authorship.match_confidence,
+    }
+
+
+@transaction.atomic
+def authorship_confirm(*, authorship_id: int, actor: User | None, note: str = "") -> CurationEntry:
+    """A curator checked an uncertain link and it is right: it becomes certain ("a curator's
+    check"), pinned so that matching leaves it; the entry keeps how matching had made it."""
+    authorship, researcher = _uncertain_link_locked(authorship_id)
+    Authorship.objects.filter(pk=authorship.pk).update(
+        match_method=Authorship.MatchMethod.CURATOR, match_confidence=1.0
+    )
+    entry = CurationEntry.objects.create(
+        action=CurationEntry.CONFIRM,
+        actor=_actor(actor),
+        researcher=researcher,
+        note=note[:2000],
+        before=_link_before(authorship),
+        after={
+            "authorship": authorship.pk,
+            "method": Authorship.MatchMethod.CURATOR,
+            "confidence": 1.0,
+        },
+    )
+    entry.researchers.set([researcher.pk])
+    PinnedAuthorship.objects.update_or_create(
+        authorship_id=authorship.pk, defaults={"entry": entry}
+    )
+    Paper.objects.filter(pk=authorship.paper_id).update(modified_at=timezone.now())
+    pages_changed("paper", [authorship.paper_id])
+    return entry
+
+
+@transaction.atomic
+def authorship_unlink(*, authorship_id: int, actor: User | None, note: str = "") -> CurationEntry:
+    """A curator checked an uncertain link and the byline name is someone else: the paper
+    leaves the record, and the name stays unlinked (pinned) until a curator moves it; the
+    record's figures are recomputed."""
+    authorship, researcher = _uncertain_link_locked(authorship_id)
+    Authorship.objects.filter(pk=authorship.pk).update(
+        researcher=None, matched_at=None, match_method="", match_confidence=None
+    )
+    entry = CurationEntry.objects.create(
+        action=CurationEntry.UNLINK,
+        actor=_actor(actor),
+        researcher=researcher,
+        note=note[:2000],
+        before=_link_before(authorship),
+        after={"authorship": authorship.pk, "researcher": None},
+    )
+    entry.researchers.set([researcher.pk])
+    PinnedAuthorship.objects.update_or_create(
+        authorship_id=authorship.pk, defaults={"entry": entry}
+    )
+    Paper.objects.filter(pk=authorship.paper_id).update(modified_at=timezone.now())
+    pages_changed("paper", [authorship.paper_id])
+    reports_close_for_entry(entry)
+    researchers_update_stats([researcher.pk])
     return entry
 
 

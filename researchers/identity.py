@@ -179,6 +179,8 @@ def _entry_record_ids(entry: CurationEntry) -> list[int | None]:
         return [before.get("researcher"), after.get("researcher")]
     if entry.action == CurationEntry.DISTINCT:
         return list(after.get("pair", []))
+    if entry.action in (CurationEntry.CONFIRM, CurationEntry.UNLINK):
+        return [before.get("researcher")]
     return []
 
 
@@ -207,6 +209,14 @@ def _history_item(entry: CurationEntry, names: dict[int, Researcher]) -> History
         name = before.get("name") or "an author"
         text = f"One paper's byline name ({name}) was moved from one record to another."
         records = _names([before.get("researcher"), after.get("researcher")], names)
+    elif entry.action == CurationEntry.CONFIRM:
+        name = before.get("name") or "an author"
+        text = f"An uncertain link of one paper's byline name ({name}) was checked and confirmed."
+        records = _names([before.get("researcher")], names)
+    elif entry.action == CurationEntry.UNLINK:
+        name = before.get("name") or "an author"
+        text = f"One paper's byline name ({name}) was found to be someone else and taken off."
+        records = _names([before.get("researcher")], names)
     else:
         text = "Two same-name records were marked as different people."
         records = _names(after.get("pair", []), names)

@@ -288,11 +288,15 @@ class CurationEntry(models.Model):
     SPLIT = "split"
     MOVE = "move"
     DISTINCT = "distinct"
+    CONFIRM = "confirm"
+    UNLINK = "unlink"
     ACTIONS = [
         (MERGE, "merge"),
         (SPLIT, "split (merge undone)"),
         (MOVE, "authorship moved"),
         (DISTINCT, "marked not the same person"),
+        (CONFIRM, "uncertain link confirmed"),
+        (UNLINK, "link undone"),
     ]
 
     action = models.CharField(max_length=16, choices=ACTIONS)

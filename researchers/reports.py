@@ -107,6 +107,10 @@ def _answers(report: MatchReport, entry: CurationEntry, touched: set[int]) -> bo
         return report.kind == MatchReport.NOT_BY and (
             report.authorship_id == entry.after.get("authorship")
         )
+    if entry.action == CurationEntry.UNLINK:
+        return report.kind == MatchReport.NOT_BY and (
+            report.authorship_id == entry.before.get("authorship")
+        )
     if entry.action == CurationEntry.MERGE:
         return report.kind == MatchReport.SAME_PERSON and pair <= touched
     if entry.action == CurationEntry.DISTINCT:
@@ -123,6 +127,7 @@ OUTCOMES = {
     CurationEntry.SPLIT: "A curator undid the merge of these records.",
     CurationEntry.MOVE: "A curator moved this paper to another record.",
     CurationEntry.DISTINCT: "A curator marked these records as different people.",
+    CurationEntry.UNLINK: "A curator took this paper off the record.",
 }
 
 

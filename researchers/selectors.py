@@ -4,13 +4,14 @@ figures are stored on Researcher by matching, never aggregated over authorships 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from institutions.models import AuthorshipInstitution, Institution
-from papers.models import Authorship, Paper, PaperCategory
+from papers.models import MATCH_CERTAIN, Authorship, Paper, PaperCategory
 from papers.selectors import papers_with_short_bylines
 from wovepaper.lib.search.orm import each_word
 
@@ -353,3 +354,55 @@ def researchers_without_figures(researcher_ids: Iterable[int]) -> list[int]:
             pk__in=set(researcher_ids), figures_updated_at__isnull=True
         ).values_list("pk", flat=True)
     )
+
+
+@dataclass
+class UncertainLink:
+    """One uncertain link in the curators' queue, with what a curator decides it on."""
+
+    authorship: Authorship
+    # The byline names either side, each with the record it is linked to (or None): a link
+    # made on its slot stands or falls with its neighbours.
+    before: Authorship | None
+    after: Authorship | None
+    # What each source calls the record: (source label, id, the source's own name).
+    source_names: list[tuple[str, str, str]]
+
+    @property
+    def neighbours(self) -> list[Authorship]:
+        return [n for n in (self.before, self.after) if n is not None]
+
+
+def uncertain_links(*, limit: int = 50, offset: int = 0) -> tuple[list[UncertainLink], int]:
+    """The linked byline names below Authorship's certain confidence, least sure first, read
+    through the partial index of those rows; and how many there are. Four queries a page."""
+    rows = Authorship.objects.filter(
+        match_confidence__lt=MATCH_CERTAIN, researcher__isnull=False
+    ).order_by("match_confidence", "pk")
+    total = rows.count()
+    page = list(
+        rows.select_related("paper", "researcher").prefetch_related("researcher__external_ids")[
+            offset : offset + limit
+        ]
+    )
+    if not page:
+        return [], total
+    wanted = Q()
+    for a in page:
+        wanted |= Q(paper_id=a.paper_id, position__in=[a.position - 1, a.position + 1])
+    neighbours = {
+        (n.paper_id, n.position): n
+        for n in Authorship.objects.filter(wanted).select_related("researcher")
+    }
+    return [
+        UncertainLink(
+            authorship=a,
+            before=neighbours.get((a.paper_id, a.position - 1)),
+            after=neighbours.get((a.paper_id, a.position + 1)),
+            source_names=[
+                (e.get_source_display(), e.value, e.name)
+                for e in a.researcher.external_ids.all()  # type: ignore[union-attr]
+            ],
+        )
+        for a in page
+    ], total

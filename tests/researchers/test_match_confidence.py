@@ -73,7 +73,8 @@ def test_uncertain_links_are_shown_and_listed(sources, bojic, clean_cache, clien
     section = section[: section.index("## Abstract")]
     lines = [line for line in section.splitlines() if line.startswith("- ")]
     assert len(lines) == 4
-    assert lines[0].startswith("- [Ljubisa Bojic](") and "the same name, confidence 1.00" in lines[0]
+    assert lines[0].startswith("- [Ljubisa Bojic](")
+    assert "the same name, confidence 1.00" in lines[0]
     assert "family name, confidence 0.50 (uncertain" in lines[1] and "Marco Cinelli" in lines[1]
     assert "initials of the name, confidence 0.93" in lines[2] and "uncertain" not in lines[2]
 
