@@ -7,6 +7,13 @@
     python benchmarks/semantic.py ann [--sizes 10000,100000] [--queries 200]
         usearch (the settings of wovepaper.lib.search.vectors) against exact search in numpy over
         the same vectors: recall@10, and query time of each (exact is the reference).
+    python benchmarks/semantic.py batch [--size 100000] [--batch 128] [--rounds 10]
+        one batch of new vectors written to a usearch index of `size` vectors: as before
+        (the batch added to the index in memory, then the whole file saved aside and renamed:
+        the reference) and as now (UsearchBackend.index: a new delta file beside the main file,
+        which is left alone), in turn; then one merge of the delta into a new main file, and a
+        query's time with and without that delta. The main index is built once and kept in
+        benchmarks/out/.
     python benchmarks/semantic.py known-item [--queries 300]
         on the bundled sample (3,200 real arXiv records, with the demo's vectors): each query is
         a hand-written paraphrase of a paper's title (benchmarks/data/), or its title, or the
@@ -263,6 +270,142 @@ def ann(args) -> None:
         )
 
 
+# --- a batch's save time ---------------------------------------------------------------------
+
+
+class _Dimensions:
+    """What UsearchBackend asks of an encoder when it only writes and reads vectors."""
+
+    name = "batch-benchmark"
+    dimensions = 384
+
+
+def batch(args) -> None:
+    import shutil
+
+    from usearch.index import Index
+
+    from wovepaper.lib.search import vectors as settings_of
+    from wovepaper.lib.search.base import Collection
+    from wovepaper.lib.search.vectors import UsearchBackend, VectorSource
+
+    rng = np.random.default_rng(5)
+    real = real_vectors()
+    size = args.size
+    new_count = args.batch * args.rounds
+    made = synthetic(real, size + new_count, rng)
+    main_data, new_data = made[:size], made[size:]
+
+    def new_index():
+        return Index(
+            ndim=384,
+            metric="cos",
+            dtype="f16",
+            connectivity=settings_of.CONNECTIVITY,
+            expansion_add=settings_of.EXPANSION_ADD,
+            expansion_search=settings_of.EXPANSION_SEARCH,
+        )
+
+    out = ROOT / "benchmarks" / "out"
+    out.mkdir(exist_ok=True)
+    built = out / f"batch-main-{size}.usearch"
+    if not built.exists():
+        started = time.perf_counter()
+        index = new_index()
+        index.add(np.arange(size, dtype=np.uint64), main_data)
+        index.save(str(built))
+        print(f"built the main index of {size:,} vectors in {time.perf_counter() - started:.0f} s")
+    rows_of = {size + n: new_data[n] for n in range(new_count)}
+
+    def vectors(ids, model):
+        found = [i for i in ids if i in rows_of]
+        return found, np.array([rows_of[i] for i in found], dtype=np.float32).reshape(-1, 384)
+
+    def batches(batch_size, model):
+        return iter(())
+
+    collection = Collection(
+        name="bench",
+        fields=(),
+        sorts={},
+        documents=lambda ids: [],
+        id_batches=lambda n: iter(()),
+        count=lambda: size,
+        database=lambda c: None,
+    )
+    source = VectorSource(vectors=vectors, batches=batches, version=lambda model: "")
+    directory = Path(tempfile.mkdtemp(prefix="wovepaper-batch-", dir=out))
+    try:
+        # As now: the main file as a rebuild names it, then batches into the delta.
+        writer = UsearchBackend(
+            collection, source, directory=directory, encoder=_Dimensions(), delta_max=10**9
+        )
+        old = new_index()
+        old.load(str(built))  # as before: the writer held the index in memory between batches
+        writer._write_main(old, serial=0)
+        main_file = writer.main_path()
+        assert main_file is not None
+        before_stat = main_file.stat()
+        old_path = directory / "before.usearch"
+        print(
+            f"{size:,} vectors in the main file ({main_file.stat().st_size / 1e6:.0f} MB), "
+            f"batches of {args.batch}, {args.rounds} rounds, {os.cpu_count()} CPUs, {load()}"
+        )
+        before_s, after_s = [], []
+        for round_ in range(args.rounds):
+            ids = list(range(size + round_ * args.batch, size + (round_ + 1) * args.batch))
+            started = time.perf_counter()
+            keys = np.asarray(ids, dtype=np.uint64)
+            present = keys[np.asarray(old.contains(keys), dtype=bool).reshape(-1)]
+            if len(present):
+                old.remove(present)
+            found, rows = vectors(ids, "")
+            old.add(np.asarray(found, dtype=np.uint64), rows)
+            partial = old_path.with_suffix(".partial")
+            old.save(str(partial))
+            os.replace(partial, old_path)
+            before_s.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            writer.index(ids)
+            after_s.append(time.perf_counter() - started)
+        after_stat = main_file.stat()
+        assert (after_stat.st_mtime_ns, after_stat.st_size) == (
+            before_stat.st_mtime_ns,
+            before_stat.st_size,
+        ), "the main file was written"
+        before_ms = statistics.median(before_s) * 1000
+        after_ms = statistics.median(after_s) * 1000
+        print(
+            f"a batch, median of {args.rounds}: before (whole file saved) {before_ms:.0f} ms "
+            f"(max {max(before_s) * 1000:.0f}); now (delta of up to {new_count:,} vectors) "
+            f"{after_ms:.1f} ms (max {max(after_s) * 1000:.1f}); {before_ms / after_ms:.0f}x "
+            f"less; main file untouched"
+        )
+        reader = UsearchBackend(collection, source, directory=directory, encoder=_Dimensions())
+        queries = synthetic(real, len(real) + 50, rng)[len(real) :]
+        with_delta = []
+        for query in queries:
+            started = time.perf_counter()
+            reader.nearest(query, 10)
+            with_delta.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        merged = writer.merge()
+        merge_s = time.perf_counter() - started
+        reader.nearest(queries[0], 10)  # maps the new main file
+        without_delta = []
+        for query in queries:
+            started = time.perf_counter()
+            reader.nearest(query, 10)
+            without_delta.append((time.perf_counter() - started) * 1000)
+        print(
+            f"merge of {merged:,} delta vectors into a new main file: {merge_s:.1f} s; "
+            f"a query's nearest 10, p50: {statistics.median(with_delta):.2f} ms with the delta, "
+            f"{statistics.median(without_delta):.2f} ms after the merge ({load()})"
+        )
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 # --- known-item retrieval ---------------------------------------------------------------------
 
 _WORDS = re.compile(r"[A-Za-z][A-Za-z\-']+")
@@ -397,7 +540,7 @@ def latency(args) -> None:
             f"built the keyword index of {count:,} papers in {time.perf_counter() - started:.0f} s"
         )
     backend = backend_for(PAPERS, "semantic")
-    if not backend.path.exists():
+    if backend.main_path() is None:
         started = time.perf_counter()
         backend.rebuild()
         print(
@@ -477,6 +620,10 @@ def main() -> None:
     command = commands.add_parser("ann")
     command.add_argument("--sizes", default="10000,100000")
     command.add_argument("--queries", type=int, default=200)
+    command = commands.add_parser("batch")
+    command.add_argument("--size", type=int, default=100_000)
+    command.add_argument("--batch", type=int, default=128)
+    command.add_argument("--rounds", type=int, default=10)
     command = commands.add_parser("known-item")
     command.add_argument("--queries", type=int, default=300)
     command = commands.add_parser("latency")
@@ -490,6 +637,7 @@ def main() -> None:
         "throughput": throughput,
         "runtimes": runtimes,
         "ann": ann,
+        "batch": batch,
         "known-item": known_item,
         "latency": latency,
     }

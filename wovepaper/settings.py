@@ -481,6 +481,16 @@ CELERY_BEAT_SCHEDULE["papers-analyse-backlog"] = {
 VECTOR_ENGINE = env("VECTOR_ENGINE", "usearch")
 VECTOR_INDEX_DIR = Path(env("VECTOR_INDEX_DIR", str(DATA_DIR / "vector-index")))
 CELERY_TASK_ROUTES["search.index_vectors"] = {"queue": f"{CELERY_QUEUE_PREFIX}search"}
+# Each batch of new or changed vectors goes to a small delta beside the main index file; the
+# writer merges it into a new main file when it holds VECTOR_DELTA_MAX vectors, and celery
+# beat every VECTOR_MERGE_SECONDS.
+VECTOR_DELTA_MAX = env_int("VECTOR_DELTA_MAX", 10_000)
+CELERY_TASK_ROUTES["search.merge_vectors"] = {"queue": f"{CELERY_QUEUE_PREFIX}search"}
+if VECTOR_ENGINE == "usearch":
+    CELERY_BEAT_SCHEDULE["search-merge-vectors"] = {
+        "task": "search.merge_vectors",
+        "schedule": env_int("VECTOR_MERGE_SECONDS", 3600),
+    }
 # Sentence embeddings (papers.embedding, wovepaper.lib.embeddings): computed on the queue
 # "embed" after harvest pages and import batches commit, by as many worker processes on as
 # many machines as wanted; `manage.py embed_papers` backfills, and the sweep below catches up.

@@ -1,6 +1,6 @@
 """Search by meaning: the same contract for each vector backend (exact numpy, the usearch
-index file), fusion with keyword search, and the index's life (incremental, memory-mapped,
-replaced whole)."""
+index file), fusion with keyword search, and the index's life (batches in a delta beside the
+memory-mapped main file, merged into a new main file, readers taking each new version)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from papers.search import PAPERS, paper_search
 from wovepaper.lib.search import SearchQuery, Term, backend_for, reset_backends
 from wovepaper.lib.search.base import Range
 from wovepaper.lib.search.hybrid import reciprocal_rank_fusion
+from wovepaper.lib.search.indexer import merge_vectors
+from wovepaper.lib.search.vectors import UsearchBackend
 
 TOPICS = [
     ("Surface codes for quantum error correction", "Fault-tolerant qubits.", "quant-ph", 2021),
@@ -29,6 +31,10 @@ def vector_engine(request, settings, paper_factory):
     """Each contract test runs once per vector backend, over the same five embedded papers."""
     settings.VECTOR_ENGINE = request.param
     reset_backends()
+    return _five_embedded_papers(paper_factory)
+
+
+def _five_embedded_papers(paper_factory):
     papers = []
     for title, abstract, category, year in TOPICS:
         papers.append(
@@ -42,6 +48,9 @@ def vector_engine(request, settings, paper_factory):
     embed_papers([p.pk for p in papers], feed_index=False)
     backend = backend_for(PAPERS, "semantic")
     backend.index([p.pk for p in papers])
+    if isinstance(backend, UsearchBackend):
+        backend.merge()  # into the HNSW main file: the contract holds for it, not the delta
+        assert backend.delta_path() is None
     return papers
 
 
@@ -90,27 +99,85 @@ def test_an_edited_paper_moves_once_reembedded_and_reindexed(vector_engine):
     assert dark.pk not in semantic("galaxies and their halos")
 
 
-def test_the_index_file_is_memory_mapped_and_replaced_whole(settings, paper_factory):
+def _stat(path):
+    stat = path.stat()
+    return stat.st_ino, stat.st_mtime_ns, stat.st_size
+
+
+def test_the_index_is_memory_mapped_and_a_batch_leaves_the_main_file_alone(settings, paper_factory):
     settings.VECTOR_ENGINE = "usearch"
     reset_backends()
     first = paper_factory(title="Black hole thermodynamics", abstract="Hawking radiation.")
     embed_papers([first.pk], feed_index=False)
     writer = backend_for(PAPERS, "semantic")
-    assert not writer.path.exists()
-    assert semantic("black holes") == [first.pk]  # no file yet: exact, from the database
+    assert writer.main_path() is None
+    assert semantic("black holes") == [first.pk]  # no index yet: exact, from the database
     assert writer.rebuild() == 1
-    assert writer.path.exists()
+    main = writer.main_path()
+    assert main is not None and main.exists() and writer.delta_path() is None
+    before = _stat(main)
 
-    # Another process (a web worker) maps the file; the writer adds a paper and saves.
+    # Another process (a web worker) maps the index; the writer adds a paper in a batch.
     reader = type(writer)(PAPERS, PAPERS.vectors, directory=writer.directory)
     assert reader.search(SearchQuery(text="black holes")).items == [first.pk]
+    version = reader.version()
     second = paper_factory(title="Evaporating black holes", abstract="Radiation.")
     embed_papers([second.pk], feed_index=False)
     assert writer.index([second.pk]) == 1
+    # Findable at once, by the reader too, with the main file untouched: same inode, mtime
+    # and size, still the one the manifest names.
     assert sorted(reader.search(SearchQuery(text="black holes")).items) == sorted(
         [first.pk, second.pk]
     )
+    assert reader.version() != version
+    assert writer.main_path() == main and _stat(main) == before
+    assert writer.delta_path() is not None
     assert list(writer.directory.glob("*.partial")) == []
+
+
+def test_a_merge_gives_the_same_results_and_readers_take_the_new_main_file(settings, paper_factory):
+    settings.VECTOR_ENGINE = "usearch"
+    reset_backends()
+    surface, decoding, dark, vision, protein = _five_embedded_papers(paper_factory)
+    writer = backend_for(PAPERS, "semantic")
+    writer.rebuild()
+    main = writer.main_path()
+    reader = type(writer)(PAPERS, PAPERS.vectors, directory=writer.directory)
+    # A replaced vector (an edited paper), a removed one (deleted) and an untouched main file.
+    vision.title, vision.abstract = "Stellar streams in the Milky Way halo", "Galactic dynamics."
+    vision.source_hash = "changed"
+    vision.save()
+    embed_papers([vision.pk], feed_index=False)
+    Paper.objects.filter(pk=protein.pk).update(is_deleted=True)
+    writer.index([vision.pk, protein.pk])
+    assert writer.main_path() == main
+    queries = ["galaxies and their halos", "how do proteins get their shape", "qubits"]
+    before = {q: reader.search(SearchQuery(text=q)).items for q in queries}
+    assert before["galaxies and their halos"][0] in (vision.pk, dark.pk)
+    assert protein.pk not in before["how do proteins get their shape"]
+    version = reader.version()
+
+    assert writer.merge() == 1  # the delta held vision's new vector
+    assert writer.main_path() != main and not main.exists() and writer.delta_path() is None
+    assert reader.version() != version
+    after = {q: reader.search(SearchQuery(text=q)).items for q in queries}
+    assert after == before
+    assert writer.merge() == 0  # nothing left to merge
+
+
+def test_the_writer_merges_once_the_delta_is_full(settings, paper_factory):
+    settings.VECTOR_ENGINE = "usearch"
+    settings.VECTOR_DELTA_MAX = 2
+    reset_backends()
+    papers = [paper_factory(title=f"Black hole paper {n}", abstract="Hawking.") for n in range(3)]
+    embed_papers([p.pk for p in papers], feed_index=False)
+    writer = backend_for(PAPERS, "semantic")
+    writer.index([papers[0].pk])
+    main = writer.main_path()
+    assert writer.delta_path() is not None
+    writer.index([papers[1].pk])  # two in the delta: merged into a new main file
+    assert writer.delta_path() is None and writer.main_path() != main
+    assert sorted(semantic("black holes")) == sorted(p.pk for p in papers[:2])
 
 
 def test_reciprocal_rank_fusion_rewards_agreement():
@@ -144,3 +211,40 @@ def test_vectors_of_another_model_are_never_searched(vector_engine, settings):
     settings.EMBEDDING_ENCODER = "tests.papers.test_embedding.RenamedMiniLM"
     reset_backends()
     assert semantic("quantum error correction") == []
+
+
+def test_an_index_file_of_the_version_before_is_taken_as_the_main_file(settings, paper_factory):
+    settings.VECTOR_ENGINE = "usearch"
+    reset_backends()
+    old, new = (
+        paper_factory(title="Black hole thermodynamics", abstract="Hawking radiation."),
+        paper_factory(title="Evaporating black holes", abstract="Radiation."),
+    )
+    embed_papers([old.pk, new.pk], feed_index=False)
+    writer = backend_for(PAPERS, "semantic")
+    writer.index([old.pk])
+    writer.merge()
+    # One file named as before, and no manifest: what a deployment upgrading has.
+    writer.main_path().rename(writer.directory / f"{writer.base}.usearch")
+    writer.manifest.unlink()
+    reset_backends()
+    writer = backend_for(PAPERS, "semantic")
+    assert semantic("black holes") == [old.pk]  # the old file, not the database's vectors
+    writer.index([new.pk])
+    assert writer.main_path() == writer.directory / f"{writer.base}.usearch"
+    assert sorted(semantic("black holes")) == sorted([old.pk, new.pk])
+    writer.merge()
+    assert not (writer.directory / f"{writer.base}.usearch").exists()
+    assert sorted(semantic("black holes")) == sorted([old.pk, new.pk])
+
+
+def test_the_beat_task_merges_each_collection_with_vectors(settings, paper_factory):
+    settings.VECTOR_ENGINE = "usearch"
+    reset_backends()
+    paper = paper_factory(title="Black hole thermodynamics", abstract="Hawking radiation.")
+    embed_papers([paper.pk], feed_index=False)
+    writer = backend_for(PAPERS, "semantic")
+    writer.index([paper.pk])
+    assert merge_vectors() == {"papers": 1}
+    assert writer.delta_path() is None and semantic("black holes") == [paper.pk]
+    assert merge_vectors() == {"papers": 0}

@@ -26,7 +26,8 @@ class Command(BaseCommand):
         )
         count = backend.rebuild(progress=bar.update)
         bar.close()
-        where = getattr(backend, "path", None)
+        main_path = getattr(backend, "main_path", None)
+        where = main_path() if main_path else None
         self.stdout.write(
             f"indexed {count} vectors" + (f" in {where}" if where else " (nothing to build)")
         )

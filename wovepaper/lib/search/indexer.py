@@ -71,6 +71,29 @@ def index_vectors(collection: str, ids: list[int]) -> int:
     return backend_for(collection_named(collection), "semantic").index(ids)
 
 
+@shared_task(name="search.merge_vectors", acks_late=True)
+def merge_vectors_task() -> dict[str, int]:
+    """Celery beat, on the search queue (the vector index's one writer): fold each collection's
+    delta of new and changed vectors into a new main index file."""
+    return merge_vectors()
+
+
+def merge_vectors() -> dict[str, int]:
+    """Merge every collection's vector delta; returns how many vectors each delta held."""
+    if not vector_index_configured():
+        return {}
+    merged = {}
+    for name in settings.SEARCH_COLLECTIONS:
+        collection = collection_named(name)
+        if collection.vectors is None:
+            continue
+        backend = backend_for(collection, "semantic")
+        merged[name] = backend.merge() if hasattr(backend, "merge") else 0
+        if merged[name]:
+            logger.info("vector index: merged %d %s vector(s)", merged[name], name)
+    return merged
+
+
 @shared_task(name="search.engine_catch_up", acks_late=True)
 def engine_catch_up_task() -> dict[str, int]:
     """Celery beat, on the search queue (the one writer): `engine_catch_up` for every collection."""

@@ -15,7 +15,7 @@ from django.conf import settings
 from .base import Collection, SearchBackend
 from .hybrid import HybridBackend
 from .tantivy import TantivyBackend
-from .vectors import ExactVectorBackend, UsearchBackend, VectorBackend
+from .vectors import DELTA_MAX, ExactVectorBackend, UsearchBackend, VectorBackend
 
 ENGINES = ("database", "tantivy", "opensearch")
 VECTOR_ENGINES = ("usearch", "exact")
@@ -43,7 +43,12 @@ def _vector_configuration() -> tuple[Any, ...]:
         raise ValueError(
             f"VECTOR_ENGINE must be one of {', '.join(VECTOR_ENGINES)}, not {engine!r}"
         )
-    return engine, str(settings.VECTOR_INDEX_DIR), settings.EMBEDDING_ENCODER
+    return (
+        engine,
+        str(settings.VECTOR_INDEX_DIR),
+        settings.EMBEDDING_ENCODER,
+        getattr(settings, "VECTOR_DELTA_MAX", DELTA_MAX),
+    )
 
 
 def backend_for(collection: Collection, mode: str = "keyword") -> SearchBackend:
@@ -91,10 +96,12 @@ def _make_mode(collection: Collection, mode: str) -> SearchBackend:
 
 
 def _make_vector(collection: Collection, configuration: tuple[Any, ...]) -> SearchBackend:
-    engine, directory, _ = configuration
+    engine, directory, _, delta_max = configuration
     if engine == "exact":
         return ExactVectorBackend(collection, collection.vectors)
-    return UsearchBackend(collection, collection.vectors, directory=Path(directory))
+    return UsearchBackend(
+        collection, collection.vectors, directory=Path(directory), delta_max=delta_max
+    )
 
 
 def _make(collection: Collection, configuration: tuple[Any, ...]) -> SearchBackend:

@@ -22,10 +22,12 @@ and says it is `approximate` past it.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +48,9 @@ POOL_MAX = 10_000
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION_SEARCH = 96
+# Vectors the delta holds at most before the writer merges it into a new main file: searched
+# exactly by every query (~1 ms at 10,000 x 384), and rewritten whole by each batch (7 MB).
+DELTA_MAX = 10_000
 
 
 @dataclass(frozen=True)
@@ -191,9 +196,43 @@ class ExactVectorBackend(VectorBackend):
         return [best_ids[k] for k in order], 1.0 - best[order]
 
 
+@dataclass(frozen=True)
+class _Generation:
+    """What a reader maps at once, as one manifest names it: the main HNSW file, the keys of
+    its entries that are stale (removed, or replaced by the delta), and the delta's vectors
+    written since the main file was built (searched exactly)."""
+
+    stamp: tuple[int, int]
+    version: str
+    main: Any  # a usearch Index viewing the main file
+    hidden: np.ndarray  # uint64, sorted
+    delta_ids: np.ndarray  # uint64
+    delta_rows: np.ndarray  # float32, unit rows
+
+    def __len__(self) -> int:
+        return len(self.main) - len(self.hidden) + len(self.delta_ids)
+
+
+EMPTY_KEYS = np.zeros(0, dtype=np.uint64)
+
+
 class UsearchBackend(VectorBackend):
-    """An HNSW index in one file per collection and model: written by one process (`index`,
-    `rebuild`), memory-mapped read-only by the others and mapped anew when the file changes."""
+    """An HNSW index per collection and model, in files under `directory` named by a manifest
+    (`<collection>-<model>.json`, replaced atomically):
+
+    - the main file, an HNSW index built whole (`rebuild`) or by a merge, memory-mapped by
+      readers and never written again once named;
+    - a delta file of what one writer (`index`) changed since: new and replaced vectors, and
+      the keys of the main file's entries that are stale. Each batch writes a new small delta
+      file and a new manifest; the main file is untouched, so a batch costs the delta's size,
+      not the index's (2 GB at all of arXiv). Readers search the main file (stale keys left
+      out) and the delta (exactly, in numpy) and take the nearest of both;
+    - `merge` (Celery beat, and the writer itself once the delta holds `delta_max` vectors)
+      folds the delta into a new main file and names it with an empty delta.
+
+    Readers map whatever the manifest names when the manifest changes (its inode and mtime),
+    so they switch to a new generation whole: never a main file with another's delta.
+    """
 
     engine = "usearch"
 
@@ -204,18 +243,33 @@ class UsearchBackend(VectorBackend):
         *,
         directory: Path,
         encoder: TextEncoder | None = None,
+        delta_max: int = DELTA_MAX,
     ) -> None:
         super().__init__(collection, source, encoder)
         self.directory = Path(directory)
+        self.delta_max = delta_max
         self._lock = threading.Lock()
-        self._view: Any = None
-        self._view_stamp: tuple[int, int] | None = None
-        self._writer: Any = None
+        self._generation: _Generation | None = None
         self._fallback = ExactVectorBackend(collection, source, encoder)
 
     @property
-    def path(self) -> Path:
-        return self.directory / f"{self.collection.name}-{_slug(self.encoder.name)}.usearch"
+    def base(self) -> str:
+        return f"{self.collection.name}-{_slug(self.encoder.name)}"
+
+    @property
+    def manifest(self) -> Path:
+        return self.directory / f"{self.base}.json"
+
+    def main_path(self) -> Path | None:
+        """The main file the manifest names now (None before the first build)."""
+        named = self._read_manifest()
+        return None if named is None else self.directory / named["main"]
+
+    def delta_path(self) -> Path | None:
+        named = self._read_manifest()
+        if named is None or not named.get("delta"):
+            return None
+        return self.directory / named["delta"]
 
     def _new_index(self):
         from usearch.index import Index  # imported on use: 0.3 s for processes without ANN
@@ -229,82 +283,178 @@ class UsearchBackend(VectorBackend):
             expansion_search=EXPANSION_SEARCH,
         )
 
+    @property
+    def _legacy(self) -> Path:
+        """The one index file of the version before manifests, rewritten whole by each batch:
+        taken as the main file until a manifest names another."""
+        return self.directory / f"{self.base}.usearch"
+
     def _stamp(self) -> tuple[int, int] | None:
+        for path in (self.manifest, self._legacy):
+            try:
+                stat = os.stat(path)
+            except FileNotFoundError:
+                continue
+            return stat.st_ino, stat.st_mtime_ns
+        return None
+
+    def _read_manifest(self) -> dict[str, Any] | None:
         try:
-            stat = os.stat(self.path)
+            return json.loads(self.manifest.read_text())
+        except FileNotFoundError:
+            pass
+        try:
+            built = os.stat(self._legacy).st_mtime_ns
         except FileNotFoundError:
             return None
-        return stat.st_ino, stat.st_mtime_ns
+        return {"main": self._legacy.name, "delta": None, "build": f"{built:x}", "serial": 0}
 
-    def _reader(self):
-        """The memory-mapped index as the writer last saved it (None when there is none)."""
-        stamp = self._stamp()
-        if stamp != self._view_stamp:
+    def _open(self, stamp: tuple[int, int]) -> _Generation:
+        named = self._read_manifest()
+        if named is None:
+            raise FileNotFoundError(self.manifest)
+        main_file = self.directory / named["main"]
+        if not main_file.exists():
+            raise FileNotFoundError(main_file)
+        main = self._new_index()
+        main.view(str(main_file))
+        hidden, delta_ids, delta_rows = EMPTY_KEYS, EMPTY_KEYS, np.zeros((0, 0), np.float32)
+        if named.get("delta"):
+            with np.load(self.directory / named["delta"], allow_pickle=False) as delta:
+                hidden = delta["hidden"].astype(np.uint64)
+                delta_ids = delta["ids"].astype(np.uint64)
+                delta_rows = delta["rows"].astype(np.float32)
+        version = f"{named['build']}-{named['serial']}"
+        return _Generation(stamp, version, main, hidden, delta_ids, delta_rows)
+
+    def _current(self) -> _Generation | None:
+        """The generation the manifest names now, mapped (None when there is no index yet)."""
+        for _attempt in range(3):
+            stamp = self._stamp()
+            generation = self._generation
+            if generation is not None and generation.stamp == stamp:
+                return generation
+            if stamp is None:
+                self._generation = None
+                return None
             with self._lock:
-                if stamp != self._view_stamp:
-                    view = None
-                    if stamp is not None:
-                        view = self._new_index()
-                        view.view(str(self.path))
-                    self._view, self._view_stamp = view, stamp
-        return self._view
+                try:
+                    self._generation = self._open(stamp)
+                except FileNotFoundError:
+                    # A merge replaced the manifest and removed the files it named between
+                    # our reading it and opening them: read the new one.
+                    continue
+            return self._generation
+        raise RuntimeError(f"the vector index at {self.manifest} keeps changing under a reader")
 
     def version(self) -> str:
-        stamp = self._stamp()
-        return self._fallback.version() if stamp is None else f"{stamp[0]}-{stamp[1]}"
+        generation = self._current()
+        return self._fallback.version() if generation is None else generation.version
 
     def has_vectors(self) -> bool:
-        index = self._reader()
-        return self._fallback.has_vectors() if index is None else len(index) > 0
+        generation = self._current()
+        return self._fallback.has_vectors() if generation is None else len(generation) > 0
 
     def nearest(self, vector: np.ndarray, count: int) -> tuple[list[int], np.ndarray]:
-        index = self._reader()
-        if index is None:
-            logger.warning("no vector index at %s yet: searching exactly", self.path)
+        generation = self._current()
+        if generation is None:
+            logger.warning("no vector index at %s yet: searching exactly", self.manifest)
             return self._fallback.nearest(vector, count)
-        if count <= 0 or len(index) == 0:
+        if count <= 0:
             return [], np.zeros(0, dtype=np.float32)
-        matches = index.search(np.asarray(vector, dtype=np.float32), count)
-        return [int(k) for k in matches.keys], np.asarray(matches.distances, dtype=np.float32)
+        vector = np.asarray(vector, dtype=np.float32)
+        keys, distances = self._nearest_in_main(generation, vector, count)
+        if len(generation.delta_ids):
+            similarity = generation.delta_rows @ vector
+            best = np.argsort(-similarity, kind="stable")[:count]
+            keys = np.concatenate([keys, generation.delta_ids[best]])
+            distances = np.concatenate([distances, 1.0 - similarity[best]])
+        order = np.argsort(distances, kind="stable")[:count]
+        return [int(k) for k in keys[order]], distances[order].astype(np.float32)
+
+    @staticmethod
+    def _nearest_in_main(
+        generation: _Generation, vector: np.ndarray, count: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        main, hidden = generation.main, generation.hidden
+        size = len(main)
+        wanted = min(count + min(len(hidden), count), size)
+        while wanted > 0:
+            matches = main.search(vector, wanted)
+            keys = np.asarray(matches.keys, dtype=np.uint64).reshape(-1)
+            distances = np.asarray(matches.distances, dtype=np.float32).reshape(-1)
+            kept = ~np.isin(keys, hidden) if len(hidden) else np.ones(len(keys), dtype=bool)
+            # Enough live entries, or nothing more to read: else read deeper past stale ones.
+            if kept.sum() >= count or wanted >= size:
+                return keys[kept][:count], distances[kept][:count]
+            wanted = min(wanted * 4, size)
+        return EMPTY_KEYS, np.zeros(0, dtype=np.float32)
 
     # --- the writer's side (one process: the `search` queue's worker, or a command) ------------
 
-    def _writable(self):
-        if self._writer is None or self._writer_stamp != self._stamp():
-            index = self._new_index()
-            if self.path.exists():
-                index.load(str(self.path))
-            self._writer = index
-        return self._writer
-
-    _writer_stamp: tuple[int, int] | None = None
-
-    def _save(self, index) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(f".{os.getpid()}.partial")
-        index.save(str(partial))
-        # Readers keep the file they mapped until they see the new one: never half a file.
-        os.replace(partial, self.path)
-        self._writer_stamp = self._stamp()
-
     def index(self, ids: Sequence[int]) -> int:
-        """Make these ids' vectors current in the index (add, replace, or remove)."""
+        """Make these ids' vectors current (add, replace, or remove): in a new delta file,
+        the main file untouched; merged into it once the delta holds `delta_max` vectors."""
         if not ids:
             return 0
         with self._lock:
-            index = self._writable()
-            keys = np.asarray(list(ids), dtype=np.uint64)
-            present = keys[np.asarray(index.contains(keys), dtype=bool).reshape(-1)]
-            if len(present):
-                index.remove(present)
+            named = self._read_manifest()
+            if named is None:
+                named = self._write_main(self._new_index(), serial=0)
+            main = self._new_index()
+            main.view(str(self.directory / named["main"]))
+            hidden, delta_ids, delta_rows = self._delta(named)
+            keys = np.unique(np.asarray(list(ids), dtype=np.uint64))
+            in_main = keys[np.asarray(main.contains(keys), dtype=bool).reshape(-1)]
+            hidden = np.union1d(hidden, in_main).astype(np.uint64)
+            kept = ~np.isin(delta_ids, keys)
+            delta_ids, delta_rows = delta_ids[kept], delta_rows[kept]
             found, rows = self.source.vectors(list(ids), self.encoder.name)
             if found:
-                index.add(np.asarray(found, dtype=np.uint64), rows)
-            self._save(index)
+                delta_ids = np.concatenate([delta_ids, np.asarray(found, dtype=np.uint64)])
+                rows = np.asarray(rows, dtype=np.float16).reshape(len(found), -1)
+                delta_rows = rows if not len(delta_rows) else np.concatenate([delta_rows, rows])
+            self._write_delta(named, hidden, delta_ids, delta_rows)
+            del main
+            self._generation = None
+        if len(delta_ids) >= self.delta_max:
+            self.merge()
         return len(found)
 
+    def _delta(self, named: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if not named.get("delta"):
+            return EMPTY_KEYS, EMPTY_KEYS, np.zeros((0, self.encoder.dimensions), np.float16)
+        with np.load(self.directory / named["delta"], allow_pickle=False) as delta:
+            return (
+                delta["hidden"].astype(np.uint64),
+                delta["ids"].astype(np.uint64),
+                delta["rows"].astype(np.float16),
+            )
+
+    def merge(self) -> int:
+        """Fold the delta into a new main file (stale entries removed, the delta's added), and
+        name it with no delta; returns how many vectors the delta held. Readers keep the old
+        generation until they see the new manifest."""
+        with self._lock:
+            named = self._read_manifest()
+            if named is None or not named.get("delta"):
+                return 0
+            hidden, delta_ids, delta_rows = self._delta(named)
+            index = self._new_index()
+            index.load(str(self.directory / named["main"]))
+            if len(hidden):
+                present = hidden[np.asarray(index.contains(hidden), dtype=bool).reshape(-1)]
+                if len(present):
+                    index.remove(present)
+            if len(delta_ids):
+                index.add(delta_ids, delta_rows.astype(np.float32))
+            self._write_main(index, serial=named["serial"] + 1)
+            self._generation = None
+        return len(delta_ids)
+
     def rebuild(self, *, progress: Callable[[int], None] | None = None) -> int:
-        """A new index from every current vector in the database, replacing the file at once."""
+        """A new index from every current vector in the database, replacing the old one at
+        once (readers keep the previous generation until it is named)."""
         index = self._new_index()
         count = 0
         for ids, rows in self.source.batches(10_000, self.encoder.name):
@@ -313,10 +463,44 @@ class UsearchBackend(VectorBackend):
             if progress:
                 progress(len(ids))
         with self._lock:
-            self._save(index)
-            self._writer = index
+            previous = self._read_manifest()
+            self._write_main(index, serial=(previous or {}).get("serial", -1) + 1)
+            self._generation = None
         return count
 
+    def _write_main(self, index, *, serial: int) -> dict[str, Any]:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        build = f"{time.time_ns():x}"
+        name = f"{self.base}.{build}.usearch"
+        partial = self.directory / f"{name}.{os.getpid()}.partial"
+        index.save(str(partial))
+        os.replace(partial, self.directory / name)
+        return self._name({"main": name, "delta": None, "build": build, "serial": serial})
+
+    def _write_delta(
+        self, named: dict[str, Any], hidden: np.ndarray, ids: np.ndarray, rows: np.ndarray
+    ) -> dict[str, Any]:
+        serial = named["serial"] + 1
+        name = f"{self.base}.{named['build']}.{serial}.delta.npz"
+        partial = self.directory / f"{name}.{os.getpid()}.partial"
+        with open(partial, "wb") as out:
+            np.savez(out, hidden=hidden, ids=ids, rows=rows)
+        os.replace(partial, self.directory / name)
+        return self._name({**named, "delta": name, "serial": serial})
+
+    def _name(self, named: dict[str, Any]) -> dict[str, Any]:
+        """Make `named` the current generation (the manifest replaced in one rename), then
+        remove the files no manifest names any more: a reader that mapped them keeps them
+        until it lets go (POSIX), and one that read the old manifest but had not opened its
+        files yet reads the new one (`_current`)."""
+        partial = self.manifest.with_name(f"{self.manifest.name}.{os.getpid()}.partial")
+        partial.write_text(json.dumps(named))
+        os.replace(partial, self.manifest)
+        keep = {named["main"], named.get("delta"), self.manifest.name}
+        for path in self.directory.glob(f"{self.base}.*"):
+            if path.name not in keep and not path.name.endswith(".partial"):
+                path.unlink(missing_ok=True)
+        return named
+
     def close(self) -> None:
-        self._view = self._writer = None
-        self._view_stamp = self._writer_stamp = None
+        self._generation = None
