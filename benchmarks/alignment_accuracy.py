@@ -35,6 +35,7 @@ import hashlib
 import json
 import os
 import sys
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -77,6 +78,14 @@ class Score:
     # OpenAlex's identity "K Taki"): the source attributes the name to someone else, and
     # refusing is what matching should do. Counted in `unmatched` and shown apart.
     other_person: int = 0
+    # Unmatched names whose source identity the source also gives to another printed name of
+    # the same paper (OpenAlex lists "Shazia Alam" for both "Samiah Alam" and "Tahiya Alam"):
+    # at most one of them can be that identity. Counted in `unmatched`, shown apart, and not
+    # in `other_person`.
+    shared_identity: int = 0
+    # Unmatched names whose source identity is written without Latin letters ("拓也 大嶋"):
+    # the family names cannot be compared, so these stay misses, counted apart.
+    other_script: int = 0
 
     def add(self, other: Score) -> None:
         self.names += other.names
@@ -88,6 +97,8 @@ class Score:
         self.methods += other.methods
         self.not_people += other.not_people
         self.other_person += other.other_person
+        self.shared_identity += other.shared_identity
+        self.other_script += other.other_script
 
 
 def find_corpus(explicit: str | None) -> Path:
@@ -176,6 +187,10 @@ def _s2_author_id(author: dict) -> str | None:
     return author.get("authorId") or next(iter(author.get("ids") or []), None)
 
 
+def _latin(name: str) -> bool:
+    return any(ch.isalpha() and "LATIN" in unicodedata.name(ch, "") for ch in name)
+
+
 def _roll(*parts: str) -> int:
     return int(hashlib.sha1("|".join(parts).encode()).hexdigest()[:8], 16)
 
@@ -247,6 +262,18 @@ def variants(paper: Paper, extra_name: str) -> Iterator[tuple[str, list[str], li
 UNJUDGED = "<no id>"
 
 
+def _classify_miss(score: Score, paper: Paper, want: str, name: str) -> None:
+    """Why a byline name found no pair: the source gives its identity to another printed name
+    too, writes it in another script, or names someone of another family."""
+    source_name = paper.byline_names[paper.ids.index(want)]
+    if paper.ids.count(want) > 1:
+        score.shared_identity += 1
+    elif not _latin(source_name):
+        score.other_script += 1
+    elif parse_name(source_name).family_key != parse_name(name).family_key:
+        score.other_person += 1
+
+
 def judge(paper: Paper, byline: list[str], truth: list[str | None]) -> Score:
     """Truth per byline name: the author id, None for an added name, UNJUDGED for an id-less one."""
     score = Score(papers=1)
@@ -279,9 +306,7 @@ def judge(paper: Paper, byline: list[str], truth: list[str | None]) -> Score:
             continue
         if got is None:
             score.unmatched += 1
-            source_name = paper.byline_names[paper.ids.index(want)]
-            if parse_name(source_name).family_key != parse_name(name).family_key:
-                score.other_person += 1
+            _classify_miss(score, paper, want, name)
         elif got_id == want:
             score.correct += 1
         else:
@@ -349,14 +374,23 @@ def report(title: str, folder: Path, papers: list[Paper], by_variant: dict, tota
     accuracy = 100 * total.correct / total.names if total.names else 0.0
     print()
     print(f"accuracy: {accuracy:.2f}% correct ({total.correct} of {total.names} byline names)")
+    print(f"unmatched: {total.unmatched}, of which")
     print(
-        f"unmatched: {total.unmatched}, of which {total.other_person} where the source's "
-        "identity bears another family name (the source gives the name to someone else)"
+        f"    {total.other_person} where the source's identity bears another family name "
+        "(the source gives the name to someone else)"
     )
-    judged = total.names - total.other_person
+    print(
+        f"    {total.shared_identity} where the source gives that identity to another printed "
+        "name of the paper too (at most one of them can be it)"
+    )
+    print(
+        f"    {total.other_script} where the source writes the identity's name without Latin "
+        "letters (judged as misses below)"
+    )
+    judged = total.names - total.other_person - total.shared_identity
     if judged:
         print(
-            f"accuracy where the source's identity bears the printed family name: "
+            f"accuracy where the source's identity can be the printed person: "
             f"{100 * total.correct / judged:.2f}% ({total.correct} of {judged})"
         )
     print(f"wrongly matched: {total.wrong}")
