@@ -167,24 +167,27 @@ document.addEventListener('securitypolicyviolation', e => {
 """
 
 
-def signed_in_browser_page(browser, live_server, user):
-    """A Chromium page signed in as `user` (a session made by Django's test client, its cookie
-    handed to the browser), recording CSP violations, and the list its console errors go to."""
+def csp_violations(page) -> list[str]:
+    """The violations RECORD_VIOLATIONS has recorded in `page` since it was loaded."""
+    return list(page.evaluate("window.__cspViolations || []"))
+
+
+def session_cookie(live_server, user) -> list[dict]:
+    """A signed-in session of `user` (made by Django's test client) as a cookie for Chromium."""
     from django.test import Client
 
     signed_in = Client()
     signed_in.force_login(user)
+    cookie = signed_in.cookies["sessionid"]
+    return [{"name": "sessionid", "value": cookie.value, "url": live_server.url}]
+
+
+def signed_in_browser_page(browser, live_server, user):
+    """A Chromium page signed in as `user` (a session made by Django's test client, its cookie
+    handed to the browser), recording CSP violations, and the list its console errors go to."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.add_init_script(RECORD_VIOLATIONS)
-    context.add_cookies(
-        [
-            {
-                "name": "sessionid",
-                "value": signed_in.cookies["sessionid"].value,
-                "url": live_server.url,
-            }
-        ]
-    )
+    context.add_cookies(session_cookie(live_server, user))
     page = context.new_page()
     page.set_default_timeout(20_000)
     errors: list[str] = []

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
+from tests.conftest import RECORD_VIOLATIONS, csp_violations, session_cookie
+
 pytestmark = pytest.mark.django_db
 
 
@@ -38,18 +40,6 @@ def test_api_reference_pages_allow_inline_styles_but_never_inline_scripts(client
         assert html.count("<script") == html.count("<script src="), path
 
 
-def _violations(page) -> list[str]:
-    return [text for text in page.evaluate("window.__cspViolations || []")]
-
-
-RECORD_VIOLATIONS = """
-window.__cspViolations = [];
-document.addEventListener('securitypolicyviolation', e => {
-  window.__cspViolations.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline'));
-});
-"""
-
-
 def test_pages_work_under_the_policy_in_chromium(live_server, browser, paper_factory):
     paper = paper_factory(title="Content security for example papers")
     staff = get_user_model().objects.create_superuser("csp", "csp@example.org", "a-long-pass-9")
@@ -62,34 +52,25 @@ def test_pages_work_under_the_policy_in_chromium(live_server, browser, paper_fac
     for path in ("/", "/papers", paper.get_absolute_url(), "/accounts/login/", "/developers"):
         page.goto(url + path)
         page.wait_for_load_state("load")
-        seen[path] = _violations(page)
+        seen[path] = csp_violations(page)
 
     page.goto(url + "/developers/reference")
     page.wait_for_selector(".swagger-ui .opblock")
-    seen["/developers/reference"] = _violations(page)
+    seen["/developers/reference"] = csp_violations(page)
 
     page.goto(url + "/developers/redoc")
     page.wait_for_selector("redoc .api-content h2")
-    seen["/developers/redoc"] = _violations(page)
+    seen["/developers/redoc"] = csp_violations(page)
 
     # The admin, signed in (its own scripts and styles, and the curators' screens).
-    context.add_cookies(_session_cookie(live_server, staff))
+    context.add_cookies(session_cookie(live_server, staff))
     for path in ("/admin/", "/admin/researchers/researcher/curation/"):
         page.goto(url + path)
         page.wait_for_load_state("load")
-        seen[path] = _violations(page)
+        seen[path] = csp_violations(page)
     context.close()
     # The one refusal is the policy doing its job: Redoc's "powered by" logo from its CDN (the
     # site loads nothing from another host, README "Security").
     assert {path: v for path, v in seen.items() if v} == {
         "/developers/redoc": ["img-src https://cdn.redoc.ly/redoc/logo-mini.svg"]
     }
-
-
-def _session_cookie(live_server, user) -> list[dict]:
-    from django.test import Client
-
-    client = Client()
-    client.force_login(user)
-    cookie = client.cookies["sessionid"]
-    return [{"name": "sessionid", "value": cookie.value, "url": live_server.url}]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 from accounts.models import ChatMessage, Profile
-from tests.conftest import signed_in_browser_page
+from tests.conftest import csp_violations, signed_in_browser_page
 
 
 def test_the_docked_panel_streams_a_quoted_answer_with_its_citation(
@@ -37,10 +37,10 @@ def test_the_docked_panel_streams_a_quoted_answer_with_its_citation(
     assert "quotes the papers" in answer
     assert page.url.endswith(paper.get_absolute_url())  # no reload: the script asked
     assert ChatMessage.objects.get(role="assistant").mode == ChatMessage.Mode.QUOTED
-    violations = page.evaluate("window.__cspViolations")
+    violations = csp_violations(page)
     page.goto(live_server.url + "/chat")
     page.wait_for_selector(".chat-list a")
-    violations += page.evaluate("window.__cspViolations")
+    violations += csp_violations(page)
     # On a phone the question comes before the list of conversations, and nothing is wider
     # than the screen.
     page.set_viewport_size({"width": 390, "height": 800})

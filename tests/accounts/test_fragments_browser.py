@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.test import Client
 
 from accounts.models import Follow
-from tests.conftest import ARTIFACTS, signed_in_browser_page
+from tests.conftest import ARTIFACTS, csp_violations, signed_in_browser_page
 
 
 def test_the_swapped_in_follow_button_follows(
@@ -47,6 +47,6 @@ def test_the_swapped_in_follow_button_follows(
     page.locator(f"#follow-{hopper.pk} button").click()
     page.wait_for_selector(f"#follow-{hopper.pk} button[aria-pressed='false']")
     assert not Follow.objects.filter(user=reader, researcher=hopper).exists()
-    violations = page.evaluate("window.__cspViolations")
+    violations = csp_violations(page)
     page.context.close()
     assert violations == [] and errors == []
