@@ -9,6 +9,11 @@ resident memory of the importing process. `--load-only` leaves the search docume
 time the load by itself. Each vendor runs in its own child process, so peak
 memory is that run's alone and Django's settings see that run's DATABASE_URL.
 
+`--engine tantivy` runs the import as production does (SEARCH_ENGINE=tantivy, a fresh index
+directory under benchmarks/out/): the import feeds the engine's index itself and commits it
+before it returns, so the timed figure includes making every paper searchable there (tantivy's
+indexing threads run in the importing process: their CPU counts as the importer's).
+
 The reference (PostgreSQL): the rows the first import writes into papers, their categories and
 their authorships, made from the same snapshot by the same parser and written to COPY text
 files before the clock starts, then COPY'd (one statement a table, streamed from the files)
@@ -20,6 +25,7 @@ average of the machine is sampled through every phase and printed beside it.
     python benchmarks/generate_snapshot.py --records 1000000
     python benchmarks/import_snapshot.py benchmarks/out/snapshot-1000000.jsonl.gz \
         --vendor postgres sqlite
+    python benchmarks/import_snapshot.py benchmarks/out/snapshot-1000000.jsonl.gz --engine tantivy
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import subprocess
 import sys
 import threading
@@ -137,10 +144,13 @@ def run_child(snapshot: Path, batch_size: int | None, load_only: bool, rerun: bo
     server = ServerCpu(connection.settings_dict["NAME"])
     server.available = server.available and connection.vendor == "postgresql"
     options = {"batch_size": batch_size} if batch_size else {}
+    from django.conf import settings
+
+    engine = settings.SEARCH_ENGINE
     result: dict = {
         "vendor": connection.vendor,
         "batch_size": batch_size or "default",
-        "mode": "load only" if load_only else "load + search index",
+        "mode": "load only" if load_only else f"load + search ({engine})",
     }
     with server:
         for label in ("first", "rerun") if rerun else ("first",):
@@ -154,6 +164,10 @@ def run_child(snapshot: Path, batch_size: int | None, load_only: bool, rerun: bo
         "categories": PaperCategory.objects.count(),
         "search documents": PaperSearchDocument.objects.count(),
     }
+    if engine != "database":
+        from papers.search import paper_search_backend
+
+        result["rows"]["engine documents"] = paper_search_backend("keyword").document_count()
     return result
 
 
@@ -360,8 +374,16 @@ def _pg_admin(server: str, sql: str) -> None:
         conn.execute(sql)
 
 
+def _index_dir(name: str) -> Path:
+    return ROOT / "benchmarks" / "out" / f"{name}-search-index"
+
+
 def _fresh_database(vendor: str, args: argparse.Namespace, name: str) -> dict[str, str]:
     env = dict(os.environ)
+    env["SEARCH_ENGINE"] = args.engine
+    if args.engine != "database":
+        shutil.rmtree(_index_dir(name), ignore_errors=True)
+        env["SEARCH_INDEX_DIR"] = str(_index_dir(name))
     if vendor == "postgres":
         _pg_admin(args.server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         _pg_admin(args.server, f'CREATE DATABASE "{name}"')
@@ -377,6 +399,7 @@ def _fresh_database(vendor: str, args: argparse.Namespace, name: str) -> dict[st
 def _drop_database(vendor: str, args: argparse.Namespace, name: str) -> None:
     if args.keep:
         return
+    shutil.rmtree(_index_dir(name), ignore_errors=True)
     if vendor == "postgres":
         _pg_admin(args.server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     else:
@@ -558,6 +581,13 @@ def main(argv: list[str] | None = None) -> int:
         help="database of the import (the COPY reference uses this name + '_copy')",
     )
     parser.add_argument("--keep", action="store_true", help="keep the databases afterwards")
+    parser.add_argument(
+        "--engine",
+        choices=["database", "tantivy"],
+        default="database",
+        help="SEARCH_ENGINE of the import: the database's own search documents, or tantivy's "
+        "index (production's), fed by the import itself",
+    )
     parser.add_argument(
         "--load-only",
         action="store_true",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import threading
 from collections.abc import Callable, Iterator
@@ -12,18 +13,23 @@ from typing import TypeVar
 
 from django.db import DatabaseError, connection
 
-from wovepaper.lib.search.indexer import engine_index_enqueue
+from wovepaper.lib.search import backend_for
+from wovepaper.lib.search.base import BulkLoad, BulkLoadBusy
+from wovepaper.lib.search.indexer import engine_configured, engine_index_enqueue
 
 from .embedding import embed_enqueue
 from .indexing import BackgroundIndexer, search_index_enabled, search_index_pending
-from .ingest import UpsertCounts, papers_upsert, record_rejection
+from .ingest import UpsertCounts, UpsertResult, papers_upsert_records, record_rejection
 from .models import Paper
 from .records import PaperRecord, RecordError
 from .search import PAPERS
+from .search.documents import paper_document_of_record
 from .snapshot import iter_snapshot_lines, parse_snapshot_line
 
 ProgressCallback = Callable[[int], None]
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -107,10 +113,19 @@ def snapshot_import(
     A malformed line is recorded as a RejectedRecord (with its line number and reason) and
     skipped. Returns the counts and the ids of created or changed papers.
 
-    Their search documents (papers.indexing) are built as each batch commits, on a connection
-    of their own beside the load, then a sweep catches anything missed; inside a transaction,
-    where no other connection can see the new rows, after the load. `build_search_index=False`
-    leaves them to the periodic sweep (the benchmark uses it to time the load alone).
+    With a search engine configured (SEARCH_ENGINE tantivy), the import feeds the engine's
+    index itself through one writer held for the whole import (`EngineFeed`): each batch's
+    new papers go in as documents made from their records, changed ones are read back, and
+    the index commits before this returns, so every paper is searchable when it ends.
+    PostgreSQL's own search documents are then not built: nothing reads them with an engine
+    (papers.indexing). Should another process hold the index's writer, the ids go to the
+    search indexer's queue as other writes do.
+
+    With the database engine, the search documents (papers.indexing) are built as each batch
+    commits, on a connection of their own beside the load, then a sweep catches anything
+    missed; inside a transaction, where no other connection can see the new rows, after the
+    load. `build_search_index=False` leaves them (and the engine's documents) to the periodic
+    sweeps (the benchmark uses it to time the load alone).
 
     Into an empty papers table (the first import) batches are COPY'd without first looking
     for stored papers (papers_upsert's `first_load`). On PostgreSQL its commits do not wait for
@@ -127,29 +142,23 @@ def snapshot_import(
         if build_search_index and search_index_enabled() and not connection.in_atomic_block
         else None
     )
+    feed = EngineFeed.start() if build_search_index and not connection.in_atomic_block else None
     _synchronous_commit(False)
     try:
         for batch in in_background(snapshot_batches(path, batch_size)):
-            for line_number, reason, raw in batch.rejected:
-                counts.rejected += 1
-                record_rejection(
-                    source=source,
-                    record_key=f"line {line_number}",
-                    reason=f"line {line_number}: {reason}",
-                    raw=raw,
-                )
-                if on_rejected:
-                    on_rejected(line_number, reason)
-                if progress:
-                    progress(1)
+            counts.rejected += _set_aside(batch, source, on_rejected, progress)
             if batch.records:
-                batch_counts, ids = papers_upsert(batch.records, first_load=first_load)
-                counts.add(batch_counts)
+                result = papers_upsert_records(batch.records, first_load=first_load)
+                ids = result.ids
+                counts.add(result.counts)
                 changed_ids.extend(ids)
                 if indexer and ids:
                     indexer.submit(ids)
-                if build_search_index:
+                if feed and ids:
+                    feed.add(result)
+                elif build_search_index:
                     engine_index_enqueue(PAPERS, ids)
+                if build_search_index:
                     embed_enqueue(ids)
                 if progress:
                     progress(len(batch.records))
@@ -157,9 +166,79 @@ def snapshot_import(
         _synchronous_commit(True)
         if indexer:
             indexer.close()
+        if feed:
+            # What was added belongs to committed batches: it is committed even when the
+            # import stops early.
+            feed.close()
     if build_search_index:
         search_index_pending()
     return counts, changed_ids
+
+
+class EngineFeed:
+    """The import's papers into the search engine's index through one bulk writer, opened at
+    the first batch that changes anything (a rerun that changes nothing never takes the
+    index's lock)."""
+
+    def __init__(self) -> None:
+        self._load: BulkLoad | None = None
+        self._unavailable = False
+
+    @classmethod
+    def start(cls) -> EngineFeed | None:
+        return cls() if engine_configured() else None
+
+    def add(self, result: UpsertResult) -> None:
+        load = self._writer()
+        if load is None:
+            engine_index_enqueue(PAPERS, result.ids)
+            return
+        documents = []
+        created = set()
+        for pk, record in result.created:
+            created.add(pk)
+            document = paper_document_of_record(pk, record)
+            if document is not None:
+                documents.append(document)
+        load.add_new(documents)
+        others = [pk for pk in result.ids if pk not in created]
+        if others:
+            load.replace(others, PAPERS.documents(others))
+
+    def _writer(self) -> BulkLoad | None:
+        if self._load is None and not self._unavailable:
+            try:
+                self._load = backend_for(PAPERS).bulk_load()
+            except BulkLoadBusy as exc:
+                logger.warning("snapshot import: %s; its papers go to the search indexer", exc)
+            self._unavailable = self._load is None
+        return self._load
+
+    def close(self) -> None:
+        if self._load is not None:
+            self._load.close()
+            self._load = None
+
+
+def _set_aside(
+    batch: ParsedBatch,
+    source: str,
+    on_rejected: Callable[[int, str], None] | None,
+    progress: ProgressCallback | None,
+) -> int:
+    """Record the batch's unparsable lines as RejectedRecords; returns how many."""
+    for line_number, reason, raw in batch.rejected:
+        record_rejection(
+            source=source,
+            record_key=f"line {line_number}",
+            reason=f"line {line_number}: {reason}",
+            raw=raw,
+        )
+        if on_rejected:
+            on_rejected(line_number, reason)
+        if progress:
+            progress(1)
+    return len(batch.rejected)
 
 
 def _synchronous_commit(on: bool) -> None:

@@ -15,6 +15,10 @@ own, beside the writing rather than inside it:
 
 Each is idempotent: a document built from the paper's current digest is left alone.
 On SQLite the FTS5 table is kept by triggers, so there is nothing to do and they return 0.
+With a search engine configured (SEARCH_ENGINE tantivy or opensearch) nothing reads these
+documents: keyword search asks the engine, so none are built and they return 0 too. Should a
+deployment go back to the database engine, the sweep (or `manage.py catch_up`) builds every
+missing one.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from itertools import islice
 from django.db import connection, connections
 from django.db.models import Max, Min
 
-from wovepaper.lib.search.indexer import engine_index_enqueue
+from wovepaper.lib.search.indexer import engine_configured, engine_index_enqueue
 
 from .models import Paper, PaperSearchDocument
 from .search import PAPERS
@@ -64,7 +68,8 @@ _STALE = "(d.paper_id IS NULL OR d.source_hash <> p.source_hash)"
 
 
 def search_index_enabled() -> bool:
-    return connection.vendor == "postgresql"
+    """Whether PostgreSQL's search documents are what keyword search reads (see above)."""
+    return connection.vendor == "postgresql" and not engine_configured()
 
 
 def _chunks(values: Iterable[int], size: int):

@@ -136,9 +136,27 @@ def _authorship_values(author: AuthorName) -> tuple[str, str, str, str, str]:
     )
 
 
+@dataclass(slots=True)
+class UpsertResult:
+    counts: UpsertCounts
+    # Papers created or changed, in the order of the records (what papers_upsert returns).
+    ids: list[int]
+    # The papers of `ids` this call created by a bulk path, each with the record it was made
+    # from, so that a caller can index them without reading them back.
+    created: list[tuple[int, PaperRecord]]
+
+
 def papers_upsert(
     records: Sequence[PaperRecord], *, first_load: bool = False
 ) -> tuple[UpsertCounts, list[int]]:
+    """papers_upsert_records' counts and ids (see there)."""
+    result = papers_upsert_records(records, first_load=first_load)
+    return result.counts, result.ids
+
+
+def papers_upsert_records(
+    records: Sequence[PaperRecord], *, first_load: bool = False
+) -> UpsertResult:
     """Insert or update a batch of papers with their authorships and categories.
 
     Idempotent: a record whose metadata digest is unchanged is not touched. For a changed paper,
@@ -161,7 +179,7 @@ def papers_upsert(
     # The last record for an id wins, as it would if they came one after another.
     by_id: dict[str, PaperRecord] = {r.arxiv_id: r for r in records}
     if not by_id:
-        return counts, []
+        return UpsertResult(counts, [], [])
     digests = {arxiv_id: r.digest() for arxiv_id, r in by_id.items()}
     with transaction.atomic():
         if first_load and connection.vendor == "postgresql":
@@ -173,7 +191,8 @@ def papers_upsert(
             else:
                 counts.created = len(copied)
                 pages_changed(LISTS)
-                return counts, list(copied.values())
+                pairs = [(pk, by_id[arxiv_id]) for arxiv_id, pk in copied.items()]
+                return UpsertResult(counts, list(copied.values()), pairs)
         existing = _stored_digests(list(by_id))
         new: list[PaperRecord] = []
         changed: list[PaperRecord] = []
@@ -186,15 +205,19 @@ def papers_upsert(
                 changed.append(record)
         counts.created, counts.updated = len(new), len(changed)
         if not new and not changed:
-            return counts, []
+            return UpsertResult(counts, [], [])
         pks: dict[str, int] = {}
+        created: list[tuple[int, PaperRecord]] = []
         if new:
-            pks.update(_papers_insert_new(new, digests))
+            inserted, fresh = _papers_insert_new(new, digests)
+            pks.update(inserted)
+            if fresh:
+                created = [(inserted[r.arxiv_id], r) for r in new]
         if changed:
             pks.update(_papers_write(changed, digests, existing=set(existing)))
         pages_changed("paper", [pks[r.arxiv_id] for r in changed if r.arxiv_id in pks])
         pages_changed(LISTS)
-    return counts, [pks[arxiv_id] for arxiv_id in by_id if arxiv_id in pks]
+    return UpsertResult(counts, [pks[arxiv_id] for arxiv_id in by_id if arxiv_id in pks], created)
 
 
 def _stored_digests(arxiv_ids: list[str]) -> dict[str, str]:
@@ -212,15 +235,19 @@ def _stored_digests(arxiv_ids: list[str]) -> dict[str, str]:
     return dict(Paper.objects.filter(arxiv_id__in=arxiv_ids).values_list("arxiv_id", "source_hash"))
 
 
-def _papers_insert_new(records: list[PaperRecord], digests: dict[str, str]) -> dict[str, int]:
+def _papers_insert_new(
+    records: list[PaperRecord], digests: dict[str, str]
+) -> tuple[dict[str, int], bool]:
+    """arxiv_id -> pk of the papers written, and whether each was created from its record
+    (False when a lost race made some of them updates of another writer's rows)."""
     if connection.vendor == "postgresql":
         try:
             with transaction.atomic():  # a savepoint, so a lost race leaves the batch usable
-                return _papers_copy(records, digests)
+                return _papers_copy(records, digests), True
         except IntegrityError:
             existing = set(_stored_digests([r.arxiv_id for r in records]))
-            return _papers_write(records, digests, existing=existing)
-    return _papers_write(records, digests, existing=set())
+            return _papers_write(records, digests, existing=existing), False
+    return _papers_write(records, digests, existing=set()), True
 
 
 def _papers_write(

@@ -8,6 +8,7 @@ from typing import Any
 from wovepaper.lib.search.orm import id_batches
 
 from ..models import Paper
+from ..records import PaperRecord
 
 
 def paper_documents(paper_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
@@ -24,6 +25,22 @@ def paper_documents(paper_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
             "published": published,
             "cited": cited,
         }
+
+
+def paper_document_of_record(paper_id: int, record: PaperRecord) -> dict[str, Any] | None:
+    """The document `paper_documents` gives for a paper just created from `record` (no
+    citation count yet): a bulk import's new papers go to the engine without being read back.
+    tests/search/test_bulk_load.py compares the two over the bundled sample."""
+    if record.is_deleted:
+        return None
+    return {
+        "id": paper_id,
+        "title": record.title,
+        "abstract": record.abstract,
+        "categories": record.categories,
+        "published": record.published,
+        "cited": None,
+    }
 
 
 def paper_id_batches(size: int) -> Iterator[list[int]]:

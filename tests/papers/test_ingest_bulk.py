@@ -163,8 +163,9 @@ def test_copy_path_falls_back_when_another_writer_inserted_the_paper(records, db
     )
     fresh = records[5]
     digests = {r.arxiv_id: r.digest() for r in (revised, fresh)}
-    pks = _papers_insert_new([revised, fresh], digests)
+    pks, created = _papers_insert_new([revised, fresh], digests)
     assert set(pks) == {original.arxiv_id, fresh.arxiv_id}
+    assert created is False  # one of them was an update: their records are not the papers
     paper = Paper.objects.get(arxiv_id=original.arxiv_id)
     assert pks[original.arxiv_id] == paper.pk
     assert paper.title == "Revised"

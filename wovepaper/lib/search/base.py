@@ -195,6 +195,36 @@ class SearchBackend(ABC):
     def rebuild(self, *, progress: Callable[[int], None] | None = None) -> int:
         return 0
 
+    def bulk_load(self) -> BulkLoad | None:
+        """A writer held across many batches, for a bulk import that feeds the index itself
+        (so that its records are searchable when it ends, not when a queue drains); None when
+        the engine has no such writer (the caller then sends ids to the indexer as usual).
+        Raises BulkLoadBusy when another writer holds the index."""
+        return None
+
+
+class BulkLoadBusy(RuntimeError):
+    """Another process holds the index's writer (the search indexer, a rebuild)."""
+
+
+class BulkLoad(ABC):
+    """Documents into an engine's index through one writer kept open across batches; visible
+    at each periodic commit and at `close()`. Documents are dicts as `Collection.documents`
+    gives them."""
+
+    @abstractmethod
+    def replace(self, ids: Sequence[int], documents: Iterable[dict[str, Any]]) -> int:
+        """Remove the stored documents of `ids`, add `documents`; returns how many were added."""
+
+    @abstractmethod
+    def add_new(self, documents: Sequence[dict[str, Any]]) -> int:
+        """Add the documents of records the caller has just created (ids no document can have
+        been indexed under yet, unless the index held documents before the load began)."""
+
+    @abstractmethod
+    def close(self) -> int:
+        """Commit what was added and release the writer; returns how many were added in all."""
+
 
 # --- query text -------------------------------------------------------------------------------
 

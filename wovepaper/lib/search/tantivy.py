@@ -24,6 +24,8 @@ from typing import Any
 import tantivy
 
 from .base import (
+    BulkLoad,
+    BulkLoadBusy,
     Clause,
     Collection,
     DateField,
@@ -50,6 +52,9 @@ WRITER_HEAP = 64_000_000
 REBUILD_BATCH = 5_000
 # Offsets past this are checked against the match count before the engine collects them.
 DEEP_OFFSET = 10_000
+# A bulk load commits after this many documents, so that a long import's papers become
+# searchable (and durable in the index) as it goes, not only at its end.
+BULK_COMMIT_EVERY = 250_000
 
 
 def _text_analyzer() -> tantivy.TextAnalyzer:
@@ -302,6 +307,9 @@ class TantivyBackend(SearchBackend):
         self.index_.reload()
         return written
 
+    def bulk_load(self) -> TantivyBulkLoad:
+        return TantivyBulkLoad(self)
+
     def _add(self, writer: tantivy.IndexWriter, documents: Iterable[dict[str, Any]]) -> int:
         count = 0
         for values in documents:
@@ -311,6 +319,60 @@ class TantivyBackend(SearchBackend):
 
     def document_count(self) -> int:
         return self.index_.searcher().num_docs
+
+
+class TantivyBulkLoad(BulkLoad):
+    """One writer for a whole bulk import (the snapshot's first load): documents go in as each
+    batch commits in the database, tantivy's own thread indexes them beside the import, and
+    the load commits every BULK_COMMIT_EVERY documents and at `close()`. It holds the
+    index's lock throughout, so the search indexer's tasks wait (they retry) until it ends.
+    """
+
+    def __init__(self, backend: TantivyBackend) -> None:
+        self.backend = backend
+        self.added = 0
+        self._since_commit = 0
+        if not backend._write_lock.acquire(timeout=5):
+            raise BulkLoadBusy(f"{backend.path}: another writer in this process")
+        try:
+            # Into an empty index a new record's id has nothing to replace: its delete
+            # operation, which tantivy applies to every segment at each commit, is skipped.
+            self._was_empty = backend.document_count() == 0
+            self.writer = backend.index_.writer(heap_size=WRITER_HEAP * 4, num_threads=1)
+        except ValueError as exc:  # tantivy's lock file: a writer in another process
+            backend._write_lock.release()
+            raise BulkLoadBusy(f"{backend.path}: {exc}") from exc
+        except BaseException:
+            backend._write_lock.release()
+            raise
+
+    def replace(self, ids: Sequence[int], documents: Iterable[dict[str, Any]]) -> int:
+        for record_id in ids:
+            self.writer.delete_documents_by_term("id", int(record_id))
+        return self._added(self.backend._add(self.writer, documents))
+
+    def add_new(self, documents: Sequence[dict[str, Any]]) -> int:
+        if not self._was_empty:
+            return self.replace([d["id"] for d in documents], documents)
+        return self._added(self.backend._add(self.writer, documents))
+
+    def _added(self, count: int) -> int:
+        self.added += count
+        self._since_commit += count
+        if self._since_commit >= BULK_COMMIT_EVERY:
+            self.writer.commit()
+            self._since_commit = 0
+            self.backend.index_.reload()
+        return count
+
+    def close(self) -> int:
+        try:
+            self.writer.commit()
+            self.writer.wait_merging_threads()
+        finally:
+            self.backend._write_lock.release()
+        self.backend.index_.reload()
+        return self.added
 
 
 def _regex_literal(word: str) -> str:
