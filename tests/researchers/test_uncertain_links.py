@@ -5,7 +5,6 @@ the audit trail, the public history and kept by later matching."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -18,10 +17,10 @@ QUEUE = "/admin/researchers/researcher/curation/uncertain/"
 
 
 @pytest.fixture
-def curator(client, db):
-    user = get_user_model().objects.create_superuser("curator", "c@example.org", "pw-123456")
-    client.force_login(user)
-    return user
+def signed_in(client, curator):
+    """The client signed in as a staff user with the curation permission and nothing else."""
+    client.force_login(curator)
+    return curator
 
 
 @pytest.fixture
@@ -52,7 +51,7 @@ def test_only_curators_see_or_decide(client, reader_factory, cinelli):
 
 
 @pytest.mark.django_db
-def test_the_queue_shows_the_evidence_in_bounded_queries(client, curator, cinelli):
+def test_the_queue_shows_the_evidence_in_bounded_queries(client, signed_in, cinelli):
     with CaptureQueriesContext(connection) as queries:
         links, total = uncertain_links()
     assert len(queries) == 4
@@ -71,7 +70,7 @@ def test_the_queue_shows_the_evidence_in_bounded_queries(client, curator, cinell
 
 
 @pytest.mark.django_db
-def test_confirming_makes_the_link_certain_and_matching_keeps_it(client, curator, cinelli):
+def test_confirming_makes_the_link_certain_and_matching_keeps_it(client, signed_in, cinelli):
     response = decide(client, cinelli, "confirm", note="Same person: ORCID on the PDF")
     assert response.status_code == 302 and response["Location"] == f"{QUEUE}?page=1"
     link = Authorship.objects.get(pk=cinelli.pk)
@@ -81,7 +80,7 @@ def test_confirming_makes_the_link_certain_and_matching_keeps_it(client, curator
         1.0,
     )
     entry = CurationEntry.objects.get(action=CurationEntry.CONFIRM)
-    assert entry.actor == curator and entry.note == "Same person: ORCID on the PDF"
+    assert entry.actor == signed_in and entry.note == "Same person: ORCID on the PDF"
     assert entry.before["method"] == "same_slot" and entry.before["confidence"] == 0.5
     assert PinnedAuthorship.objects.get(authorship=link).entry == entry
     assert uncertain_links()[1] == 0
@@ -99,7 +98,7 @@ def test_confirming_makes_the_link_certain_and_matching_keeps_it(client, curator
 
 @pytest.mark.django_db
 def test_unlinking_takes_the_paper_off_and_answers_the_report(
-    client, curator, cinelli, reader_factory
+    client, signed_in, cinelli, reader_factory
 ):
     record = cinelli.researcher
     report = MatchReport.objects.create(
@@ -125,7 +124,7 @@ def test_unlinking_takes_the_paper_off_and_answers_the_report(
 
 
 @pytest.mark.django_db
-def test_a_certain_link_is_not_decided_here(client, curator, cinelli):
+def test_a_certain_link_is_not_decided_here(client, signed_in, cinelli):
     sure = Authorship.objects.get(paper_id=cinelli.paper_id, position=1)
     response = decide(client, sure, "unlink")
     assert response.status_code == 302
