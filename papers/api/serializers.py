@@ -79,7 +79,8 @@ class AuthorMatchSerializer(serializers.Serializer):
         choices=Authorship.MatchMethod.choices,
         help_text="How the name was paired with the source's author: exact, initials, "
         "nickname, reordered, family_variant, near_given, single_name, out_of_order, "
-        "same_slot (the same place in the list and the same family name only).",
+        "same_slot (the same place in the list and the same family name only), curator (an "
+        "uncertain link a curator checked and confirmed).",
     )
     confidence = serializers.FloatField(
         source="match_confidence",
