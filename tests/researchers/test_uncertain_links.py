@@ -65,6 +65,8 @@ def test_the_queue_shows_the_evidence_in_bounded_queries(client, signed_in, cine
     assert "Matteo Cinelli" in page
     assert "the same place in the list and the same family name, 0.50" in page
     assert "Culibrk" in page and "Delibasic" not in page  # neighbours only
+    past = client.get(f"{QUEUE}?page=9").content.decode()
+    assert "No more on this page" in past and "Marco Cinelli" not in past
     queue = client.get("/admin/researchers/researcher/curation/").content.decode()
     assert QUEUE in queue
 
