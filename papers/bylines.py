@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 # Bylines up to this long are shown whole; longer ones show their first BYLINE_HEAD names.
 BYLINE_FULL = 8
@@ -39,7 +40,20 @@ class Byline:
         return self.total > len(self.names)
 
 
-def byline_short(authorships: Sequence, total: int, focus_ids: Iterable[int] = ()) -> Byline:
+class BylineRow(NamedTuple):
+    """What a list shows of one authorship: read as plain values, not model instances (a
+    researcher row carries its co-author network, which a byline never shows)."""
+
+    paper_id: int
+    position: int
+    name: str
+    researcher_id: int | None
+    researcher_url: str
+
+
+def byline_short(
+    authorships: Sequence[BylineRow], total: int, focus_ids: Iterable[int] = ()
+) -> Byline:
     """The names to show for a byline of `total` names, from its authorships in position order
     (the first BYLINE_FULL and those of the focus researchers are enough)."""
     focus = set(focus_ids)
@@ -50,11 +64,10 @@ def byline_short(authorships: Sequence, total: int, focus_ids: Iterable[int] = (
         is_focus = a.researcher_id is not None and a.researcher_id in focus
         if not (whole or a.position <= BYLINE_HEAD or is_focus):
             continue
-        researcher = a.researcher
         names.append(
             BylineName(
                 name=a.name,
-                url=researcher.get_absolute_url() if researcher else "",
+                url=a.researcher_url,
                 position=a.position,
                 focus=is_focus and not whole,
                 after_gap=a.position > last + 1,

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from django.apps import apps
 from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery, prefetch_related_objects
 
-from .bylines import BYLINE_FULL, byline_short
+from .bylines import BYLINE_FULL, BylineRow, byline_short
 from .models import Authorship, Paper, PaperCategory
 
 
@@ -39,7 +39,10 @@ def papers_with_short_bylines(
 
     Two queries for any number of papers and any byline length: the names shown (never the
     hundreds of a collaboration paper), and the length of the bylines that may be longer than
-    BYLINE_FULL, each read as its last position from the (paper, position) index.
+    BYLINE_FULL, each read as its last position from the (paper, position) index. The names
+    are read as plain values with their researcher's slug: a list links a researcher and
+    shows nothing else of them (their row carries the co-author network, which was most of
+    a search page's database time as model instances).
     """
     papers = list(papers)
     if not papers:
@@ -48,15 +51,20 @@ def papers_with_short_bylines(
     shown = Q(position__lte=BYLINE_FULL)
     if focus:
         shown |= Q(researcher_id__in=focus)
-    names = Authorship.objects.filter(shown).select_related("researcher").order_by("position")
-    prefetch_related_objects(
-        papers, Prefetch("authorships", queryset=names, to_attr="byline_authorships")
-    )
-    heads: dict[int, int] = {}
-    for paper in papers:
-        # The Prefetch's to_attr above, unknown to the type checker.
-        shown_names: list[Authorship] = paper.byline_authorships  # type: ignore[attr-defined]
-        heads[paper.pk] = sum(1 for a in shown_names if a.position <= BYLINE_FULL)
+    rows: dict[int, list[BylineRow]] = {paper.pk: [] for paper in papers}
+    # papers sits below researchers in the dependency order: the model is looked up by name.
+    path_for = apps.get_model("researchers", "Researcher").path_for
+    for paper_id, position, name, researcher_id, slug in (
+        Authorship.objects.filter(shown, paper_id__in=list(rows))
+        .order_by("paper_id", "position")
+        .values_list("paper_id", "position", "name", "researcher_id", "researcher__slug")
+    ):
+        url = path_for(researcher_id, slug) if researcher_id is not None else ""
+        rows[paper_id].append(BylineRow(paper_id, position, name, researcher_id, url))
+    heads = {
+        pk: sum(1 for row in shown_rows if row.position <= BYLINE_FULL)
+        for pk, shown_rows in rows.items()
+    }
     maybe_longer = [pk for pk, n in heads.items() if n >= BYLINE_FULL]
     lengths: dict[int, int] = {}
     if maybe_longer:
@@ -72,8 +80,8 @@ def papers_with_short_bylines(
         )
     for paper in papers:
         total = lengths.get(paper.pk) or heads[paper.pk]
-        # Attributes for the templates, beside the Prefetch's to_attr.
-        paper.byline = byline_short(paper.byline_authorships, total, focus)  # type: ignore[attr-defined]
+        # An attribute for the templates.
+        paper.byline = byline_short(rows[paper.pk], total, focus)  # type: ignore[attr-defined]
     return papers
 
 

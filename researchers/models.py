@@ -62,11 +62,16 @@ class Researcher(models.Model):
         return super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
-        return f"/researchers/{self.url_slug}"
+        return self.path_for(self.pk, self.slug)
 
     @property
     def url_slug(self) -> str:
         return f"{self.pk}-{self.slug}" if self.slug else str(self.pk)
+
+    @staticmethod
+    def path_for(pk: int, slug: str) -> str:
+        """The page of researcher `pk` from its id and slug alone (lists read no more of it)."""
+        return f"/researchers/{pk}-{slug}" if slug else f"/researchers/{pk}"
 
 
 class ResearcherExternalId(models.Model):

@@ -72,4 +72,8 @@ def researchers_search(query: str, *, offset: int = 0, limit: int = 20) -> Searc
     if len(name_key(query or "")) < NAME_SEARCH_MIN:
         return SearchPage()
     found = researcher_search_backend().search(SearchQuery(text=query, offset=offset, limit=limit))
-    return with_instances(found, Researcher.objects.all())
+    # Lists of researchers show names and figures: their co-author network and counts by
+    # field and position (JSON, up to 200 co-authors a row) are for their own page.
+    return with_instances(
+        found, Researcher.objects.defer("coauthors", "field_counts", "position_counts")
+    )

@@ -631,5 +631,8 @@ SITEMAP_INDEX_CACHE_SECONDS = env_int("SITEMAP_INDEX_CACHE_SECONDS", 3600)
 # a change to the page's own record shows at once, one to another record it mentions (a
 # co-author's name, a title in a list) within this time. 0 turns the page cache off.
 PAGE_CACHE_SECONDS = env_int("PAGE_CACHE_SECONDS", 600)
+# Rendered paper list items (papers.listitems), keyed by everything they show, so never stale:
+# how long one unread is kept (0: every list renders its items each time).
+LIST_ITEM_CACHE_SECONDS = env_int("LIST_ITEM_CACHE_SECONDS", 86_400)
 # How long a browser, proxy or CDN may keep an anonymous page without asking again.
 PAGE_CACHE_MAX_AGE = env_int("PAGE_CACHE_MAX_AGE", 60)

@@ -7,6 +7,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from papers import mathtext
+from papers.listitems import paper_items_html
 from papers.taxonomy import category_name as _category_name
 
 register = template.Library()
@@ -34,6 +35,13 @@ def tex(text: str) -> SafeString:
 def tex_words(text: str, limit: int) -> SafeString:
     """As `tex`, cut after `limit` words without cutting a formula."""
     return mathtext.tex_html_words(str(text or ""), int(limit))
+
+
+@register.simple_tag(takes_context=True)
+def paper_items(context, papers) -> SafeString:
+    """The list items of `papers`, each rendered once and then served from the cache
+    (papers.listitems); `hide_abstracts` from the including template."""
+    return paper_items_html(list(papers), hide_abstracts=bool(context.get("hide_abstracts")))
 
 
 @register.simple_tag

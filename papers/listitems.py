@@ -1,0 +1,120 @@
+"""Paper list items rendered once and reused: every list (home, search, category, researcher,
+institution, following) shows a paper the same way, so its rendered item is kept in the cache
+(Redis in production, shared by every web process) and a page renders only the items no page
+has shown lately.
+
+An item's key is a digest of everything it shows: the paper's title, abstract, dates,
+categories and citation figures, its short byline (names, researcher links, the page's own
+researcher in place), whether abstracts are hidden, and the code that renders it (the
+templates, TeX conversion, category names). Any change to one of these, however it was made
+(an admin edit, a harvest, a bulk update that sends no signal, a curator's merge that
+re-points authorships, a researcher's new slug), gives a new key: an item is never stale and
+needs no invalidation; old items simply go unread and expire after LIST_ITEM_CACHE_SECONDS.
+What a page asks per query (the query itself, the count, the sort) is outside the items.
+
+The digest is over the values the page has read anyway: the cost of a hit is hashing about a
+kilobyte a paper, and one `get_many` for the page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib.metadata import version
+from pathlib import Path
+
+from django.conf import settings
+from django.core.cache import cache
+from django.template.loader import get_template
+from django.utils.safestring import SafeString, mark_safe
+
+from .models import Paper
+
+log = logging.getLogger(__name__)
+
+ITEM_TEMPLATE = "papers/_paper_item.html"
+_APP = Path(__file__).resolve().parent
+# What an item's HTML is made by: a change to any of them is a new rendering, so a new key.
+RENDERED_BY = (
+    settings.BASE_DIR / "templates" / "papers" / "_paper_item.html",
+    settings.BASE_DIR / "templates" / "papers" / "_byline.html",
+    settings.BASE_DIR / "templates" / "papers" / "_category_labels.html",
+    _APP / "templatetags" / "paper_tags.py",
+    _APP / "mathtext.py",
+    _APP / "taxonomy.py",
+    _APP / "models.py",
+    _APP / "bylines.py",
+    Path(__file__),
+)
+RENDERED_WITH = ("django", "latex2mathml")
+
+
+@lru_cache(maxsize=1)
+def renderer_version() -> str:
+    """A digest of the code that renders an item (read once per process)."""
+    digest = hashlib.blake2b(digest_size=8)
+    for path in RENDERED_BY:
+        digest.update(path.read_bytes())
+    for package in RENDERED_WITH:
+        digest.update(version(package).encode())
+    return digest.hexdigest()
+
+
+def item_key(paper: Paper, *, hide_abstracts: bool) -> str:
+    """The cache key of `paper`'s item: a digest of everything the item shows."""
+    byline = getattr(paper, "byline", None)
+    names = byline.names if byline is not None else []
+    shown = (
+        paper.arxiv_id,
+        paper.slug,
+        paper.title,
+        "" if hide_abstracts else paper.abstract,
+        hide_abstracts,
+        paper.published.isoformat() if paper.published else "",
+        paper.categories,
+        paper.cited_by_count,
+        paper.cited_by_source,
+        paper.cited_by_updated_at.isoformat() if paper.cited_by_updated_at else "",
+        # The byline as written stands in when no name was read.
+        "" if names else paper.authors,
+        byline.total if byline is not None else None,
+        [(n.name, n.url, n.position, n.focus, n.after_gap) for n in names],
+    )
+    digest = hashlib.blake2b(repr(shown).encode(), digest_size=16).hexdigest()
+    return f"listitem:{renderer_version()}:{paper.pk}:{digest}"
+
+
+def paper_items_html(papers: Sequence[Paper], *, hide_abstracts: bool = False) -> SafeString:
+    """The list items of `papers` (each with its `byline`, papers.selectors), as
+    `papers/_paper_item.html` renders them: from the cache where held, rendered and kept
+    otherwise. Without the cache (unreachable, or LIST_ITEM_CACHE_SECONDS = 0) every item is
+    rendered."""
+    seconds = settings.LIST_ITEM_CACHE_SECONDS
+    keys = [item_key(paper, hide_abstracts=hide_abstracts) for paper in papers]
+    held: dict[str, str] = {}
+    if seconds > 0 and keys:
+        try:
+            held = cache.get_many(keys)
+        except Exception:  # noqa: BLE001 (any cache backend's error: render them all)
+            log.warning("list items: cache unreachable, rendering them")
+    template = get_template(ITEM_TEMPLATE)
+    rendered: dict[str, str] = {}
+    parts: list[str] = []
+    for paper, key in zip(papers, keys, strict=True):
+        html = held.get(key) or rendered.get(key)
+        if html is None:
+            # The template's own output, escaping included: what is kept is what an include
+            # in the list would have written.
+            html = rendered[key] = str(
+                template.render({"paper": paper, "hide_abstracts": hide_abstracts})
+            )
+        parts.append(html)
+    if seconds > 0 and rendered:
+        try:
+            cache.set_many(rendered, seconds)
+        except Exception:  # noqa: BLE001 (the page is served; its items are only not kept)
+            log.warning("list items: cache unreachable, %d item(s) not kept", len(rendered))
+    # Each part is the autoescaping template's output.
+    return mark_safe("".join(parts))  # noqa: S308

@@ -1,0 +1,184 @@
+"""Paper list items rendered once and served from the cache (papers.listitems): a page with
+the items held renders none of them, shows exactly what rendering them would show, and shows
+a change to anything an item shows (title, byline links, merges, a researcher's new address)
+at once, however the change was written: the key is a digest of what the item shows."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.core.cache import cache
+from django.test.signals import template_rendered
+
+from papers import listitems
+from papers.models import Authorship, Paper
+from papers.selectors import papers_with_short_bylines
+from researchers.curation import researchers_merge
+from researchers.models import Researcher
+
+ITEM = "papers/_paper_item.html"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_pages(settings):
+    # Every request renders its page: what is measured here is the items' cache alone.
+    settings.PAGE_CACHE_SECONDS = 0
+    settings.LIST_ITEM_CACHE_SECONDS = 3600
+
+
+@pytest.fixture
+def item_renders():
+    """How many list items were rendered from the template (not served from the cache)."""
+    seen: list[str] = []
+
+    def count(sender, template, context, **kwargs):
+        if template.name == ITEM:
+            seen.append(context["paper"].arxiv_id)
+
+    template_rendered.connect(count)
+    yield seen
+    template_rendered.disconnect(count)
+
+
+def items(html: str) -> list[str]:
+    return re.findall(r'<li class="paper-item".*?</li>', html, re.S)
+
+
+def page(client, path: str = "/") -> str:
+    response = client.get(path)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+@pytest.fixture
+def listed(paper_factory):
+    """Three papers on the home page: TeX in a title, stray markup in another, a long byline."""
+    tex = paper_factory(title=r"Bounds on $\Lambda_b^0$ decays", abstract=r"We find $x^2 < 1$.")
+    markup = paper_factory(
+        title="On <script>alert(1)</script> & other tags", abstract="A <b>bold</b> claim."
+    )
+    long = paper_factory(authors=[f"Author {i}" for i in range(1, 13)])
+    return tex, markup, long
+
+
+def test_a_page_with_its_items_held_renders_none_and_shows_the_same(client, listed, item_renders):
+    first = page(client)
+    assert len(item_renders) == 3
+    item_renders.clear()
+    second = page(client)
+    assert item_renders == []
+    assert second == first
+    assert len(items(second)) == 3
+
+
+def test_held_items_are_the_template_s_own_output_escaping_included(
+    client, settings, listed, item_renders
+):
+    page(client)  # keeps the items
+    held = page(client)
+    settings.LIST_ITEM_CACHE_SECONDS = 0
+    rendered = page(client)
+    assert held == rendered
+    assert "<script>alert" not in held
+    assert "On &lt;script&gt;alert(1)&lt;/script&gt; &amp; other tags" in held
+    assert "<math" in held  # the TeX title's formula as MathML
+    assert "and 9 more" in held
+
+
+def test_without_the_cache_every_item_is_rendered_each_time(client, settings, listed, item_renders):
+    settings.LIST_ITEM_CACHE_SECONDS = 0
+    page(client)
+    page(client)
+    assert len(item_renders) == 6
+    assert not any(k.startswith("listitem:") for k in getattr(cache, "_cache", {}))
+
+
+def test_a_new_title_shows_at_once_even_when_written_without_a_signal(client, listed):
+    tex, markup, long = listed
+    assert "A study of example" in page(client)
+    # A bulk write (harvest, import) sends no signal and leaves modified_at as it was.
+    Paper.objects.filter(pk=long.pk).update(title="Renamed by the harvest")
+    html = page(client)
+    assert "Renamed by the harvest" in html
+    assert long.title not in html
+
+
+def test_new_citation_figures_show_at_once(client, listed):
+    tex, markup, long = listed
+    page(client)
+    Paper.objects.filter(pk=tex.pk).update(cited_by_count=1234, cited_by_source="openalex")
+    assert "1,234 citations" in page(client)
+
+
+def test_an_authorship_linked_to_a_researcher_links_the_name_at_once(client, listed):
+    tex, markup, long = listed
+    page(client)
+    ada = Researcher.objects.create(display_name="Ada Lovelace", slug="ada-lovelace")
+    Authorship.objects.filter(paper=tex, position=1).update(researcher=ada)
+    item = next(i for i in items(page(client)) if tex.arxiv_id in i)
+    assert f'<a href="/researchers/{ada.pk}-ada-lovelace">Ada Lovelace</a>' in item
+
+
+def test_a_merge_moves_the_links_to_the_survivor_at_once(client, listed):
+    tex, markup, long = listed
+    folded = Researcher.objects.create(display_name="A. Lovelace", slug="a-lovelace")
+    survivor = Researcher.objects.create(display_name="Ada Lovelace", slug="ada-lovelace")
+    Authorship.objects.filter(paper=tex, position=1).update(researcher=folded)
+    assert f"/researchers/{folded.pk}-a-lovelace" in page(client)
+    researchers_merge(survivor_id=survivor.pk, folded_ids=[folded.pk], actor=None)
+    html = page(client)
+    assert f"/researchers/{survivor.pk}-ada-lovelace" in html
+    assert f"/researchers/{folded.pk}-a-lovelace" not in html
+
+
+def test_a_renamed_researcher_is_linked_at_their_new_address_at_once(client, listed):
+    tex, markup, long = listed
+    ada = Researcher.objects.create(display_name="Ada Byron", slug="ada-byron")
+    Authorship.objects.filter(paper=tex, position=1).update(researcher=ada)
+    assert f"/researchers/{ada.pk}-ada-byron" in page(client)
+    ada.display_name, ada.slug = "Ada Lovelace", "ada-lovelace"
+    ada.save()
+    html = page(client)
+    assert f"/researchers/{ada.pk}-ada-lovelace" in html
+    assert f"/researchers/{ada.pk}-ada-byron" not in html
+
+
+def test_the_page_s_researcher_in_place_is_part_of_the_item(client, paper_factory):
+    """The same paper listed on its author's page (their name and position shown) and on the
+    list of newest papers (the first names only; abstracts hidden on both) is two items."""
+    paper = paper_factory(authors=[f"Author {i}" for i in range(1, 13)])
+    tenth = Researcher.objects.create(display_name="Author 10", slug="author-10", paper_count=1)
+    Authorship.objects.filter(paper=paper, position=10).update(researcher=tenth)
+    page(client, "/papers")
+    on_their_page = page(client, tenth.get_absolute_url())
+    assert "(10th of 12)" in on_their_page
+    assert "(10th of 12)" not in page(client, "/papers")
+
+
+def test_hidden_abstracts_are_a_different_item(paper_factory):
+    paper = paper_factory(abstract="Something quite distinctive.")
+    [with_byline] = papers_with_short_bylines([paper])
+    shown = listitems.paper_items_html([with_byline])
+    hidden = listitems.paper_items_html([with_byline], hide_abstracts=True)
+    assert "Something quite distinctive." in shown
+    assert "Something quite distinctive." not in hidden
+
+
+def test_a_change_to_the_rendering_code_is_a_new_key(paper_factory, tmp_path, monkeypatch):
+    [paper] = papers_with_short_bylines([paper_factory()])
+    template = tmp_path / "_paper_item.html"
+    template.write_text("one")
+    monkeypatch.setattr(listitems, "RENDERED_BY", (template,))
+    listitems.renderer_version.cache_clear()
+    try:
+        before = listitems.item_key(paper, hide_abstracts=False)
+        template.write_text("two")
+        listitems.renderer_version.cache_clear()
+        assert listitems.item_key(paper, hide_abstracts=False) != before
+    finally:
+        listitems.renderer_version.cache_clear()
+
+
+def test_every_file_the_rendering_depends_on_exists():
+    assert all(path.is_file() for path in listitems.RENDERED_BY)
