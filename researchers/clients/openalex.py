@@ -13,6 +13,8 @@ from django.conf import settings
 
 from wovepaper.lib.http import ServiceClient, parsed_answer
 
+from ..names import written_in_latin
+
 SERVICE = "OpenAlex"
 WORK_FIELDS = "id,doi,cited_by_count,authorships,primary_location,locations,is_authors_truncated"
 AUTHOR_FIELDS = "id,display_name,orcid,works_count,cited_by_count,summary_stats"
@@ -41,6 +43,17 @@ class OAAuthorship:
     @property
     def spellings(self) -> list[str]:
         return [n for n in (self.display_name, self.raw_author_name) if n]
+
+    @property
+    def identity_spellings(self) -> list[str]:
+        """What a byline name is compared with to take this author's OpenAlex identity: the
+        identity's own name. The name printed on the paper (`raw_author_name`) is the byline's
+        and agrees with it even where OpenAlex gave the authorship to someone else ("Richard
+        Evans" printed, identity "K Taki"), so it counts only where the identity's name cannot
+        be compared, being empty or written without Latin letters ("拓也 大嶋")."""
+        if self.display_name and written_in_latin(self.display_name):
+            return [self.display_name]
+        return self.spellings
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,7 @@ def align_paper(
             if link is not None and s2.authors[link.index].author_id:
                 key.s2, key.s2_link = s2.authors[link.index], link
     if work is not None and work.authorships:
-        spellings = [ship.spellings for ship in work.authorships]
+        spellings = [ship.identity_spellings for ship in work.authorships]
         for key, link in zip(keys, align_links(byline, spellings), strict=True):
             if link is not None and work.authorships[link.index].author_id:
                 key.openalex, key.openalex_link = work.authorships[link.index], link

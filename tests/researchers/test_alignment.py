@@ -284,3 +284,25 @@ def test_capital_initials_and_double_family_names(a, b, method):
 def test_a_name_in_capitals_keeps_its_given_name():
     assert parse_name("BO YANG").given == ("bo",)
     assert parse_name("GP Acharya").given == ("g", "p")
+
+
+def test_openalex_identity_is_taken_on_its_own_name_not_the_printed_one():
+    # In the corpus' OpenAlex page, AlphaFold 3's authorship printed "Richard Evans" is given
+    # to the identity "K Taki": the printed name agrees with the byline, the identity does not.
+    from papers.models import Authorship
+    from researchers.clients.openalex import parse_work
+    from researchers.matching.align import align_paper
+
+    page = load("openalex/works_from_publication_date_2023-01-01_page1.json")
+    data = next(w for w in page["results"] if w["id"] == "https://openalex.org/W4396721167")
+    work = parse_work(data)
+    byline = [ship.raw_author_name for ship in work.authorships]
+    authorships = [Authorship(position=i + 1, name=name) for i, name in enumerate(byline)]
+    keys = align_paper(authorships, None, work)
+    evans = byline.index("Richard Evans")
+    assert work.authorships[evans].display_name == "K Taki"
+    assert keys[evans].openalex is None
+    # Everyone else is paired with their own identity.
+    others = [k.openalex_id for i, k in enumerate(keys) if i != evans]
+    assert others == [s.author_id for i, s in enumerate(work.authorships) if i != evans]
+    assert keys[evans - 1].openalex_link.method == "exact"
