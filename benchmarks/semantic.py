@@ -602,11 +602,13 @@ def _give_synthetic_vectors(encoder, count: int) -> None:
 
 def _store_synthetic(batch, real, rng, to_stored) -> None:
     from papers.models import PaperEmbedding
+    from wovepaper.lib.search.vectors import vectors_written
 
     made = synthetic(real, len(real) + len(batch), rng)[len(real) :]
     for embedding, blob in zip(batch, to_stored(made), strict=True):
         embedding.vector = blob
     PaperEmbedding.objects.bulk_create(batch, ignore_conflicts=True)
+    vectors_written("papers", batch[0].model)
 
 
 def main() -> None:

@@ -35,6 +35,7 @@ from wovepaper.lib.embeddings import (
     to_stored,
 )
 from wovepaper.lib.search.indexer import vector_index_enqueue
+from wovepaper.lib.search.vectors import vectors_written
 
 from .models import Paper, PaperEmbedding
 from .search import PAPERS
@@ -106,6 +107,8 @@ def _upsert(embeddings: list[PaperEmbedding]) -> None:
         unique_fields=["paper"],
         update_fields=["model", "source_hash", "dimensions", "vector", "embedded_at"],
     )
+    for model in {e.model for e in embeddings}:
+        vectors_written(PAPERS.name, model)
 
 
 def embed_pending(

@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from django.core.cache import cache
+from django.db import transaction
 
 from ..embeddings import TextEncoder, text_encoder
 from .base import Collection, Range, SearchBackend, SearchPage, SearchQuery, Term
@@ -66,6 +68,32 @@ class VectorSource:
     vectors: Callable[[Sequence[int], str], tuple[list[int], np.ndarray]]
     batches: Callable[[int, str], Iterable[tuple[list[int], np.ndarray]]]
     version: Callable[[str], str]
+
+
+# How long "this collection has no vectors from this model" is taken as known without asking
+# the database again, at most (a writer forgets it at once).
+ABSENCE_SECONDS = 60
+
+
+def _absence_key(collection: str, model: str) -> str:
+    return f"vectors-absent:{collection}:{_slug(model)}"
+
+
+def vectors_written(collection: str, model: str) -> None:
+    """Vectors from `model` were stored for `collection`: searches by meaning look for them
+    again at once instead of taking "none yet" from the cache. Inside a transaction, again
+    when it commits: a search between the write and the commit may have remembered "none"."""
+    key = _absence_key(collection, model)
+
+    def forget() -> None:
+        try:
+            cache.delete(key)
+        except Exception:  # noqa: BLE001 (then "none yet" is believed ABSENCE_SECONDS at most)
+            logger.warning("vector presence: cache unreachable, %s may wait", collection)
+
+    forget()
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(forget)
 
 
 def _slug(text: str) -> str:
@@ -180,7 +208,22 @@ class ExactVectorBackend(VectorBackend):
     engine = "exact"
 
     def has_vectors(self) -> bool:
-        return next(iter(self.source.batches(1, self.encoder.name)), None) is not None
+        # "None yet" is remembered for a while in the shared cache: hybrid search asks on every
+        # query, and a database with no vectors (a new deployment, a bulk import not yet
+        # embedded) would pay a query each time. Writers forget it (`vectors_written`).
+        key = _absence_key(self.collection.name, self.encoder.name)
+        try:
+            if cache.get(key):
+                return False
+        except Exception:  # noqa: BLE001 (any cache backend's error: ask the database)
+            logger.warning("vector presence: cache unreachable")
+        present = next(iter(self.source.batches(1, self.encoder.name)), None) is not None
+        if not present:
+            try:
+                cache.set(key, True, ABSENCE_SECONDS)
+            except Exception:  # noqa: BLE001 (only not remembered)
+                logger.warning("vector presence: cache unreachable")
+        return present
 
     def nearest(self, vector: np.ndarray, count: int) -> tuple[list[int], np.ndarray]:
         best_ids: list[int] = []
