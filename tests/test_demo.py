@@ -62,10 +62,10 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
     assert "Matching skipped: nothing was changed" in output
 
     recorded = recorded_arxiv_ids(recordings)
-    assert len(recorded) == 333
+    assert len(recorded) == 353
     assert PaperMatchState.objects.count() == len(recorded)
-    assert PaperMatchState.objects.filter(status=PaperMatchState.MATCHED).count() == 333
-    assert Paper.objects.count() == 3200 + 333
+    assert PaperMatchState.objects.filter(status=PaperMatchState.MATCHED).count() == 353
+    assert Paper.objects.count() == 3200 + 353
     # Every paper has its vector: from the shipped file, or embedded here if newer than it.
     assert "vectors from" in output and "demo-embeddings.npz" in output
     assert "0 still pending" in output
@@ -90,7 +90,7 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
     assert not [name for name in left_out if is_person(name)]
     # Figures only where a recorded author record gave them, as of the day it was recorded.
     with_figures = live.exclude(figures_source="")
-    assert with_figures.count() == 11
+    assert with_figures.count() == 18
     days = recordings.figures_recorded_on()
     for r in with_figures.prefetch_related("external_ids"):
         held = {(x.source, x.value) for x in r.external_ids.all()}
@@ -98,25 +98,25 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
         assert r.figures_updated_at.date() == days[key], r
     # Each source's own record, where one was recorded, is as of its recording day too.
     fetched = ResearcherExternalId.objects.exclude(fetched_at=None)
-    assert fetched.count() == 11
+    assert fetched.count() == 18
     for ext in fetched:
         assert ext.fetched_at.date() == days[(ext.source, ext.value)], ext
     # Author positions, co-authors, fields and same-name records come out of the matching.
     assert live.filter(position_basis__gt=0).count() >= 1000
     assert live.exclude(coauthors=[]).count() >= 1000
-    # Fields come from arXiv's categories, known (from readnext's copy) for 23 of the papers.
-    assert len(recordings.arxiv_categories) == 23
+    # Fields come from arXiv's categories, known (from readnext's copy) for 25 of the papers.
+    assert len(recordings.arxiv_categories) == 25
     with_categories = Paper.objects.filter(arxiv_id__in=recorded).exclude(categories="")
-    assert with_categories.count() == 23
+    assert with_categories.count() == 25
     assert live.exclude(field_counts={}).count() >= 100
     attention = Paper.objects.get(arxiv_id="1706.03762")
     assert attention.categories.split() == ["cs.CL", "cs.LG"] and attention.published is None
     twins = {k for k in live.values_list("name_key", flat=True) if " " in k}
     twins = [k for k in twins if live.filter(name_key=k).count() > 1]
     assert {"mirco musolesi", "ilya sutskever", "jakob uszkoreit"} <= set(twins)
-    assert Institution.objects.exclude(ror_id=None).count() == 20
-    google = Institution.objects.get(ror_id="00njsd438")  # on three of the recorded works
-    assert google.paper_count == 3
+    assert Institution.objects.exclude(ror_id=None).count() == 29
+    google = Institution.objects.get(ror_id="00njsd438")  # on four of the recorded works
+    assert google.paper_count == 4
     page = client.get(google.get_absolute_url()).content.decode()
     assert "ror.org/00njsd438" in page
 
@@ -130,6 +130,11 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
     assert "Co-authors" in page or "coauthors" in page
     coauthor = sommerville.coauthors[0]
     assert f"/researchers/{coauthor['id']}" in page
+    # An OpenAlex record (openalex-research-rag's answers): its figures, as of the day fetched.
+    shen = live.get(external_ids__source="openalex", external_ids__value="A5006294869")
+    page = client.get(shen.get_absolute_url()).content.decode()
+    assert "126</strong> h-index" in page and "OpenAlex</a>, as of 24 Jun 2026" in page
+    assert "Twins: Revisiting the Design of Spatial Attention" in page
     # A same-name record: its page lists the other record with that name.
     musolesi = live.filter(name_key="mirco musolesi").order_by("pk")
     first, second = list(musolesi)
@@ -168,7 +173,7 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(sett
     before = _state()
     rerun = StringIO()
     call_command("demo", no_serve=True, stdout=rerun, stderr=StringIO())
-    assert "Recorded papers: 333 in place, all matched on an earlier run; nothing to do" in (
+    assert "Recorded papers: 353 in place, all matched on an earlier run; nothing to do" in (
         rerun.getvalue()
     )
     assert _state() == before

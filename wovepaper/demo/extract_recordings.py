@@ -2,7 +2,7 @@
 
     python -m wovepaper.demo.extract_recordings ../shared/corpus wovepaper/demo/recordings \
         [openalex list answers...] [--s2-history <git dir> --readnext <git dir>] \
-        [--openalex-history <git dir>]
+        [--openalex-history <git dir>] [--openalex-saved <owner/name>=<git dir> ...]
 
 Every object written is a recorded Semantic Scholar or OpenAlex answer, cut down to the fields
 production's clients ask for (the services answer only the requested fields), with where it was
@@ -14,8 +14,10 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import re
 import subprocess
 from collections.abc import Iterator
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
@@ -237,6 +239,85 @@ def openalex_history_answers(git_dir: Path, known: set[str]) -> list[dict]:
     return [found[k] for k in sorted(found)]
 
 
+@dataclass(frozen=True)
+class SavedAnswers:
+    """OpenAlex answers a public repository saved as data files: `works` holds the `results`
+    of list requests, `authors` one answer to `GET /authors/{id}` or a list of them."""
+
+    commit: str
+    works: str
+    works_request: str
+    authors: str
+    # The day they were fetched: a path and a pattern for a file that states it, else the day
+    # of the commit that added them (they were fetched on or before it).
+    fetched_in: tuple[str, str] | None = None
+
+
+SAVED_OPENALEX_ANSWERS = {
+    # scripts/fetch_sample_data.py: works found by ten topic searches, then the authors of the
+    # first 20 of them; docs/data_card.md gives the day and the licence (CC0).
+    "Justin21523/openalex-research-rag": SavedAnswers(
+        commit="79f11106fd75",
+        works="data/sample/works_sample.json",
+        works_request="GET /works?search=<topic>&filter=has_abstract:true,language:en&select=…",
+        authors="data/sample/authors_sample.json",
+        fetched_in=("docs/data_card.md", r"^\|\s*Date fetched\s*\|\s*(\d{4}-\d{2}-\d{2})\s*\|"),
+    ),
+    # scripts/openalex_enrich.py: the author by ORCID, then every page of its works_api_url.
+    "carlosdenner/academic-cv": SavedAnswers(
+        commit="19500d2ac68f",
+        works="data/processed/openalex_works.json",
+        works_request="GET /works?filter=author.id:A5003721947&per-page=200&page=<n>",
+        authors="data/processed/openalex_author.json",
+    ),
+}
+
+
+def openalex_saved_answers(
+    repo: str, git_dir: Path, known: set[str]
+) -> tuple[list[dict], dict[str, dict]]:
+    """arXiv works (not among `known`, OpenAlex work ids and DOIs) and author records from the
+    OpenAlex answers `repo` saved (`SAVED_OPENALEX_ANSWERS`), read at its commit."""
+    saved = SAVED_OPENALEX_ANSWERS[repo]
+
+    def blob(path: str) -> str:
+        return _git(git_dir, "show", f"{saved.commit}:{path}")
+
+    if saved.fetched_in:
+        found = re.search(saved.fetched_in[1], blob(saved.fetched_in[0]), re.MULTILINE)
+        recorded = found.group(1) if found else ""
+    else:
+        added = _git(git_dir, "log", "--format=%cs", saved.commit, "--", saved.authors)
+        recorded = added.split()[-1]
+    where = f"{repo}@{saved.commit[:7]}:"
+    works, seen = [], set(known)
+    for i, work in enumerate(json.loads(blob(saved.works))):
+        work_id, doi = (work.get("id") or "").lower(), (work.get("doi") or "").lower()
+        if "authorships" not in work or work_id in seen or doi in seen:
+            continue
+        if doi.startswith("https://doi.org/" + openalex.ARXIV_DOI_PREFIX):
+            seen |= {work_id, doi}
+            works.append(
+                {
+                    "answer": _pick(work, OA_WORK_KEYS),
+                    "recorded": recorded,
+                    "source": f"{where}{saved.works} $[{i}] ({saved.works_request})",
+                }
+            )
+    answers = json.loads(blob(saved.authors))
+    authors = {}
+    for i, author in enumerate(answers if isinstance(answers, list) else [answers]):
+        key = openalex.bare_id(author.get("id"))
+        if key:
+            at = f"$[{i}]" if isinstance(answers, list) else "$"
+            authors[key] = {
+                "answer": _pick(author, OA_AUTHOR_KEYS),
+                "recorded": recorded,
+                "source": f"{where}{saved.authors} {at} (GET /authors/{key})",
+            }
+    return sorted(works, key=lambda w: w["answer"]["id"]), authors
+
+
 READNEXT_DOCUMENTS = "tests/testing_data/test_documents_frame.parquet"
 
 
@@ -271,6 +352,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--readnext", type=Path, help="git dir of joel-beck/readnext")
     parser.add_argument("--readnext-commit", default="8017f91")
     parser.add_argument("--openalex-history", type=Path, help="git dir of Mearman/BibGraph")
+    parser.add_argument(
+        "--openalex-saved",
+        action="append",
+        default=[],
+        metavar="OWNER/NAME=GITDIR",
+        help=f"git dir of one of {', '.join(SAVED_OPENALEX_ANSWERS)}",
+    )
     args = parser.parse_args(argv)
     out_path = args.out
     out_path.mkdir(parents=True, exist_ok=True)
@@ -279,6 +367,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.openalex_history:
         known = {w["answer"]["id"] for w in oa_works}
         oa_works += openalex_history_answers(args.openalex_history, known)
+    for saved in args.openalex_saved:  # in the order given
+        repo, _, git_dir = saved.partition("=")
+        known = {(w["answer"].get(k) or "").lower() for w in oa_works for k in ("id", "doi")}
+        saved_works, saved_authors = openalex_saved_answers(repo, Path(git_dir), known)
+        oa_works += saved_works
+        for key, record in saved_authors.items():
+            # Of several recordings of an author, the latest.
+            if key not in oa_authors or record["recorded"] > oa_authors[key]["recorded"]:
+                oa_authors[key] = record
     outputs: list[tuple[str, dict | list]] = []
     if args.readnext:
         categories = readnext_categories(args.readnext, args.readnext_commit)
