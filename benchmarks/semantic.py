@@ -20,6 +20,11 @@
         first sentence of its abstract, without its rarest words; is the paper in the first 10
         (recall@10), and at what rank (MRR), by keyword, semantic, hybrid. Then the share of
         each paper's 10 nearest neighbours in its primary category, against a random draw.
+    python benchmarks/semantic.py fusion [--queries 300]
+        the same sample and sets: the paraphrases split in two seeded halves, hybrid's fusion
+        settings (RRF's k, the weight of the keyword ranking's any-word part) chosen on one,
+        recall@10 and MRR of keyword, semantic and hybrid (before and now) on the other, and
+        on the two word-keeping sets as a check.
     python benchmarks/semantic.py runtimes [--papers 1000]
         torch, ONNX Runtime and ONNX Runtime int8 embedding the same real papers in turn, one
         thread each: papers per CPU-second, cosine of each paper's vector to torch's, and
@@ -418,7 +423,9 @@ def _without_rare_words(text: str, frequency: Counter, drop: int, keep: int) -> 
     return " ".join(kept[:keep])
 
 
-def known_item(args) -> None:
+def _sample_site(vectors: Path = DEMO_VECTORS) -> None:
+    """The bundled sample imported into a new SQLite database, with the demo's vectors and
+    their index (the embedded default: FTS5 for keyword search)."""
     directory = tempfile.mkdtemp(prefix="wovepaper-known-item-")
     os.environ["WOVEPAPER_DATA_DIR"] = directory
     os.environ.pop("DATABASE_URL", None)
@@ -427,13 +434,15 @@ def known_item(args) -> None:
     django.setup()
     from django.core.management import call_command
 
-    from papers.models import Paper
-    from papers.search import paper_search
-
     call_command("migrate", verbosity=0)
     call_command("import_arxiv_snapshot", str(SAMPLE), no_progress=True)
-    call_command("embed_papers", load=DEMO_VECTORS, no_progress=True)
+    call_command("embed_papers", load=vectors, no_progress=True)
     call_command("rebuild_vector_index", no_progress=True)
+
+
+def _known_item_sets(count: int) -> tuple[int, dict[str, list[tuple[int, str]]]]:
+    """How many papers, and the three query sets: (paper id, query) each, 3 words or more."""
+    from papers.models import Paper
 
     papers = list(Paper.objects.filter(is_deleted=False).values_list("pk", "title", "abstract"))
     pk_of = dict(Paper.objects.values_list("arxiv_id", "pk"))
@@ -441,7 +450,7 @@ def known_item(args) -> None:
     for _, title, abstract in papers:
         frequency.update({w.lower() for w in _WORDS.findall(f"{title} {abstract}")})
     rng = random.Random(11)
-    chosen = rng.sample(papers, min(args.queries, len(papers)))
+    chosen = rng.sample(papers, min(count, len(papers)))
     sets = {
         "hand-written paraphrases of titles": [(pk_of[a], q) for a, q in paraphrases()],
         "title without its 2 rarest words": [
@@ -452,10 +461,105 @@ def known_item(args) -> None:
             for pk, _, abstract in chosen
         ],
     }
-    print(f"{len(papers)} papers, {len(chosen)} known items per set, {load()}")
+    return len(papers), {
+        name: [(pk, q) for pk, q in queries if len(q.split()) >= 3]
+        for name, queries in sets.items()
+    }
+
+
+def _rank(pk: int, ranking: list[int]) -> int | None:
+    return ranking.index(pk) + 1 if pk in ranking[:10] else None
+
+
+def _recall_mrr(ranks: list[int | None]) -> tuple[float, float]:
+    return (
+        sum(r is not None for r in ranks) / len(ranks),
+        sum(1 / r for r in ranks if r) / len(ranks),
+    )
+
+
+# The grid the fusion's two settings are chosen from, on the tuning half only.
+FUSION_K = (5, 10, 20, 30, 60, 100)
+FUSION_RELAXED_WEIGHT = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
+FUSION_SPLIT_SEED = 29
+
+
+def fusion(args) -> None:
+    """The paraphrases split in two halves (a seeded shuffle): the fusion's settings (RRF's k,
+    the weight of the any-word keyword ranks) chosen on the tuning half by recall@10, then MRR;
+    every ranking reported on the held-out half, and over the other two sets as a check."""
+    _sample_site(args.vectors)
+    from papers.search import PAPERS
+    from wovepaper.lib.search import SearchQuery, backend_for
+    from wovepaper.lib.search.hybrid import RELAXED_WEIGHT, RRF_K, fuse
+
+    hybrid = backend_for(PAPERS, "hybrid")
+    count, sets = _known_item_sets(args.queries)
+    print(f"{count} papers, {load()}")
+
+    def rankings(queries):
+        return [(pk, *hybrid.rankings(SearchQuery(text=q), 100)) for pk, q in queries]
+
+    def score(ranked, make) -> tuple[float, float]:
+        return _recall_mrr([_rank(pk, make(k, r, s)) for pk, k, r, s in ranked])
+
+    def report(label, ranked, k, weight) -> None:
+        ways = {
+            "keyword (every word)": lambda kw, rl, se: kw.items,
+            "keyword (any word if none has all)": lambda kw, rl, se: fuse(
+                kw.items, rl, [], relaxed_weight=1.0
+            ),
+            "semantic": lambda kw, rl, se: se.items,
+            "hybrid before (RRF k=60, every word)": lambda kw, rl, se: fuse(
+                kw.items, [], se.items, k=60
+            ),
+            f"hybrid, tuned (k={k}, any-word weight {weight})": lambda kw, rl, se: fuse(
+                kw.items, rl, se.items, k=k, relaxed_weight=weight
+            ),
+        }
+        print(f"{label} ({len(ranked)} queries): recall@10 / MRR@10")
+        for name, make in ways.items():
+            recall, mrr = score(ranked, make)
+            print(f"  {name:>42}: {recall:.3f} / {mrr:.3f}")
+
+    paraphrased = rankings(sets["hand-written paraphrases of titles"])
+    order = list(range(len(paraphrased)))
+    random.Random(FUSION_SPLIT_SEED).shuffle(order)
+    half = len(order) // 2
+    tuning = [paraphrased[i] for i in order[:half]]
+    held_out = [paraphrased[i] for i in order[half:]]
+    results = []
+    for k in FUSION_K:
+        for weight in FUSION_RELAXED_WEIGHT:
+            recall, mrr = score(
+                tuning,
+                lambda kw, rl, se, k=k, w=weight: fuse(
+                    kw.items, rl, se.items, k=k, relaxed_weight=w
+                ),
+            )
+            results.append((recall, mrr, k, weight))
+    best = max(results, key=lambda r: (r[0], r[1]))
+    print(
+        f"tuning half ({len(tuning)} paraphrases): best k={best[2]}, any-word weight {best[3]}"
+        f" (recall@10 {best[0]:.3f}, MRR {best[1]:.3f}); in the code now: k={RRF_K}, "
+        f"weight {RELAXED_WEIGHT}"
+    )
+    for recall, mrr, k, weight in sorted(results, reverse=True)[:8]:
+        print(f"    k={k:<4} weight {weight:<5} recall@10 {recall:.3f} MRR {mrr:.3f}")
+    report("held-out half of the paraphrases", held_out, best[2], best[3])
+    report("tuning half of the paraphrases", tuning, best[2], best[3])
+    for name in list(sets)[1:]:
+        report(name, rankings(sets[name]), best[2], best[3])
+
+
+def known_item(args) -> None:
+    _sample_site(args.vectors)
+    from papers.search import paper_search
+
+    count, sets = _known_item_sets(args.queries)
+    print(f"{count} papers, {args.queries} drawn for the word-keeping sets, {load()}")
     totals: dict[str, list[float]] = {}
     for name, queries in sets.items():
-        queries = [(pk, q) for pk, q in queries if len(q.split()) >= 3]
         print(f"{name} ({len(queries)} queries, e.g. {queries[0][1]!r}):")
         for mode in ("keyword", "semantic", "hybrid"):
             ranks = []
@@ -470,15 +574,15 @@ def known_item(args) -> None:
         "all sets together: "
         + ", ".join(f"{m} {statistics.mean(v):.3f}" for m, v in totals.items())
     )
-    category_agreement()
+    category_agreement(args.vectors)
 
 
-def category_agreement() -> None:
+def category_agreement(vectors_file: Path = DEMO_VECTORS) -> None:
     """How many of each paper's 10 nearest neighbours (exact cosine over the demo's vectors of
     the sample) share its primary category (the first listed), against what 10 papers drawn
     at random would share: the same papers' categories, shuffled, over many draws."""
     primary = {r["id"]: r["categories"].split()[0] for r in sample_records()}
-    with np.load(DEMO_VECTORS, allow_pickle=False) as saved:
+    with np.load(vectors_file, allow_pickle=False) as saved:
         keep = [i for i, a in enumerate(saved["arxiv_ids"]) if str(a) in primary]
         ids = [str(saved["arxiv_ids"][i]) for i in keep]
         vectors = saved["vectors"][keep].astype(np.float32)
@@ -626,12 +730,16 @@ def main() -> None:
     command.add_argument("--size", type=int, default=100_000)
     command.add_argument("--batch", type=int, default=128)
     command.add_argument("--rounds", type=int, default=10)
-    command = commands.add_parser("known-item")
-    command.add_argument("--queries", type=int, default=300)
+    for name in ("known-item", "fusion"):
+        command = commands.add_parser(name)
+        command.add_argument("--queries", type=int, default=300)
+        # Vectors of the sample (embed_papers --save) from EMBEDDING_ENCODER's model: the
+        # queries are embedded by it, so another model's file needs its encoder named.
+        command.add_argument("--vectors", type=Path, default=DEMO_VECTORS)
     command = commands.add_parser("latency")
     command.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    if args.command != "known-item":  # which sets up its own database first
+    if args.command not in ("known-item", "fusion"):  # which set up their own database first
         import django
 
         django.setup()
@@ -641,6 +749,7 @@ def main() -> None:
         "ann": ann,
         "batch": batch,
         "known-item": known_item,
+        "fusion": fusion,
         "latency": latency,
     }
     commands_by_name[args.command](args)

@@ -28,13 +28,16 @@ def fts5_query(text: str) -> str:
     return _fts5(parse_text(text))
 
 
-def _fts5(clauses: list[Clause]) -> str:
-    return " ".join('"' + " ".join(clause.words).replace('"', '""') + '"' for clause in clauses)
+def _fts5(clauses: list[Clause], *, any_word: bool = False) -> str:
+    quoted = ['"' + " ".join(clause.words).replace('"', '""') + '"' for clause in clauses]
+    return (" OR " if any_word else " ").join(quoted)
 
 
-def pg_tsquery_text(clauses: list[Clause]) -> str:
-    """The same clauses for websearch_to_tsquery: words, and phrases in double quotes."""
-    return " ".join(f'"{" ".join(c.words)}"' if c.is_phrase else c.words[0] for c in clauses)
+def pg_tsquery_text(clauses: list[Clause], *, any_word: bool = False) -> str:
+    """The same clauses for websearch_to_tsquery: words, and phrases in double quotes; `or`
+    between them for any one of them."""
+    parts = [f'"{" ".join(c.words)}"' if c.is_phrase else c.words[0] for c in clauses]
+    return (" or " if any_word else " ").join(parts)
 
 
 def _filters(query: SearchQuery) -> tuple[list[str], list[Any]]:
@@ -94,7 +97,7 @@ class SqliteFts5PaperBackend(_PaperDatabaseBackend):
             return SearchPage()
         conditions, filter_params = _filters(query)
         where = " AND ".join([self.match, *conditions])
-        params = [_fts5(clauses), *filter_params]
+        params = [_fts5(clauses, any_word=query.any_word), *filter_params]
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT count(*) FROM {self.source} WHERE {where}", params)
             total = cursor.fetchone()[0]
@@ -124,7 +127,7 @@ class PostgresPaperBackend(_PaperDatabaseBackend):
         clauses = query.clauses()
         if not clauses:
             return SearchPage()
-        text = pg_tsquery_text(clauses)
+        text = pg_tsquery_text(clauses, any_word=query.any_word)
         conditions, filter_params = _filters(query)
         where = " AND ".join([self.match, *conditions])
         order = self._order(query.sort)

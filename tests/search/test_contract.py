@@ -8,10 +8,11 @@ from datetime import UTC, date, datetime
 
 from institutions.models import Institution
 from institutions.search import institutions_search
-from papers.search import paper_search
+from papers.search import PAPERS, paper_search
 from researchers.models import Researcher
 from researchers.names import name_key
 from researchers.search import researchers_search
+from wovepaper.lib.search import SearchQuery, backend_for
 
 
 def _pks(page) -> list[int]:
@@ -45,6 +46,21 @@ def test_stemming_and_every_word_must_match(engine, paper_factory):
     assert _pks(paper_search("coupled networks")) == [paper.pk]
     assert paper_search("network oscillators").total == 1
     assert paper_search("oscillators").total == 2
+
+
+def test_any_word_finds_papers_with_some_of_the_words_most_first(engine, paper_factory):
+    both = paper_factory(title="Coupled oscillators on networks", abstract="Synchrony.")
+    one = paper_factory(title="Oscillators alone", abstract="Nothing else.")
+    other = paper_factory(title="Social networks", abstract="Friends.")
+    paper_factory(title="Unrelated topology", abstract="Nothing about it.")
+    engine()
+    backend = backend_for(PAPERS)
+    assert backend.search(SearchQuery(text="networks oscillators")).items == [both.pk]
+    found = backend.search(SearchQuery(text="networks oscillators", any_word=True))
+    assert found.items[0] == both.pk and sorted(found.items[1:]) == sorted([one.pk, other.pk])
+    assert found.total == 3
+    relaxed = SearchQuery(text='"coupled oscillators" friends', any_word=True)
+    assert sorted(backend.search(relaxed).items) == sorted([both.pk, other.pk])
 
 
 def test_quoted_phrase_keeps_its_order(engine, paper_factory):

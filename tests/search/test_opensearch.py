@@ -71,6 +71,18 @@ def test_a_search_sends_one_query_and_reads_ids_and_total(cluster):
     assert (body["from"], body["size"], body["_source"]) == (40, 10, False)
 
 
+def test_any_word_asks_for_one_of_the_clauses(cluster):
+    backend = backend_for(PAPERS)
+    assert isinstance(backend, OpenSearchBackend)
+    body = backend.request_body(SearchQuery(text='spin "dark matter"', any_word=True))
+    assert body is not None
+    ((should,),) = [body["query"]["bool"]["must"]]
+    assert should["bool"]["minimum_should_match"] == 1
+    assert [c["multi_match"]["query"] for c in should["bool"]["should"]] == ["spin", "dark matter"]
+    strict = backend.request_body(SearchQuery(text='spin "dark matter"'))
+    assert strict is not None and len(strict["query"]["bool"]["must"]) == 2
+
+
 def test_a_count_past_ten_thousand_is_more_than(cluster):
     cluster.expect_oneshot_request("/wovepaper-papers/_search", method="POST").respond_with_data(
         recorded("search_total_gte.json"), content_type="application/json"

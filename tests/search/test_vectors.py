@@ -13,7 +13,7 @@ from papers.models import Paper
 from papers.search import PAPERS, paper_search
 from wovepaper.lib.search import SearchQuery, Term, backend_for, reset_backends
 from wovepaper.lib.search.base import Range
-from wovepaper.lib.search.hybrid import reciprocal_rank_fusion
+from wovepaper.lib.search.hybrid import fuse, reciprocal_rank_fusion
 from wovepaper.lib.search.indexer import merge_vectors
 from wovepaper.lib.search.vectors import UsearchBackend
 
@@ -184,6 +184,33 @@ def test_reciprocal_rank_fusion_rewards_agreement():
     assert reciprocal_rank_fusion([1, 2, 3], [2, 3, 4]) == [2, 3, 1, 4]
     assert reciprocal_rank_fusion([], [5, 6]) == [5, 6]
     assert reciprocal_rank_fusion([7], [7]) == [7]
+
+
+def test_fusion_ranks_any_word_matches_after_full_ones_at_their_weight():
+    # Keyword ranking: 1 has every word; 2 and 3 some (1 again among the any-word ranks).
+    assert fuse([1], [2, 1, 3], []) == [1, 2, 3]
+    # Semantic prefers 3; a partial keyword match of 2 outweighs it only at full weight.
+    assert fuse([], [2], [3, 2], relaxed_weight=1.0)[0] == 2
+    assert fuse([], [2], [3, 2], relaxed_weight=0.0)[0] == 3
+    # A smaller k rewards first places more: 6, fourth in both, beats the two first places
+    # at k=60, not at k=1.
+    keyword, semantic = [7, 8, 9, 6], [5, 10, 11, 6]
+    assert fuse(keyword, [], semantic, k=60)[0] == 6
+    assert fuse(keyword, [], semantic, k=1)[:2] == [7, 5]
+
+
+def test_hybrid_asks_for_any_word_only_when_no_paper_has_every_word(vector_engine):
+    surface, decoding, dark, vision, protein = vector_engine
+    hybrid = backend_for(PAPERS, "hybrid")
+    keyword, relaxed, semantic = hybrid.rankings(SearchQuery(text="quantum galaxies"), 100)
+    assert keyword.items == [] and len(semantic.items) == 5
+    assert set(relaxed) == {surface.pk, decoding.pk, dark.pk}
+    # One word: any word is every word, not asked again.
+    keyword, relaxed, _ = hybrid.rankings(SearchQuery(text="quantum"), 100)
+    assert set(keyword.items) == {surface.pk, decoding.pk} and relaxed == []
+    # Some paper has every word: partial matches are not asked for.
+    keyword, relaxed, _ = hybrid.rankings(SearchQuery(text="quantum codes"), 100)
+    assert set(keyword.items) == {surface.pk, decoding.pk} and relaxed == []
 
 
 def test_hybrid_finds_what_either_ranking_alone_would(vector_engine):

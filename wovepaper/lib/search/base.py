@@ -93,13 +93,18 @@ Filter = Term | Range
 @dataclass(frozen=True)
 class SearchQuery:
     """What to find: words (a "quoted phrase" stays a phrase), filters all of which must hold,
-    a sort the collection offers, and the slice of results wanted."""
+    a sort the collection offers, and the slice of results wanted.
+
+    `any_word`: a document needs only one of the words or phrases, not all, and ranks by how
+    well it matches them (hybrid search's keyword side for a long query in other words than
+    the paper's: none has every word). Paper search's engines honour it; others ignore it."""
 
     text: str = ""
     filters: tuple[Filter, ...] = ()
     sort: str = "relevance"
     offset: int = 0
     limit: int = 20
+    any_word: bool = False
 
     def clauses(self) -> list[Clause]:
         return parse_text(self.text)

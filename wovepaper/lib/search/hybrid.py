@@ -1,26 +1,69 @@
 """Keyword and semantic ranking fused in one place: reciprocal rank fusion (Cormack, Clarke and
-Buettcher, 2009), each document scored by the sum of 1 / (RRF_K + rank) over the lists it
+Buettcher, 2009), each document scored by the sum of weight / (RRF_K + rank) over the lists it
 is in. A document both rankings place high wins; one that only a paraphrase finds (no shared
-word) or only an exact rare word finds still comes up."""
+word) or only an exact rare word finds still comes up.
+
+The keyword ranking is the engine's (every word must match) and, when no paper has every word
+of a query of several, the papers that match some of them (`SearchQuery.any_word`). A query in
+other words than the paper's (a half-remembered title) rarely has every word of any paper, so
+without this the keyword side adds nothing to the fusion; a partial match is weaker evidence
+than a full one, so its ranks weigh RELAXED_WEIGHT. Where some paper has every word, partial
+matches are not asked for: fused with the semantic ranking, a hundred papers sharing a word or
+two with the query outvoted the paper with all of them (benchmarks/semantic.py fusion).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+
 from .base import SearchBackend, SearchPage, SearchQuery, with_slice
 
-RRF_K = 60
+# Lower than the paper's 60: first places count for more. Chosen with RELAXED_WEIGHT (below).
+RRF_K = 5
 # How many of each ranking's first ids are fused: at least this many, so that the first page
 # weighs more than its own 20 of each, and at most FUSED_MAX (past it, pages go on in
 # keyword order, which is exact and cheap to page).
 FUSED_MIN = 100
 FUSED_MAX = 1_000
+# The weight of a rank in the keyword ranking's any-word part (the full matches' weigh 1, as
+# the semantic ranking's do). Chosen on one half of benchmarks/data/known-item-paraphrases.tsv
+# and reported on the other half (README, "Semantic search" under Performance).
+RELAXED_WEIGHT = 0.5
 
 
-def reciprocal_rank_fusion(*rankings: list[int], k: int = RRF_K) -> list[int]:
+def reciprocal_rank_fusion(
+    *rankings: Sequence[int], k: int = RRF_K, weights: Sequence[float] | None = None
+) -> list[int]:
     """Ids of all rankings, best fused score first (ties: first seen first)."""
     scores: dict[int, float] = {}
-    for ranking in rankings:
+    for n, ranking in enumerate(rankings):
+        weight = 1.0 if weights is None else weights[n]
         for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+    return sorted(scores, key=lambda item: -scores[item])
+
+
+def fuse(
+    keyword: Sequence[int],
+    relaxed: Sequence[int],
+    semantic: Sequence[int],
+    *,
+    k: int = RRF_K,
+    relaxed_weight: float = RELAXED_WEIGHT,
+) -> list[int]:
+    """The hybrid ranking: the full keyword matches, then the any-word ones not among them
+    (ranked on after the full ones, each rank weighing `relaxed_weight`), fused with the
+    semantic ranking."""
+    scores: dict[int, float] = {}
+    full = set(keyword)
+    partial = [i for i in relaxed if i not in full]
+    for rank, item in enumerate(keyword, start=1):
+        scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    for rank, item in enumerate(partial, start=len(keyword) + 1):
+        scores[item] = scores.get(item, 0.0) + relaxed_weight / (k + rank)
+    for rank, item in enumerate(semantic, start=1):
+        scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return sorted(scores, key=lambda item: -scores[item])
 
 
@@ -35,18 +78,34 @@ class HybridBackend(SearchBackend):
         self.keyword = keyword
         self.semantic = semantic
 
+    def rankings(
+        self, query: SearchQuery, depth: int
+    ) -> tuple[SearchPage[int], list[int], SearchPage[int]]:
+        """The first `depth` of the keyword ranking (every word), the any-word ranking's ids
+        (asked only when no paper has every word of a query of several: else []), and
+        the semantic ranking; the semantic page is empty when nothing is embedded yet (then
+        nothing else is asked)."""
+        semantic = self.semantic.search(with_slice(query, offset=0, limit=depth))
+        if not semantic.items:
+            return SearchPage(), [], semantic
+        keyword = self.keyword.search(with_slice(query, offset=0, limit=depth))
+        relaxed: list[int] = []
+        if not keyword.items and len(query.clauses()) > 1:
+            relaxed = self.keyword.search(
+                replace(query, any_word=True, offset=0, limit=depth)
+            ).items
+        return keyword, relaxed, semantic
+
     def search(self, query: SearchQuery) -> SearchPage[int]:
         if query.sort != "relevance":
             return self.keyword.search(query)
         wanted = query.offset + query.limit
         if wanted > FUSED_MAX:
             return self.keyword.search(query)
-        depth = max(FUSED_MIN, wanted)
-        semantic = self.semantic.search(with_slice(query, offset=0, limit=depth))
+        keyword, relaxed, semantic = self.rankings(query, max(FUSED_MIN, wanted))
         if not semantic.items:  # nothing embedded yet: the keyword page, with its exact counts
             return self.keyword.search(query)
-        keyword = self.keyword.search(with_slice(query, offset=0, limit=depth))
-        fused = reciprocal_rank_fusion(keyword.items, semantic.items)
+        fused = fuse(keyword.items, relaxed, semantic.items)
         total = max(keyword.total, len(fused))
         return SearchPage(
             items=fused[query.offset : wanted],

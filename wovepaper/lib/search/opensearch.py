@@ -110,6 +110,8 @@ class OpenSearchBackend(SearchBackend):
             if not clauses:
                 return None
             musts = [self._clause(clause) for clause in clauses]
+            if query.any_word and len(musts) > 1:
+                musts = [{"bool": {"should": musts, "minimum_should_match": 1}}]
         filters = [self._filter(f) for f in query.filters]
         if not musts and not filters:
             return None

@@ -175,6 +175,8 @@ class TantivyBackend(SearchBackend):
             )
         if query.text.strip() and not musts:
             return None  # PostgreSQL and FTS5 find nothing for stop words alone either
+        if query.any_word and len(musts) > 1:
+            musts = [tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in musts])]
         musts += [self._filter(f) for f in query.filters]
         if not musts:
             return None

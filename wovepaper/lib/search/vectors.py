@@ -293,6 +293,7 @@ class UsearchBackend(VectorBackend):
         self.delta_max = delta_max
         self._lock = threading.Lock()
         self._generation: _Generation | None = None
+        self._writer_main: tuple[str, Any] | None = None
         self._fallback = ExactVectorBackend(collection, source, encoder)
 
     @property
@@ -437,15 +438,15 @@ class UsearchBackend(VectorBackend):
 
     def index(self, ids: Sequence[int]) -> int:
         """Make these ids' vectors current (add, replace, or remove): in a new delta file,
-        the main file untouched; merged into it once the delta holds `delta_max` vectors."""
+        the main file untouched; merged into it once the delta holds `delta_max` vectors and
+        stale keys."""
         if not ids:
             return 0
         with self._lock:
             named = self._read_manifest()
             if named is None:
                 named = self._write_main(self._new_index(), serial=0)
-            main = self._new_index()
-            main.view(str(self.directory / named["main"]))
+            main = self._main_for_writer(named["main"])
             hidden, delta_ids, delta_rows = self._delta(named)
             keys = np.unique(np.asarray(list(ids), dtype=np.uint64))
             in_main = keys[np.asarray(main.contains(keys), dtype=bool).reshape(-1)]
@@ -458,11 +459,20 @@ class UsearchBackend(VectorBackend):
                 rows = np.asarray(rows, dtype=np.float16).reshape(len(found), -1)
                 delta_rows = rows if not len(delta_rows) else np.concatenate([delta_rows, rows])
             self._write_delta(named, hidden, delta_ids, delta_rows)
-            del main
             self._generation = None
-        if len(delta_ids) >= self.delta_max:
+        # Stale keys count too: each makes every search read one entry of the main file more.
+        if len(delta_ids) + len(hidden) >= self.delta_max:
             self.merge()
         return len(found)
+
+    def _main_for_writer(self, name: str):
+        """The main file mapped, to ask which keys it holds: kept between batches, since
+        mapping a large file costs more than a batch."""
+        if self._writer_main is None or self._writer_main[0] != name:
+            main = self._new_index()
+            main.view(str(self.directory / name))
+            self._writer_main = (name, main)
+        return self._writer_main[1]
 
     def _delta(self, named: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if not named.get("delta"):
@@ -546,4 +556,4 @@ class UsearchBackend(VectorBackend):
         return named
 
     def close(self) -> None:
-        self._generation = None
+        self._generation = self._writer_main = None
