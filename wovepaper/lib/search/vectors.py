@@ -409,7 +409,9 @@ class UsearchBackend(VectorBackend):
         vector = np.asarray(vector, dtype=np.float32)
         keys, distances = self._nearest_in_main(generation, vector, count)
         if len(generation.delta_ids):
-            similarity = generation.delta_rows @ vector
+            # einsum, not `@`: BLAS's threads make a matrix-vector product of 10,000 rows take
+            # 24 ms on a loaded 2-core machine, against 0.6 ms in einsum's own loop.
+            similarity = np.einsum("ij,j->i", generation.delta_rows, vector)
             best = np.argsort(-similarity, kind="stable")[:count]
             keys = np.concatenate([keys, generation.delta_ids[best]])
             distances = np.concatenate([distances, 1.0 - similarity[best]])
