@@ -24,7 +24,7 @@ from .models import Paper
 from .records import PaperRecord, RecordError
 from .search import PAPERS
 from .search.documents import paper_document_of_record
-from .snapshot import iter_snapshot_lines, parse_snapshot_line
+from .snapshot import iter_snapshot_bytes, line_text, parse_snapshot_line
 
 ProgressCallback = Callable[[int], None]
 T = TypeVar("T")
@@ -42,11 +42,11 @@ class ParsedBatch:
 def snapshot_batches(path: str | Path, batch_size: int) -> Iterator[ParsedBatch]:
     """Read and parse a snapshot, `batch_size` good records at a time (pure: no database)."""
     batch = ParsedBatch()
-    for line in iter_snapshot_lines(path):
+    for line_number, line in iter_snapshot_bytes(path):
         try:
-            batch.records.append(parse_snapshot_line(line.text))
+            batch.records.append(parse_snapshot_line(line))
         except RecordError as exc:
-            batch.rejected.append((line.line_number, str(exc), line.text))
+            batch.rejected.append((line_number, str(exc), line_text(line)))
             continue
         if len(batch.records) >= batch_size:
             yield batch

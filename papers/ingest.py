@@ -85,6 +85,8 @@ def paper_slug(title: str) -> str:
         if "," in text:
             text = _SLUG_NUMBER_COMMA.sub("", text)
         text = _SLUG_DASHES.sub("-", _SLUG_DISALLOWED.sub("-", text)).strip("-")
+        if len(text) < 80:  # what smart_truncate returns for it, without the call
+            return text or "paper"
         return smart_truncate(text, 80, word_boundary=True, separator="-") or "paper"
     return slugify(title, max_length=80, word_boundary=True) or "paper"
 

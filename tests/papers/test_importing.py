@@ -196,3 +196,22 @@ def test_bundled_sample_imports(sample_path, db):
     assert counts.rejected == 0
     assert counts.created >= 2000
     assert Paper.objects.filter(published__isnull=True).count() == 0
+
+
+def test_lines_are_read_as_bytes_with_the_text_readers_outcome(tmp_path, snapshot_lines, db):
+    """The import hands orjson each line's bytes: a line that is not valid UTF-8 is still read
+    with replacement characters, Windows line ends and blank lines change nothing, and a
+    rejected line is logged as text under its own line number."""
+    broken = json.loads(snapshot_lines[0])
+    broken["title"] = "Caf\udce9 physics"  # stands for a Latin-1 byte, replaced below
+    raw = json.dumps(broken, ensure_ascii=False).encode("utf-8", errors="surrogateescape")
+    assert raw.count(b"\xe9") == 1 and b"Caf\xe9" in raw
+    body = b"\r\n".join([raw, b"", snapshot_lines[1].encode(), '{"id": "n\u00e9"'.encode()])
+    path = tmp_path / "bytes.jsonl"
+    path.write_bytes(body + b"\r\n")
+    counts, _ = snapshot_import(path)
+    assert (counts.created, counts.rejected) == (2, 1)
+    assert Paper.objects.get(arxiv_id="0704.0001").title == "Caf\ufffd physics"
+    rejected = RejectedRecord.objects.get()
+    assert rejected.record_key == "line 4"
+    assert rejected.raw.startswith('{"id": "n\u00e9"')
