@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -60,7 +61,12 @@ def iter_snapshot_bytes(path: str | Path) -> Iterator[tuple[int, bytes]]:
     path = Path(path)
     with path.open("rb") as probe:
         magic = probe.read(2)
-    handle = gzip.open(path, "rb") if magic == b"\x1f\x8b" else path.open("rb")
+    if magic == b"\x1f\x8b":
+        # GzipFile refills its buffer 8 KB at a time through Python code; 1 MB pieces make
+        # that overhead vanish beside the inflating itself.
+        handle: BinaryIO = io.BufferedReader(gzip.GzipFile(path, "rb"), buffer_size=1 << 20)
+    else:
+        handle = path.open("rb", buffering=1 << 20)
     with handle:
         for number, line in enumerate(handle, start=1):
             if not line.isspace():

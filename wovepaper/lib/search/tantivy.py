@@ -113,6 +113,21 @@ def _as_datetime(value: datetime | date | None) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
+_TEXT, _KEYWORD, _DATE, _INTEGER = "text", "keyword", "date", "integer"
+
+
+def _field_kind(f: object) -> str | None:
+    if isinstance(f, TextField | NameField):
+        return _TEXT
+    if isinstance(f, KeywordField):
+        return _KEYWORD
+    if isinstance(f, DateField):
+        return _DATE
+    if isinstance(f, IntegerField):
+        return _INTEGER
+    return None
+
+
 class TantivyBackend(SearchBackend):
     engine = "tantivy"
 
@@ -127,6 +142,9 @@ class TantivyBackend(SearchBackend):
         self.index_.register_tokenizer(TEXT_TOKENIZER, self.text_analyzer)
         self.index_.register_tokenizer(NAME_TOKENIZER, self.name_analyzer)
         self._write_lock = threading.Lock()
+        self._plan = [
+            (kind, f.name) for f in collection.fields if (kind := _field_kind(f)) is not None
+        ]
 
     # --- read side ----------------------------------------------------------------------------
 
@@ -253,18 +271,20 @@ class TantivyBackend(SearchBackend):
     def _document(self, values: dict[str, Any]) -> tantivy.Document:
         document = tantivy.Document()
         document.add_integer("id", int(values["id"]))
-        for f in self.collection.fields:
-            value = values.get(f.name)
-            if isinstance(f, TextField | NameField):
+        # Field kinds sorted once (self._plan), not by isinstance for every field of every
+        # document: a bulk import builds millions of these.
+        for kind, name in self._plan:
+            value = values.get(name)
+            if kind is _TEXT:
                 if value:
-                    document.add_text(f.name, value)
-            elif isinstance(f, KeywordField):
+                    document.add_text(name, value)
+            elif kind is _KEYWORD:
                 for item in [value] if isinstance(value, str) else value or []:
-                    document.add_text(f.name, item)
-            elif isinstance(f, DateField):
-                document.add_date(f.name, _as_datetime(value))
-            elif isinstance(f, IntegerField):
-                document.add_integer(f.name, MISSING_INTEGER if value is None else int(value))
+                    document.add_text(name, item)
+            elif kind is _DATE:
+                document.add_date(name, _as_datetime(value))
+            else:
+                document.add_integer(name, MISSING_INTEGER if value is None else int(value))
         return document
 
     def index(self, ids: Sequence[int]) -> int:
