@@ -8,7 +8,10 @@ Django), interleaved query by query so that both see the same machine load. Prin
 class (common, mid, rare, phrase, two words, no match) and sort (relevance, newest, oldest,
 most cited), without and with filters (a category and a date range): p50 and p95 and the
 ratio ours / reference. `--http` also times the search page over HTTP against the home page,
-served by gunicorn.
+served by gunicorn with production settings, per query class, in three configurations:
+every search afresh (page cache off) with every list item rendered (list items cache off),
+every search afresh with the list items from their cache (papers.listitems), and queries asked
+again (page cache on); then `wrk` on /search in each.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/wovepaper_search_bench \\
         python benchmarks/search.py --size 100000
@@ -236,15 +239,24 @@ def _filters() -> dict:
 # --- over HTTP --------------------------------------------------------------------------------
 
 
-def search_paths() -> list[str]:
+def search_paths() -> list[tuple[str, str]]:
+    """(query class, path) for every query and sort."""
     from urllib.parse import urlencode
 
     paths = []
-    for queries in CLASSES.values():
+    for name, queries in CLASSES.items():
         for text in queries:
             for sort in SORTS:
-                paths.append("/search?" + urlencode({"q": text, "sort": sort}))
+                paths.append((name, "/search?" + urlencode({"q": text, "sort": sort})))
     return paths
+
+
+# The servers measured over HTTP: (page cache, list items cache, what it stands for).
+HTTP_CONFIGURATIONS = (
+    (False, False, "every search afresh, every list item rendered"),
+    (False, True, "every search afresh, list items from the cache"),
+    (True, True, "queries asked again, from the page cache"),
+)
 
 
 def bench_http(
@@ -254,10 +266,15 @@ def bench_http(
     repeat: int,
     wrk_seconds: int,
     page_cache: bool,
+    list_items: bool,
     env: dict[str, str],
 ) -> None:
     """Every search answered afresh (the page cache off: the engine, the queries and the
-    rendering each time) or, with `page_cache`, as production serves a query asked again."""
+    rendering each time), with its list items rendered each time (`list_items` off) or
+    served from the items' cache (papers.listitems; the warm-up pass below has rendered each
+    once, as any earlier page showing the same papers would), or, with `page_cache`, as
+    production serves a query asked again. The home page is asked after each search, so that
+    each query class has its own home page figures measured under the same load."""
     server = Server(
         port,
         workers,
@@ -266,33 +283,51 @@ def bench_http(
             "SEARCH_ENGINE": engine,
             "SEARCH_INDEX_DIR": str(OUT / "search-index"),
             "PAGE_CACHE_SECONDS": "600" if page_cache else "0",
+            "LIST_ITEM_CACHE_SECONDS": "86400" if list_items else "0",
         },
         # As behind the TLS-terminating proxy production runs behind.
         headers={"X-Forwarded-Proto": "https"},
     )
     try:
-        # Cold: the page cache holds no search yet (the warm-up below renders each once).
+        # Cold: neither pages nor list items are cached yet (the warm-up below renders each).
         subprocess.run(["redis-cli", "-u", env["REDIS_URL"], "flushdb"], check=True, stdout=-3)
         paths = search_paths()
-        for path in paths:  # warm each worker's caches and index readers
+        for _, path in paths:  # warm each worker's caches and index readers
             server.get(path)
-        search_ms: list[float] = []
-        home_ms: list[float] = []
+        search_ms: dict[str, list[float]] = {name: [] for name in CLASSES}
+        home_ms: dict[str, list[float]] = {name: [] for name in CLASSES}
         for _ in range(repeat):
-            for path in paths:
-                search_ms.append(server.get(path))
-                home_ms.append(server.get("/"))
+            for name, path in paths:
+                search_ms[name].append(server.get(path))
+                home_ms[name].append(server.get("/"))
+        every_search = [ms for values in search_ms.values() for ms in values]
+        every_home = [ms for values in home_ms.values() for ms in values]
         print(
             f"\nover HTTP, {engine} engine, page cache {'on' if page_cache else 'off'}, "
-            f"gunicorn {workers} workers, one client: "
-            f"/search p50 {statistics.median(search_ms):.1f} ms, "
-            f"p95 {percentile(search_ms, 0.95):.1f} ms ({len(search_ms)} requests over "
-            f"{len(paths)} query and sort pairs); home page p50 "
-            f"{statistics.median(home_ms):.1f} ms, p95 {percentile(home_ms, 0.95):.1f} ms"
+            f"list items cache {'on' if list_items else 'off'}, gunicorn {workers} workers, "
+            f"one client ({len(every_search)} searches over {len(paths)} query and sort "
+            f"pairs, each followed by the home page); load average "
+            f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
         )
+        print(f"{'class':<12}{'/search p50 / p95 (ms)':>26}{'home p50 / p95 (ms)':>26}")
+        for name in [*CLASSES, "all"]:
+            searches = every_search if name == "all" else search_ms[name]
+            homes = every_home if name == "all" else home_ms[name]
+            p95s = percentile(searches, 0.95), percentile(homes, 0.95)
+            print(
+                f"{name:<12}{statistics.median(searches):>15.1f} /{p95s[0]:>8.1f}"
+                f"{statistics.median(homes):>17.1f} /{p95s[1]:>8.1f}"
+            )
         if wrk_seconds and shutil.which("wrk"):
             print(f"wrk -t2 -c32 -d{wrk_seconds}s over the {len(paths)} search paths:")
-            print(wrk(server, paths, seconds=wrk_seconds, script=OUT / "wrk-search.lua"))
+            print(
+                wrk(
+                    server,
+                    [path for _, path in paths],
+                    seconds=wrk_seconds,
+                    script=OUT / "wrk-search.lua",
+                )
+            )
     finally:
         server.stop()
 
@@ -342,7 +377,8 @@ def main() -> None:
     if args.http:
         env = production_env(args.redis)
         for engine in engines:
-            for page_cache in (False, True):
+            for page_cache, list_items, meaning in HTTP_CONFIGURATIONS:
+                print(f"\n[{meaning}]")
                 bench_http(
                     engine,
                     args.port,
@@ -350,6 +386,7 @@ def main() -> None:
                     max(1, args.repeat // 2),
                     args.wrk_seconds,
                     page_cache,
+                    list_items,
                     env,
                 )
     print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
