@@ -282,6 +282,9 @@ def bench_http(
             **env,
             "SEARCH_ENGINE": engine,
             "SEARCH_INDEX_DIR": str(OUT / "search-index"),
+            # The benchmark's own (a vector index left in var/ by the demo would hold vectors of
+            # papers this database does not have, and hybrid would embed every query).
+            "VECTOR_INDEX_DIR": str(OUT / "vector-index"),
             "PAGE_CACHE_SECONDS": "600" if page_cache else "0",
             "LIST_ITEM_CACHE_SECONDS": "86400" if list_items else "0",
         },
