@@ -182,3 +182,36 @@ def test_a_change_to_the_rendering_code_is_a_new_key(paper_factory, tmp_path, mo
 
 def test_every_file_the_rendering_depends_on_exists():
     assert all(path.is_file() for path in listitems.RENDERED_BY)
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Pacific/Kiritimati", "America/Los_Angeles"])
+def test_the_day_filter_writes_what_django_s_date_filter_writes(zone):
+    """Lists format dates with `day` (kept per day); it must agree with `date` in every time
+    zone, near midnight too, and leave formats with a time of day to `date`."""
+    from datetime import UTC, date, datetime
+
+    from django.template import Context, Template
+    from django.utils import timezone
+
+    moments = [
+        datetime(2024, 1, 1, 0, 30, tzinfo=UTC),
+        datetime(2023, 12, 31, 23, 30, tzinfo=UTC),
+        datetime(2020, 2, 29, 12, 0, tzinfo=UTC),
+        date(2019, 7, 4),
+    ]
+    day_formats = ["j M Y", "Y-m-d", "D, jS F Y", r"\d\a\y j"]
+
+    def template(formats):
+        source = "".join(
+            f"{{{{ v|date:'{f}' }}}}|{{{{ v|day:'{f}' }}}}\n".replace("\\", "\\\\") for f in formats
+        )
+        return Template("{% load paper_tags %}" + source)
+
+    with timezone.override(zone):
+        for moment in moments * 2:  # the second time from what `day` kept
+            # A time of day is formatted by `date` itself (Django refuses it for a date).
+            formats = [*day_formats, "j M Y H:i"] if isinstance(moment, datetime) else day_formats
+            lines = template(formats).render(Context({"v": moment})).strip().split("\n")
+            for line in lines:
+                expected, got = line.split("|")
+                assert got == expected
