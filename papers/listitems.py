@@ -5,11 +5,12 @@ has shown lately.
 
 An item's key is a digest of everything it shows: the paper's title, abstract, dates,
 categories and citation figures, its short byline (names, researcher links, the page's own
-researcher in place), whether abstracts are hidden, and the code that renders it (the
-templates, TeX conversion, category names). Any change to one of these, however it was made
-(an admin edit, a harvest, a bulk update that sends no signal, a curator's merge that
-re-points authorships, a researcher's new slug), gives a new key: an item is never stale and
-needs no invalidation; old items simply go unread and expire after LIST_ITEM_CACHE_SECONDS.
+researcher in place), whether abstracts are hidden, the time zone and language it is shown in,
+and the code that renders it (the templates, TeX conversion, category names). Any change to
+one of these, however it was made (an admin edit, a harvest, a bulk update that sends no
+signal, a curator's merge that re-points authorships, a researcher's new slug), gives a new
+key: an item is never stale and needs no invalidation; old items simply go unread and expire
+after LIST_ITEM_CACHE_SECONDS.
 What a page asks per query (the query itself, the count, the sort) is outside the items.
 
 The digest is over the values the page has read anyway: the cost of a hit is hashing about a
@@ -29,6 +30,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.timezone import get_current_timezone_name
+from django.utils.translation import get_language
 
 from .models import Paper
 
@@ -81,6 +84,9 @@ def item_key(paper: Paper, *, hide_abstracts: bool) -> str:
         "" if names else paper.authors,
         byline.total if byline is not None else None,
         [(n.name, n.url, n.position, n.focus, n.after_gap) for n in names],
+        # Dates are shown in the current time zone, numbers and months in the language.
+        get_current_timezone_name(),
+        get_language(),
     )
     digest = hashlib.blake2b(repr(shown).encode(), digest_size=16).hexdigest()
     return f"listitem:{renderer_version()}:{paper.pk}:{digest}"
