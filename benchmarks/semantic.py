@@ -421,7 +421,8 @@ _WORDS = re.compile(r"[A-Za-z][A-Za-z\-']+")
 
 def _without_rare_words(text: str, frequency: Counter, drop: int, keep: int) -> str:
     words = _WORDS.findall(text)
-    rarest = sorted({w.lower() for w in words}, key=lambda w: frequency[w])[:drop]
+    # Ties by the word itself: a set's order changes with each process's string hashing.
+    rarest = sorted({w.lower() for w in words}, key=lambda w: (frequency[w], w))[:drop]
     kept = [w for w in words if w.lower() not in rarest]
     return " ".join(kept[:keep])
 

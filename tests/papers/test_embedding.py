@@ -46,7 +46,7 @@ def test_the_bundled_model_places_related_texts_near_each_other():
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     similarity = vectors @ vectors.T
     assert similarity[0, 1] > similarity[0, 2] + 0.3
-    assert encoder.name == "sentence-transformers/all-MiniLM-L6-v2"
+    assert encoder.name == "sentence-transformers/all-MiniLM-L6-v2@onnx-int8"
 
 
 def test_paper_text_is_title_then_abstract_with_whitespace_folded():
