@@ -109,6 +109,18 @@ def test_rebuild_command_builds_every_collection_with_progress(
     assert [i.name for i in institutions_search("poincare").items] == ["Institut Henri Poincaré"]
 
 
+def test_a_paper_without_a_date_is_indexed_and_sorts_first_among_the_oldest(
+    tantivy_engine, paper_factory
+):
+    # The demo's recorded papers have no submission date: tantivy's dates begin in 1677.
+    dated = paper_factory(title="Undated and dated lattices")
+    undated = paper_factory(title="Undated lattices of the demo")
+    Paper.objects.filter(pk=undated.pk).update(published=None)
+    call_command("rebuild_search_index", stdout=StringIO())
+    oldest = paper_search_backend().search(SearchQuery(text="undated", sort="oldest", limit=5))
+    assert oldest.items == [undated.pk, dated.pk]
+
+
 def test_rebuild_command_says_the_database_needs_none(settings, db):
     settings.SEARCH_ENGINE = "database"
     out = StringIO()

@@ -47,7 +47,10 @@ NAME_TOKENIZER = "wovepaper_name"
 # Unknown integers (a paper nobody has counted citations for yet) are stored as this, below
 # every real count, so that they come last in a descending sort.
 MISSING_INTEGER = -1
-MISSING_DATE = datetime(1, 1, 1, tzinfo=UTC)
+# An unknown date (a recorded paper whose submission date no public record gives) is stored
+# as the earliest day tantivy's nanosecond dates can hold, before every real paper: the year
+# 1 is out of its range and made every rebuild over such a paper fail.
+MISSING_DATE = datetime(1678, 1, 1, tzinfo=UTC)
 WRITER_HEAP = 64_000_000
 REBUILD_BATCH = 5_000
 # Offsets past this are checked against the match count before the engine collects them.
