@@ -20,7 +20,7 @@ from wovepaper.lib.search.indexer import engine_configured, engine_index_enqueue
 from .embedding import embed_enqueue
 from .indexing import BackgroundIndexer, search_index_enabled, search_index_pending
 from .ingest import UpsertCounts, UpsertResult, papers_upsert_records, record_rejection
-from .models import Paper
+from .models import Authorship, Paper, PaperCategory, PaperSearchDocument
 from .records import PaperRecord, RecordError
 from .search import PAPERS
 from .search.documents import paper_document_of_record
@@ -170,6 +170,8 @@ def snapshot_import(
             # What was added belongs to committed batches: it is committed even when the
             # import stops early.
             feed.close()
+    if first_load and counts.created:
+        _analyze_loaded_tables(search_documents=indexer is not None)
     if build_search_index:
         search_index_pending()
     return counts, changed_ids
@@ -239,6 +241,22 @@ def _set_aside(
         if progress:
             progress(1)
     return len(batch.rejected)
+
+
+def _analyze_loaded_tables(*, search_documents: bool) -> None:
+    """Give PostgreSQL's planner the statistics of what a first load wrote. Until a table is
+    analysed the planner guesses: at 1M papers it took 20 paper ids to match ~8,000 of 5M
+    authorships, not 88, and read a search page's bylines with parallel workers in 42 ms
+    instead of an index scan in 0.15 ms. Autovacuum would get there in its own time, or never
+    where it is off. About 15 s at 1M papers, most of it the papers' wide rows."""
+    if connection.vendor != "postgresql":
+        return
+    models = [Paper, Authorship, PaperCategory]
+    if search_documents:
+        models.append(PaperSearchDocument)
+    tables = ", ".join(connection.ops.quote_name(model._meta.db_table) for model in models)
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {tables}")
 
 
 def _synchronous_commit(on: bool) -> None:

@@ -72,6 +72,22 @@ def test_import_creates_papers_authorships_and_categories(tmp_path, snapshot_lin
     assert Authorship.objects.count() == expected_authorships
 
 
+@pytest.mark.postgres
+def test_a_first_load_leaves_the_planner_statistics_of_what_it_wrote(tmp_path, snapshot_lines, db):
+    from django.db import connection
+
+    path = _write_lines(tmp_path / "s.jsonl", snapshot_lines)
+    snapshot_import(path, batch_size=64)
+    tables = {m._meta.db_table: m for m in (Paper, Authorship, PaperCategory)}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, reltuples FROM pg_class WHERE relname = ANY(%s)", [list(tables)]
+        )
+        estimated = dict(cursor.fetchall())
+    # Never analysed, a table's reltuples is -1 and the planner guesses its rows.
+    assert estimated == {t: model.objects.count() for t, model in tables.items()}
+
+
 def test_rerun_is_idempotent(tmp_path, snapshot_lines, db):
     path = _write_lines(tmp_path / "s.jsonl", snapshot_lines)
     snapshot_import(path)
