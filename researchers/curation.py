@@ -514,25 +514,24 @@ def _link_before(authorship: Authorship) -> dict:
     }
 
 
-@transaction.atomic
-def authorship_confirm(*, authorship_id: int, actor: User | None, note: str = "") -> CurationEntry:
-    """A curator checked an uncertain link and it is right: it becomes certain ("a curator's
-    check"), pinned so that matching leaves it; the entry keeps how matching had made it."""
-    authorship, researcher = _uncertain_link_locked(authorship_id)
-    Authorship.objects.filter(pk=authorship.pk).update(
-        match_method=Authorship.MatchMethod.CURATOR, match_confidence=1.0
-    )
+def _link_decided(
+    authorship: Authorship,
+    researcher: Researcher,
+    *,
+    action: str,
+    actor: User | None,
+    note: str,
+    after: dict,
+) -> CurationEntry:
+    """The audit entry of a curator's decision on an uncertain link, the byline name pinned so
+    that matching keeps it, and the paper's page told it changed."""
     entry = CurationEntry.objects.create(
-        action=CurationEntry.CONFIRM,
+        action=action,
         actor=_actor(actor),
         researcher=researcher,
         note=note[:2000],
         before=_link_before(authorship),
-        after={
-            "authorship": authorship.pk,
-            "method": Authorship.MatchMethod.CURATOR,
-            "confidence": 1.0,
-        },
+        after={"authorship": authorship.pk, **after},
     )
     entry.researchers.set([researcher.pk])
     PinnedAuthorship.objects.update_or_create(
@@ -544,6 +543,24 @@ def authorship_confirm(*, authorship_id: int, actor: User | None, note: str = ""
 
 
 @transaction.atomic
+def authorship_confirm(*, authorship_id: int, actor: User | None, note: str = "") -> CurationEntry:
+    """A curator checked an uncertain link and it is right: it becomes certain ("a curator's
+    check"), pinned so that matching leaves it; the entry keeps how matching had made it."""
+    authorship, researcher = _uncertain_link_locked(authorship_id)
+    Authorship.objects.filter(pk=authorship.pk).update(
+        match_method=Authorship.MatchMethod.CURATOR, match_confidence=1.0
+    )
+    return _link_decided(
+        authorship,
+        researcher,
+        action=CurationEntry.CONFIRM,
+        actor=actor,
+        note=note,
+        after={"method": Authorship.MatchMethod.CURATOR, "confidence": 1.0},
+    )
+
+
+@transaction.atomic
 def authorship_unlink(*, authorship_id: int, actor: User | None, note: str = "") -> CurationEntry:
     """A curator checked an uncertain link and the byline name is someone else: the paper
     leaves the record, and the name stays unlinked (pinned) until a curator moves it; the
@@ -552,20 +569,14 @@ def authorship_unlink(*, authorship_id: int, actor: User | None, note: str = "")
     Authorship.objects.filter(pk=authorship.pk).update(
         researcher=None, matched_at=None, match_method="", match_confidence=None
     )
-    entry = CurationEntry.objects.create(
+    entry = _link_decided(
+        authorship,
+        researcher,
         action=CurationEntry.UNLINK,
-        actor=_actor(actor),
-        researcher=researcher,
-        note=note[:2000],
-        before=_link_before(authorship),
-        after={"authorship": authorship.pk, "researcher": None},
+        actor=actor,
+        note=note,
+        after={"researcher": None},
     )
-    entry.researchers.set([researcher.pk])
-    PinnedAuthorship.objects.update_or_create(
-        authorship_id=authorship.pk, defaults={"entry": entry}
-    )
-    Paper.objects.filter(pk=authorship.paper_id).update(modified_at=timezone.now())
-    pages_changed("paper", [authorship.paper_id])
     reports_close_for_entry(entry)
     researchers_update_stats([researcher.pk])
     return entry
