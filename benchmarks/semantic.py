@@ -285,6 +285,19 @@ class _Dimensions:
     dimensions = 384
 
 
+def _nearest_ms(reader, queries) -> list[float]:
+    """Each query's nearest 10 in ms, after one untimed pass that maps the index's files and
+    reads their pages once (a new main file, or a cold one, would otherwise count)."""
+    for query in queries:
+        reader.nearest(query, 10)
+    timings = []
+    for query in queries:
+        started = time.perf_counter()
+        reader.nearest(query, 10)
+        timings.append((time.perf_counter() - started) * 1000)
+    return timings
+
+
 def batch(args) -> None:
     import shutil
 
@@ -388,23 +401,11 @@ def batch(args) -> None:
         )
         reader = UsearchBackend(collection, source, directory=directory, encoder=_Dimensions())
         queries = synthetic(real, len(real) + 50, rng)[len(real) :]
-        for query in queries:  # each file's pages read once (the main file may be cold)
-            reader.nearest(query, 10)
-        with_delta = []
-        for query in queries:
-            started = time.perf_counter()
-            reader.nearest(query, 10)
-            with_delta.append((time.perf_counter() - started) * 1000)
+        with_delta = _nearest_ms(reader, queries)
         started = time.perf_counter()
         merged = writer.merge()
         merge_s = time.perf_counter() - started
-        for query in queries:  # maps the new main file, and reads its pages once
-            reader.nearest(query, 10)
-        without_delta = []
-        for query in queries:
-            started = time.perf_counter()
-            reader.nearest(query, 10)
-            without_delta.append((time.perf_counter() - started) * 1000)
+        without_delta = _nearest_ms(reader, queries)
         print(
             f"merge of {merged:,} delta vectors into a new main file: {merge_s:.1f} s; "
             f"a query's nearest 10, p50: {statistics.median(with_delta):.2f} ms with the delta, "

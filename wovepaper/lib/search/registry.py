@@ -15,7 +15,7 @@ from django.conf import settings
 from .base import Collection, SearchBackend
 from .hybrid import HybridBackend
 from .tantivy import TantivyBackend
-from .vectors import DELTA_MAX, ExactVectorBackend, UsearchBackend, VectorBackend
+from .vectors import ExactVectorBackend, UsearchBackend, VectorBackend
 
 ENGINES = ("database", "tantivy", "opensearch")
 VECTOR_ENGINES = ("usearch", "exact")
@@ -47,7 +47,7 @@ def _vector_configuration() -> tuple[Any, ...]:
         engine,
         str(settings.VECTOR_INDEX_DIR),
         settings.EMBEDDING_ENCODER,
-        getattr(settings, "VECTOR_DELTA_MAX", DELTA_MAX),
+        settings.VECTOR_DELTA_MAX,
     )
 
 
