@@ -32,16 +32,25 @@ FUSED_MAX = 1_000
 RELAXED_WEIGHT = 0.5
 
 
-def reciprocal_rank_fusion(
-    *rankings: Sequence[int], k: int = RRF_K, weights: Sequence[float] | None = None
-) -> list[int]:
+def _add_ranks(
+    scores: dict[int, float], ranking: Sequence[int], k: int, weight: float = 1.0, first: int = 1
+) -> None:
+    """Add each id's weight / (k + rank) to `scores`, ranks counted from `first`."""
+    for rank, item in enumerate(ranking, start=first):
+        scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+
+
+def _best_first(scores: dict[int, float]) -> list[int]:
+    """Ids by fused score, best first (ties: first seen first)."""
+    return sorted(scores, key=lambda item: -scores[item])
+
+
+def reciprocal_rank_fusion(*rankings: Sequence[int], k: int = RRF_K) -> list[int]:
     """Ids of all rankings, best fused score first (ties: first seen first)."""
     scores: dict[int, float] = {}
-    for n, ranking in enumerate(rankings):
-        weight = 1.0 if weights is None else weights[n]
-        for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
-    return sorted(scores, key=lambda item: -scores[item])
+    for ranking in rankings:
+        _add_ranks(scores, ranking, k)
+    return _best_first(scores)
 
 
 def fuse(
@@ -57,14 +66,11 @@ def fuse(
     semantic ranking."""
     scores: dict[int, float] = {}
     full = set(keyword)
+    _add_ranks(scores, keyword, k)
     partial = [i for i in relaxed if i not in full]
-    for rank, item in enumerate(keyword, start=1):
-        scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
-    for rank, item in enumerate(partial, start=len(keyword) + 1):
-        scores[item] = scores.get(item, 0.0) + relaxed_weight / (k + rank)
-    for rank, item in enumerate(semantic, start=1):
-        scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
-    return sorted(scores, key=lambda item: -scores[item])
+    _add_ranks(scores, partial, k, relaxed_weight, first=len(keyword) + 1)
+    _add_ranks(scores, semantic, k)
+    return _best_first(scores)
 
 
 class HybridBackend(SearchBackend):
