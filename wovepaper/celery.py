@@ -8,6 +8,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wovepaper.settings")
 
 app = Celery("wovepaper")
 app.config_from_object("django.conf:settings", namespace="CELERY")
+if app.conf.task_always_eager and not app.conf.broker_url:
+    # Inline tasks never reach a broker, but each still takes a producer from the broker's
+    # pool: without a URL kombu assumes amqp://localhost and warns about it on every run.
+    app.conf.broker_url = "memory://localhost/"
 app.autodiscover_tasks()
 # The search indexer's task lives in the shared library, which is no app.
 app.autodiscover_tasks(["wovepaper.lib.search"], related_name="indexer")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from celery.schedules import crontab
@@ -524,13 +525,22 @@ CELERY_BEAT_SCHEDULE["papers-harvest-daily"] = {
     "schedule": crontab(hour=env_int("HARVEST_HOUR_UTC", 5), minute=30),
 }
 
-LOGGING = {
+LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # httpx logs every request at INFO (a line per source call, thousands a harvest); our
+        # clients log what an operator needs themselves: retries, waits and failures.
+        "httpx": {"level": "WARNING"},
+    },
 }
+if CELERY_TASK_ALWAYS_EAGER:
+    # Inline tasks run inside the command or request that sent them, which reports what they
+    # did: a "Task ... succeeded" line for each (a worker's log line) only buries that report.
+    LOGGING["loggers"]["celery.app.trace"] = {"level": "WARNING"}
 
 # Production hardening: `manage.py check --deploy` is clean with WOVEPAPER_PRODUCTION=1.
 if env_bool("WOVEPAPER_PRODUCTION"):

@@ -208,8 +208,10 @@ def _export_onnx(weights: Path, path: Path) -> None:
     """The bundled weights as an ONNX graph (token ids, mask, types in; token vectors out)."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     import torch
+    import transformers
     from transformers import AutoModel
 
+    transformers.utils.logging.disable_progress_bar()  # as for MiniLMEncoder's loading
     model = AutoModel.from_pretrained(str(weights), local_files_only=True).eval()
 
     class TokenVectors(torch.nn.Module):
