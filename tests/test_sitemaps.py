@@ -160,3 +160,11 @@ def test_robots_txt_points_at_the_sitemap(client, db):
     assert response.status_code == 200
     assert response["Content-Type"] == "text/plain; charset=utf-8"
     assert "Sitemap: http://127.0.0.1:8000/sitemap.xml" in response.content.decode()
+
+
+def test_favicon_ico_leads_to_the_sites_icon(client, db):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    icon = client.get(response["Location"])
+    assert icon.status_code == 200
+    assert b"<svg" in b"".join(icon.streaming_content)

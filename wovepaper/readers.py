@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from csp.decorators import csp_update
 from django.conf import settings
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponsePermanentRedirect,
+)
 from django.shortcuts import render
+from django.templatetags.static import static
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_safe
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
@@ -51,6 +58,12 @@ def llms_txt(request: HttpRequest) -> HttpResponse:
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
     return render(request, "wovepaper/robots.txt", {}, content_type="text/plain; charset=utf-8")
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Where a browser looks for an icon when a page names none (the admin's, the feeds'): the
+    site's own icon, which its pages name in <head>."""
+    return HttpResponsePermanentRedirect(static("img/favicon.svg"))
 
 
 # What the API reference pages add to the site's Content-Security-Policy: Swagger UI and Redoc

@@ -51,6 +51,7 @@ urlpatterns = [
     path("developers/redoc", readers.RedocView.as_view(url_name="openapi"), name="api-redoc"),
     path("llms.txt", readers.llms_txt, name="llms-txt"),
     path("robots.txt", readers.robots_txt, name="robots-txt"),
+    path("favicon.ico", readers.favicon, name="favicon"),
     re_path(
         r"^data/(?P<name>identity-links\.(?:jsonl\.gz|json))$",
         readers.identity_links,
