@@ -21,10 +21,12 @@
         (recall@10), and at what rank (MRR), by keyword, semantic, hybrid. Then the share of
         each paper's 10 nearest neighbours in its primary category, against a random draw.
     python benchmarks/semantic.py fusion [--queries 300]
-        the same sample and sets: the paraphrases split in two seeded halves, hybrid's fusion
-        settings (RRF's k, the weight of the keyword ranking's any-word part) chosen on one,
-        recall@10 and MRR of keyword, semantic and hybrid (before and now) on the other, and
-        on the two word-keeping sets as a check.
+        the same sample and sets: the paraphrases split in two seeded halves; on one, a fusion
+        chosen from a grid of reciprocal rank fusions (k, the weight of the keyword ranking's
+        any-word part, how many of each ranking) and convex combinations of normalised scores
+        (BM25 and cosine); recall@10 and MRR of keyword, semantic, hybrid as hybrid.py fuses
+        and as chosen on the other half, on the paraphrases written after hybrid.py's
+        settings were, and on the two word-keeping sets as a check.
     python benchmarks/semantic.py runtimes [--papers 1000]
         torch, ONNX Runtime and ONNX Runtime int8 embedding the same real papers in turn, one
         thread each: papers per CPU-second, cosine of each paper's vector to torch's, and
@@ -46,6 +48,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -483,49 +486,171 @@ def _recall_mrr(ranks: list[int | None]) -> tuple[float, float]:
     )
 
 
-# The grid the fusion's two settings are chosen from, on the tuning half only.
-FUSION_K = (5, 10, 20, 30, 60, 100)
-FUSION_RELAXED_WEIGHT = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
-FUSION_SPLIT_SEED = 29
+# The grids the fusion is chosen from, on the tuning half only. Reciprocal rank fusion: k,
+# the weight of the any-word keyword ranks, how many of each ranking are fused. A convex
+# combination of normalised scores (Bruch, Gai and Ingber 2023, "An analysis of fusion
+# functions for hybrid retrieval"): the semantic side's weight, the any-word ranking's
+# weight, how many of each, and the normalisation (min-max over each list, or "tm2c2": the
+# score's theoretical minimum, 0 for BM25 and -1 for cosine, to the list's maximum).
+FUSION_K = (1, 2, 5, 10, 20, 30, 60, 100)
+FUSION_RELAXED_WEIGHT = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
+FUSION_DEPTH = (10, 20, 50, 100)
+FUSION_ALPHA = tuple(round(0.05 * i, 2) for i in range(21))
+FUSION_CONVEX_RELAXED_WEIGHT = (0.25, 0.5, 0.75, 1.0)
+FUSION_NORMALISE = ("minmax", "tm2c2")
+# The 206 paraphrases (56 of 2026-11-30, 150 written blind on 2026-12-01) shuffled by this
+# seed into a tuning half and a held-out half. (The 56 alone were split by seed 29.)
+FUSION_SPLIT_SEED = 31
+# The first lines of the paraphrases file written before hybrid.py's settings were chosen;
+# the lines after them were written blind, after (benchmarks/data/PROVENANCE.md).
+BLIND_FROM = 56
+
+Scored = list[tuple[int, float]]
+
+
+def _rrf(kw: Scored, rl: Scored, se: Scored, k: int, weight: float, depth: int) -> list[int]:
+    from wovepaper.lib.search.hybrid import fuse
+
+    relaxed = [] if kw else [i for i, _ in rl[:depth]]
+    return fuse(
+        [i for i, _ in kw[:depth]], relaxed, [i for i, _ in se[:depth]], k=k, relaxed_weight=weight
+    )
+
+
+def _normalised(pairs: Scored, low: float | None) -> dict[int, float]:
+    """Scores mapped to [0, 1]: from `low` (None: the list's own minimum) to the list's top."""
+    if not pairs:
+        return {}
+    top = max(s for _, s in pairs)
+    bottom = min(s for _, s in pairs) if low is None else low
+    span = top - bottom
+    return {i: (s - bottom) / span if span > 0 else 1.0 for i, s in pairs}
+
+
+def _convex(
+    kw: Scored, rl: Scored, se: Scored, alpha: float, weight: float, depth: int, normalise: str
+) -> list[int]:
+    words, scale = (kw, 1.0) if kw else (rl, weight)
+    theoretical = normalise == "tm2c2"
+    fused: dict[int, float] = {}
+    for i, v in _normalised(se[:depth], -1.0 if theoretical else None).items():
+        fused[i] = alpha * v
+    for i, v in _normalised(words[:depth], 0.0 if theoretical else None).items():
+        fused[i] = fused.get(i, 0.0) + (1 - alpha) * scale * v
+    return sorted(fused, key=lambda i: -fused[i])
+
+
+def _method(settings: tuple):
+    if settings[0] == "rrf":
+        return lambda kw, rl, se: _rrf(kw, rl, se, *settings[1:])
+    return lambda kw, rl, se: _convex(kw, rl, se, *settings[1:])
+
+
+def _describe(settings: tuple) -> str:
+    if settings[0] == "rrf":
+        return f"RRF k={settings[1]}, any-word weight {settings[2]}, {settings[3]} of each"
+    alpha, weight, depth, normalise = settings[1:]
+    return f"convex {normalise}, semantic weight {alpha}, any-word weight {weight}, {depth} of each"
+
+
+def _sign_test(better: int, worse: int) -> float:
+    """Two-sided exact binomial p of `better` against `worse` discordant queries."""
+    n = better + worse
+    if not n:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(better, worse) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def _discordant(found: dict[str, list[int | None]], first: str, second: str) -> None:
+    """The queries one ranking finds in its first 10 and the other does not, each way."""
+    pairs = list(zip(found[first], found[second], strict=True))
+    better = sum(a is not None and b is None for a, b in pairs)
+    worse = sum(a is None and b is not None for a, b in pairs)
+    print(
+        f"    {first} against {second}: finds {better} it misses, misses {worse} it finds "
+        f"(sign test p = {_sign_test(better, worse):.3f})"
+    )
+
+
+def _ranks(ranked, make) -> list[int | None]:
+    return [_rank(pk, make(kw, rl, se)) for pk, kw, rl, se in ranked]
+
+
+def _tune(tuning, today: tuple) -> tuple[tuple, tuple]:
+    """The best settings of the grid on the tuning queries (recall@10, then MRR), and the
+    best of the other family."""
+    grid: list[tuple] = [
+        ("rrf", k, w, d) for k in FUSION_K for w in FUSION_RELAXED_WEIGHT for d in FUSION_DEPTH
+    ] + [
+        ("convex", a, w, d, n)
+        for a in FUSION_ALPHA
+        for w in FUSION_CONVEX_RELAXED_WEIGHT
+        for d in FUSION_DEPTH
+        for n in FUSION_NORMALISE
+    ]
+    results = []
+    for settings in grid:
+        recall, mrr = _recall_mrr(_ranks(tuning, _method(settings)))
+        results.append((recall, mrr, settings))
+    results.sort(key=lambda r: (-r[0], -r[1]))
+    chosen = results[0][2]
+    other = next(r[2] for r in results if r[2][0] != chosen[0])
+    print(f"tuning half ({len(tuning)} paraphrases), {len(grid)} settings, the best of each:")
+    for family in ("rrf", "convex"):
+        for recall, mrr, settings in [r for r in results if r[2][0] == family][:6]:
+            print(f"    {_describe(settings):<70} recall@10 {recall:.3f} MRR {mrr:.3f}")
+    now = next(r for r in results if r[2] == today)
+    print(f"    hybrid.py's: {_describe(today)}: recall@10 {now[0]:.3f} MRR {now[1]:.3f}")
+    return chosen, other
 
 
 def fusion(args) -> None:
-    """The paraphrases split in two halves (a seeded shuffle): the fusion's settings (RRF's k,
-    the weight of the any-word keyword ranks) chosen on the tuning half by recall@10, then MRR;
-    every ranking reported on the held-out half, and over the other two sets as a check."""
+    """The paraphrases split in two halves (a seeded shuffle): the fusion (RRF or a convex
+    combination of normalised scores, and their settings) chosen on the tuning half by
+    recall@10, then MRR; every ranking reported on the held-out half, and over the other two
+    sets as a check."""
     _sample_site(args.vectors)
     from papers.search import PAPERS
     from wovepaper.lib.search import SearchQuery, backend_for
-    from wovepaper.lib.search.hybrid import RELAXED_WEIGHT, RRF_K, fuse
+    from wovepaper.lib.search.hybrid import FUSED_MIN, RELAXED_WEIGHT, RRF_K, HybridBackend
 
+    today = ("rrf", RRF_K, RELAXED_WEIGHT, FUSED_MIN)  # what hybrid.py fuses with
     hybrid = backend_for(PAPERS, "hybrid")
+    assert isinstance(hybrid, HybridBackend)
     count, sets = _known_item_sets(args.queries)
     print(f"{count} papers, {load()}")
 
+    def scored(page) -> Scored:
+        return list(zip(page.items, page.scores, strict=True))
+
     def rankings(queries):
-        return [(pk, *hybrid.rankings(SearchQuery(text=q), 100)) for pk, q in queries]
+        rows = []
+        for pk, q in queries:
+            query = SearchQuery(text=q, limit=100)
+            kw = hybrid.keyword.search(query)
+            rl = hybrid.keyword.search(SearchQuery(text=q, limit=100, any_word=True))
+            se = hybrid.semantic.search(query)
+            rows.append((pk, scored(kw), scored(rl), scored(se)))
+        return rows
 
-    def score(ranked, make) -> tuple[float, float]:
-        return _recall_mrr([_rank(pk, make(k, r, s)) for pk, k, r, s in ranked])
-
-    def report(label, ranked, k, weight) -> None:
+    def report(label, ranked, chosen, other) -> dict[str, list[int | None]]:
         ways = {
-            "keyword (every word)": lambda kw, rl, se: kw.items,
-            "keyword (any word if none has all)": lambda kw, rl, se: fuse(
-                kw.items, rl, [], relaxed_weight=1.0
-            ),
-            "semantic": lambda kw, rl, se: se.items,
-            "hybrid before (RRF k=60, every word)": lambda kw, rl, se: fuse(
-                kw.items, [], se.items, k=60
-            ),
-            f"hybrid, tuned (k={k}, any-word weight {weight})": lambda kw, rl, se: fuse(
-                kw.items, rl, se.items, k=k, relaxed_weight=weight
-            ),
+            "keyword (every word)": lambda kw, rl, se: [i for i, _ in kw],
+            "keyword (any word if none has all)": lambda kw, rl, se: [i for i, _ in (kw or rl)],
+            "semantic": lambda kw, rl, se: [i for i, _ in se],
+            f"hybrid as in hybrid.py ({_describe(today)})": _method(today),
+            f"hybrid chosen on the tuning half ({_describe(chosen)})": _method(chosen),
+            f"best of the other family on tuning ({_describe(other)})": _method(other),
         }
-        print(f"{label} ({len(ranked)} queries): recall@10 / MRR@10")
+        print(f"{label} ({len(ranked)} queries): recall@10 (n of N) / MRR@10")
+        found = {}
         for name, make in ways.items():
-            recall, mrr = score(ranked, make)
-            print(f"  {name:>42}: {recall:.3f} / {mrr:.3f}")
+            found[name] = _ranks(ranked, make)
+            recall, mrr = _recall_mrr(found[name])
+            n = sum(r is not None for r in found[name])
+            print(f"  {name:>95}: {recall:.3f} ({n} of {len(ranked)}) / {mrr:.3f}")
+        return found
 
     paraphrased = rankings(sets["hand-written paraphrases of titles"])
     order = list(range(len(paraphrased)))
@@ -533,28 +658,29 @@ def fusion(args) -> None:
     half = len(order) // 2
     tuning = [paraphrased[i] for i in order[:half]]
     held_out = [paraphrased[i] for i in order[half:]]
-    results = []
-    for k in FUSION_K:
-        for weight in FUSION_RELAXED_WEIGHT:
-            recall, mrr = score(
-                tuning,
-                lambda kw, rl, se, k=k, w=weight: fuse(
-                    kw.items, rl, se.items, k=k, relaxed_weight=w
-                ),
-            )
-            results.append((recall, mrr, k, weight))
-    best = max(results, key=lambda r: (r[0], r[1]))
-    print(
-        f"tuning half ({len(tuning)} paraphrases): best k={best[2]}, any-word weight {best[3]}"
-        f" (recall@10 {best[0]:.3f}, MRR {best[1]:.3f}); in the code now: k={RRF_K}, "
-        f"weight {RELAXED_WEIGHT}"
+    chosen, other = _tune(tuning, today)
+    print(f"chosen: {_describe(chosen)}")
+    found = report("held-out half of the paraphrases", held_out, chosen, other)
+    now_name = f"hybrid as in hybrid.py ({_describe(today)})"
+    chosen_name = f"hybrid chosen on the tuning half ({_describe(chosen)})"
+    alone = ("semantic", "keyword (any word if none has all)")
+    for first, second in [(chosen_name, n) for n in (*alone, now_name)] + [
+        (now_name, n) for n in alone
+    ]:
+        _discordant(found, first, second)
+    report("tuning half of the paraphrases", tuning, chosen, other)
+    found = report(
+        f"the {len(paraphrased) - BLIND_FROM} paraphrases written blind after hybrid.py's "
+        "settings were chosen (the chosen settings were tuned on about half of them)",
+        paraphrased[BLIND_FROM:],
+        chosen,
+        other,
     )
-    for recall, mrr, k, weight in sorted(results, reverse=True)[:8]:
-        print(f"    k={k:<4} weight {weight:<5} recall@10 {recall:.3f} MRR {mrr:.3f}")
-    report("held-out half of the paraphrases", held_out, best[2], best[3])
-    report("tuning half of the paraphrases", tuning, best[2], best[3])
+    for name in alone:
+        _discordant(found, now_name, name)
     for name in list(sets)[1:]:
-        report(name, rankings(sets[name]), best[2], best[3])
+        report(name, rankings(sets[name]), chosen, other)
+    print(load())
 
 
 def known_item(args) -> None:

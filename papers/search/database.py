@@ -108,8 +108,9 @@ class SqliteFts5PaperBackend(_PaperDatabaseBackend):
                 f"ORDER BY {self._order(query.sort)} LIMIT %s OFFSET %s",
                 [*params, query.limit, query.offset],
             )
-            ids = [row[0] for row in cursor.fetchall()]
-        return SearchPage(items=ids, total=total)
+            rows = cursor.fetchall()
+        scores = [float(row[1]) for row in rows] if query.sort == "relevance" else []
+        return SearchPage(items=[row[0] for row in rows], total=total, scores=scores)
 
 
 class PostgresPaperBackend(_PaperDatabaseBackend):
@@ -161,9 +162,13 @@ class PostgresPaperBackend(_PaperDatabaseBackend):
                 f"{select} ORDER BY {order} LIMIT %s OFFSET %s",
                 [*params, query.limit, query.offset],
             )
-            ids = [row[0] for row in cursor.fetchall()]
+            rows = cursor.fetchall()
         return SearchPage(
-            items=ids, total=min(total, COUNT_CAP), total_is_capped=capped, approximate=pooled
+            items=[row[0] for row in rows],
+            total=min(total, COUNT_CAP),
+            total_is_capped=capped,
+            approximate=pooled,
+            scores=[float(row[1]) for row in rows] if query.sort == "relevance" else [],
         )
 
 

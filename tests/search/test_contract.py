@@ -38,6 +38,20 @@ def test_title_matches_rank_first_and_filters_hold(engine, paper_factory):
     assert _pks(paper_search("graph", category="hep-th")) == []
 
 
+def test_a_relevance_page_gives_each_item_its_score_best_first(engine, paper_factory):
+    strong = paper_factory(title="Graph colouring", abstract="Graph graph colouring bounds.")
+    weak = paper_factory(title="A survey of chemistry", abstract="We mention graph methods once.")
+    engine()
+    backend = backend_for(PAPERS)
+    page = backend.search(SearchQuery(text="graph"))
+    assert page.items == [strong.pk, weak.pk]
+    # One score per item, the engine's own (what hybrid search may fuse by), best first.
+    assert len(page.scores) == 2 and page.scores[0] > page.scores[1] > 0
+    paged = backend.search(SearchQuery(text="graph", offset=1, limit=1))
+    assert paged.items == [weak.pk] and paged.scores == page.scores[1:]
+    assert backend.search(SearchQuery(text="graph", sort="newest")).scores == []
+
+
 def test_stemming_and_every_word_must_match(engine, paper_factory):
     paper = paper_factory(title="Networks of oscillators", abstract="Coupled oscillators sync.")
     paper_factory(title="Oscillators alone", abstract="No graphs here.")

@@ -48,6 +48,7 @@ def test_a_search_sends_one_query_and_reads_ids_and_total(cluster):
     )
     page = backend_for(PAPERS).search(query)
     assert (page.items, page.total, page.total_is_capped) == (SORTED_IDS, 3205, False)
+    assert page.scores == []  # a field sort: the answer's _score is null
     ((request, _),) = cluster.log
     body = json.loads(request.data)
     assert body["query"]["bool"]["must"] == [

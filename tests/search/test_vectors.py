@@ -66,6 +66,26 @@ def test_a_paraphrase_with_no_shared_word_finds_its_paper(vector_engine):
     assert semantic("what galaxies are made of")[0] == dark.pk
 
 
+def test_a_relevance_page_gives_each_item_its_cosine_similarity(vector_engine):
+    surface, decoding, dark, vision, protein = vector_engine
+    backend = backend_for(PAPERS, "semantic")
+    page = backend.search(SearchQuery(text="what galaxies are made of", limit=5))
+    assert page.items[0] == dark.pk and len(page.scores) == 5
+    assert page.scores == sorted(page.scores, reverse=True)
+    assert all(-1.0 <= s <= 1.0 for s in page.scores) and page.scores[0] > 0.2
+    # The similarity of the paper's own vector to the query's, not of its rank.
+    vector = backend.encoder.encode(["what galaxies are made of"])[0]
+    ((own, similarity),) = backend.similar_to_vector(vector, 1)
+    assert own == dark.pk and page.scores[0] == pytest.approx(similarity, abs=1e-4)
+    filtered = backend.search(
+        SearchQuery(text="what galaxies are made of", filters=(Term("categories", "cs.CV"),))
+    )
+    assert filtered.items == [vision.pk] and filtered.scores == [
+        page.scores[page.items.index(vision.pk)]
+    ]
+    assert backend.search(SearchQuery(text="galaxies", sort="newest")).scores == []
+
+
 def test_filters_and_sorts_hold_over_the_nearest(vector_engine):
     surface, decoding, dark, vision, protein = vector_engine
     assert semantic("quantum", filters=(Term("categories", "astro-ph.GA"),)) == [dark.pk]

@@ -19,11 +19,12 @@ Engines (settings.SEARCH_ENGINE):
 Vectors and hybrid ranking plug in here. A vector backend is one more `SearchBackend`: it
 embeds `query.text`, applies the same filters and returns ids in order of similarity. Fusion
 belongs in one place, a `HybridBackend(keyword, vector)` that is itself a `SearchBackend`:
-for `sort == "relevance"` it asks both for their first N ids (N = offset + limit, bounded,
-e.g. 200), scores each id by reciprocal rank fusion, sum of 1 / (60 + rank) over the lists it
-is in, and pages the fused list (its total is the keyword total, flagged approximate); for
-the date and citation sorts it defers to the keyword backend, whose order is exact. The
-selectors and views do not change: they ask `backend_for(collection)` for a backend.
+for `sort == "relevance"` it asks both for their first N ids (N = offset + limit, at least
+100, at most 1,000), scores each id by reciprocal rank fusion, sum of weight / (k + rank) over
+the lists it is in (k and the weights: hybrid.py), and pages the fused list (its total is
+the keyword total, flagged approximate); for the date and citation sorts it defers to the
+keyword backend, whose order is exact. The selectors and views do not change: they ask
+`backend_for(collection)` for a backend.
 """
 
 from __future__ import annotations

@@ -126,6 +126,10 @@ class SearchPage(Generic[T]):
     approximate: bool = False
     # Ranked by meaning (a vector backend, or fused with one), not by the words alone.
     by_meaning: bool = False
+    # Each item's relevance score by the engine's own measure (higher is better: BM25 for
+    # words, cosine similarity for meaning), when the page is in relevance order and the
+    # engine gives one; else empty. Hybrid search fuses by it.
+    scores: list[float] = field(default_factory=list)
 
     def with_items(self, items: list[U]) -> SearchPage[U]:
         return SearchPage(
@@ -134,6 +138,7 @@ class SearchPage(Generic[T]):
             total_is_capped=self.total_is_capped,
             approximate=self.approximate,
             by_meaning=self.by_meaning,
+            scores=self.scores,
         )
 
 

@@ -254,8 +254,11 @@ def parse_search_answer(answer: dict[str, Any]) -> SearchPage[int]:
     total = hits.get("total") or {}
     if isinstance(total, int):  # answers of clusters with rest_total_hits_as_int
         total = {"value": total, "relation": "eq"}
+    scores = [hit.get("_score") for hit in hits["hits"]]
     return SearchPage(
         items=[int(hit["_id"]) for hit in hits["hits"]],
         total=int(total.get("value", 0)),
         total_is_capped=total.get("relation") == "gte",
+        # A field sort leaves _score null: then there is no relevance score to give.
+        scores=[float(s) for s in scores] if None not in scores else [],
     )

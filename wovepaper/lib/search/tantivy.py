@@ -173,10 +173,18 @@ class TantivyBackend(SearchBackend):
             options["order_by_field"] = sort.field
             options["order"] = tantivy.Order.Desc if sort.descending else tantivy.Order.Asc
         result = searcher.search(matcher, **options)
-        addresses = [address for _, address in result.hits][: query.limit]
+        hits = result.hits[: query.limit]
+        addresses = [address for _, address in hits]
         ids = searcher.fast_field_values("id", addresses) if addresses else []
         total = result.count or 0  # type: ignore[attr-defined]  # as above
-        return SearchPage(items=[int(i) for i in ids if i is not None], total=total)
+        found = [
+            (int(i), float(score)) for i, (score, _) in zip(ids, hits, strict=True) if i is not None
+        ]
+        return SearchPage(
+            items=[i for i, _ in found],
+            total=total,
+            scores=[score for _, score in found] if not sort.field else [],
+        )
 
     def _matcher(self, query: SearchQuery) -> tantivy.Query | None:
         musts: list[tantivy.Query] = []

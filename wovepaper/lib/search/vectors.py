@@ -170,11 +170,13 @@ class VectorBackend(SearchBackend):
             return SearchPage()
         size = self.pool_size(query)
         vector = self.encoder.encode([query.text])[0]
-        ids, _ = self.nearest(vector, size)
+        ids, distances = self.nearest(vector, size)
+        similarity = dict(zip(ids, 1.0 - distances.astype(float), strict=True))
         pool_full = len(ids) >= size
         if query.filters or query.sort != "relevance":
             ids = self._filtered_and_sorted(ids, query)
         page = ids[query.offset : query.offset + query.limit]
+        scores = [float(similarity[i]) for i in page] if query.sort == "relevance" else []
         # Every document is somewhat similar to any text: the total is the pool's, "about".
         return SearchPage(
             items=page,
@@ -182,6 +184,7 @@ class VectorBackend(SearchBackend):
             total_is_capped=pool_full,
             approximate=True,
             by_meaning=True,
+            scores=scores,
         )
 
     def _filtered_and_sorted(self, ids: list[int], query: SearchQuery) -> list[int]:
