@@ -145,10 +145,13 @@ def browser_page(browser):
 
 
 @pytest.fixture(scope="session")
-def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, pgvector_server):
     """On PostgreSQL, a second alias on the same server stands in for a read replica: a test
-    mirror of the default database (tests that use it name it in `databases`)."""
+    mirror of the default database (tests that use it name it in `databases`). On any vendor,
+    the alias "vectors" is a PostgreSQL with pgvector for the pgvector backend's tests
+    (`pgvector_server`), unless VECTOR_DATABASE_URL already names one."""
     from django.conf import settings
+    from django.db import connections
 
     default = settings.DATABASES["default"]
     if default["ENGINE"] == "django.db.backends.postgresql":
@@ -156,6 +159,38 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
             **default,
             "TEST": {**default.get("TEST", {}), "MIRROR": "default"},
         }
+    settings.DATABASES.setdefault("vectors", pgvector_server)
+    # The connection handler's settings are this same dict: fill in the new aliases' defaults.
+    connections.configure_settings(settings.DATABASES)
+
+
+@pytest.fixture(scope="session")
+def pgvector_server():
+    """A PostgreSQL 16 with pgvector of the session's own, started by pgserver (a dev
+    dependency whose wheel ships both) in a new data directory, listening on a Unix socket
+    there only; stopped and removed when the session ends. Debian 12 packages no pgvector, so
+    this is how the pgvector backend meets the real extension in every test run. As root,
+    pgserver runs PostgreSQL as a system user `pgserver` it creates."""
+    import shutil
+    import tempfile
+
+    import pgserver
+
+    # Not under pytest's basetemp (kept 0700, and pgserver widens every parent of its data
+    # directory for the `pgserver` user): a directory of /tmp of its own.
+    data = Path(tempfile.mkdtemp(prefix="wovepaper-pgvector-"))
+    server = pgserver.get_server(data / "pgdata", cleanup_mode="delete")
+    info = server.get_postmaster_info()
+    yield {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": "postgres",
+        "USER": "postgres",
+        "PASSWORD": "",
+        "HOST": str(info.socket_dir),
+        "PORT": str(info.port),
+    }
+    server.cleanup()
+    shutil.rmtree(data, ignore_errors=True)
 
 
 # Records each Content-Security-Policy violation in the page, for the browser tests to read.

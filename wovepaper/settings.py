@@ -478,8 +478,21 @@ CELERY_BEAT_SCHEDULE["papers-analyse-backlog"] = {
 }
 # Search by meaning (wovepaper.lib.search.vectors): "usearch", an HNSW index file per
 # collection and model under VECTOR_INDEX_DIR, written by the search queue's worker and
-# memory-mapped by web processes; or "exact", every vector compared in numpy (small sites).
-VECTOR_ENGINE = env("VECTOR_ENGINE", "usearch")
+# memory-mapped by web processes; "pgvector", a table with an HNSW index per collection and
+# model in the database VECTOR_DATABASE (wovepaper.lib.search.pgvector); "exact", every vector
+# compared in numpy (small sites); "auto" (the default): pgvector where that database is
+# PostgreSQL with the extension available, else usearch (so the embedded SQLite default and
+# a PostgreSQL without pgvector keep usearch).
+VECTOR_ENGINE = env("VECTOR_ENGINE", "auto")
+# The database of pgvector's tables: the site's own, or another PostgreSQL (one with the
+# extension, say) given by VECTOR_DATABASE_URL as the alias "vectors". Nothing is migrated
+# there: the backend creates its tables itself.
+VECTOR_DATABASE = "default"
+if env("VECTOR_DATABASE_URL"):
+    DATABASES["vectors"] = dj_database_url.parse(
+        env("VECTOR_DATABASE_URL"), conn_max_age=env_int("DB_CONN_MAX_AGE", 0)
+    )
+    VECTOR_DATABASE = "vectors"
 VECTOR_INDEX_DIR = Path(env("VECTOR_INDEX_DIR", str(DATA_DIR / "vector-index")))
 CELERY_TASK_ROUTES["search.index_vectors"] = {"queue": f"{CELERY_QUEUE_PREFIX}search"}
 # Each batch of new or changed vectors goes to a small delta beside the main index file; the
@@ -487,7 +500,7 @@ CELERY_TASK_ROUTES["search.index_vectors"] = {"queue": f"{CELERY_QUEUE_PREFIX}se
 # beat every VECTOR_MERGE_SECONDS.
 VECTOR_DELTA_MAX = env_int("VECTOR_DELTA_MAX", 10_000)
 CELERY_TASK_ROUTES["search.merge_vectors"] = {"queue": f"{CELERY_QUEUE_PREFIX}search"}
-if VECTOR_ENGINE == "usearch":
+if VECTOR_ENGINE in ("usearch", "auto"):
     CELERY_BEAT_SCHEDULE["search-merge-vectors"] = {
         "task": "search.merge_vectors",
         "schedule": env_int("VECTOR_MERGE_SECONDS", 3600),

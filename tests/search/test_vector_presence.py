@@ -10,13 +10,15 @@ from django.test.utils import CaptureQueriesContext
 
 from papers.embedding import embed_papers
 from papers.search import PAPERS
+from tests.search.test_vectors import VECTOR_ENGINES
 from wovepaper.lib.search import backend_for, reset_backends
 
 
-@pytest.fixture(params=["exact", "usearch"])
+@pytest.fixture(params=VECTOR_ENGINES)
 def semantic(request, settings):
-    # usearch without an index file falls back to the exact backend's answer.
+    # usearch without an index file, and pgvector, take the exact backend's answer.
     settings.VECTOR_ENGINE = request.param
+    settings.VECTOR_DATABASE = "vectors"
     reset_backends()
     return backend_for(PAPERS, "semantic")
 

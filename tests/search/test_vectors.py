@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from django.db import connection, connections
 
 from papers.embedding import embed_papers
 from papers.models import Paper
@@ -15,7 +16,8 @@ from wovepaper.lib.search import SearchQuery, Term, backend_for, reset_backends
 from wovepaper.lib.search.base import Range
 from wovepaper.lib.search.hybrid import fuse, reciprocal_rank_fusion
 from wovepaper.lib.search.indexer import merge_vectors
-from wovepaper.lib.search.vectors import UsearchBackend
+from wovepaper.lib.search.pgvector import EF_SEARCH_MAX, PgvectorBackend
+from wovepaper.lib.search.vectors import ExactVectorBackend, UsearchBackend
 
 TOPICS = [
     ("Surface codes for quantum error correction", "Fault-tolerant qubits.", "quant-ph", 2021),
@@ -26,10 +28,19 @@ TOPICS = [
 ]
 
 
-@pytest.fixture(params=["exact", "usearch"])
+# pgvector's table lives in the alias "vectors" (a PostgreSQL with the extension: the
+# session's own pgserver, tests/conftest.py), on either vendor of the default database.
+PGVECTOR = pytest.param(
+    "pgvector", marks=pytest.mark.django_db(databases=["default", "vectors"]), id="pgvector"
+)
+VECTOR_ENGINES = ["exact", "usearch", PGVECTOR]
+
+
+@pytest.fixture(params=VECTOR_ENGINES)
 def vector_engine(request, settings, paper_factory):
     """Each contract test runs once per vector backend, over the same five embedded papers."""
     settings.VECTOR_ENGINE = request.param
+    settings.VECTOR_DATABASE = "vectors"
     reset_backends()
     return _five_embedded_papers(paper_factory)
 
@@ -51,6 +62,8 @@ def _five_embedded_papers(paper_factory):
     if isinstance(backend, UsearchBackend):
         backend.merge()  # into the HNSW main file: the contract holds for it, not the delta
         assert backend.delta_path() is None
+    if isinstance(backend, PgvectorBackend):
+        assert backend.table_exists()  # searched in pgvector's table, not the exact fallback
     return papers
 
 
@@ -295,3 +308,70 @@ def test_the_beat_task_merges_each_collection_with_vectors(settings, paper_facto
     assert merge_vectors() == {"papers": 1}
     assert writer.delta_path() is None and semantic("black holes") == [paper.pk]
     assert merge_vectors() == {"papers": 0}
+
+
+# --- pgvector's own: its table, its index, the rebuild, the detection ------------------------
+
+
+def _pgvector(settings):
+    settings.VECTOR_ENGINE = "pgvector"
+    settings.VECTOR_DATABASE = "vectors"
+    reset_backends()
+    return backend_for(PAPERS, "semantic")
+
+
+@pytest.mark.django_db(databases=["default", "vectors"])
+def test_pgvector_keeps_an_hnsw_index_over_cosine_distance(settings, paper_factory):
+    backend = _pgvector(settings)
+    surface, *_ = _five_embedded_papers(paper_factory)
+    with connections["vectors"].cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s", [backend.table])
+        definitions = " ".join(row[0] for row in cursor.fetchall())
+        cursor.execute(f"SELECT count(*) FROM {backend.table}")
+        assert cursor.fetchone()[0] == 5
+    assert "USING hnsw (embedding vector_cosine_ops)" in definitions
+    # Past what an HNSW scan returns, the table is read whole: the same order as exact.
+    vector = backend.source.vectors([surface.pk], backend.encoder.name)[1][0]
+    ids, distances = backend.nearest(vector, EF_SEARCH_MAX + 1)
+    exact = ExactVectorBackend(PAPERS, PAPERS.vectors).nearest(vector, EF_SEARCH_MAX + 1)
+    assert ids == exact[0] and ids[0] == surface.pk
+    assert abs(distances - exact[1]).max() < 1e-3  # the stored float16, read as float32
+
+
+@pytest.mark.django_db(databases=["default", "vectors"])
+def test_pgvector_rebuild_replaces_the_table_from_the_source(settings, paper_factory):
+    first = paper_factory(title="Black hole thermodynamics", abstract="Hawking radiation.")
+    second = paper_factory(title="Evaporating black holes", abstract="Radiation.")
+    embed_papers([first.pk, second.pk], feed_index=False)
+    backend = _pgvector(settings)
+    assert not backend.table_exists()
+    assert semantic("black holes") and backend.version() == PAPERS.vectors.version(
+        backend.encoder.name
+    )  # no table yet: exact, from the database
+    backend.index([first.pk])
+    version = backend.version()
+    assert semantic("black holes") == [first.pk]  # the table, which holds one so far
+    Paper.objects.filter(pk=first.pk).update(is_deleted=True)
+    assert backend.rebuild() == 1
+    assert backend.version() != version
+    assert semantic("black holes") == [second.pk]
+    with connections["vectors"].cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s)", [f"{backend.table}_building"])
+        assert cursor.fetchone()[0] is None
+
+
+@pytest.mark.django_db(databases=["default", "vectors"])
+def test_auto_takes_pgvector_where_the_extension_is_available(settings):
+    settings.VECTOR_ENGINE = "auto"
+    settings.VECTOR_DATABASE = "vectors"
+    reset_backends()
+    assert isinstance(backend_for(PAPERS, "semantic"), PgvectorBackend)
+    settings.VECTOR_DATABASE = "default"
+    reset_backends()
+    available = False
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+            available = cursor.fetchone() is not None
+    expected = PgvectorBackend if available else UsearchBackend
+    assert type(backend_for(PAPERS, "semantic")) is expected

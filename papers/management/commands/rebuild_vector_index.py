@@ -9,8 +9,8 @@ from wovepaper.lib.search import backend_for
 
 class Command(BaseCommand):
     help = (
-        "Build the papers' vector index (VECTOR_ENGINE=usearch) anew from the vectors in the "
-        "database; searches keep reading the previous file until the new one replaces it."
+        "Build the papers' vector index (usearch's file, pgvector's table) anew from the vectors "
+        "in the database; searches keep reading the previous one until the new one replaces it."
     )
 
     def add_arguments(self, parser):
@@ -27,7 +27,7 @@ class Command(BaseCommand):
         count = backend.rebuild(progress=bar.update)
         bar.close()
         main_path = getattr(backend, "main_path", None)
-        where = main_path() if main_path else None
+        where = main_path() if main_path else getattr(backend, "table", None)
         self.stdout.write(
             f"indexed {count} vectors" + (f" in {where}" if where else " (nothing to build)")
         )

@@ -147,7 +147,9 @@ def record_caught_up(collection: Collection, started: datetime) -> None:
 
 
 def vector_index_configured() -> bool:
-    return getattr(settings, "VECTOR_ENGINE", "usearch") == "usearch"
+    """Whether a vector index (usearch's files, pgvector's table) is written: every engine but
+    "exact", which reads the source alone. "auto" is always one of the two."""
+    return getattr(settings, "VECTOR_ENGINE", "auto") != "exact"
 
 
 def vector_index_enqueue(collection: Collection, ids: Iterable[int]) -> None:

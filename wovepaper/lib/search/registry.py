@@ -14,14 +14,17 @@ from django.conf import settings
 
 from .base import Collection, SearchBackend
 from .hybrid import HybridBackend
+from .pgvector import PgvectorBackend, pgvector_available
 from .tantivy import TantivyBackend
 from .vectors import ExactVectorBackend, UsearchBackend, VectorBackend
 
 ENGINES = ("database", "tantivy", "opensearch")
-VECTOR_ENGINES = ("usearch", "exact")
+VECTOR_ENGINES = ("auto", "usearch", "pgvector", "exact")
 MODES = ("keyword", "semantic", "hybrid")
 
 _backends: dict[tuple[Any, ...], SearchBackend] = {}
+# VECTOR_ENGINE=auto's answer per database alias, found once per process.
+_detected: dict[str, str] = {}
 # Reentrant: a hybrid backend is made of the other two, made under the same lock.
 _lock = threading.RLock()
 
@@ -37,17 +40,29 @@ def _configuration() -> tuple[Any, ...]:
     raise ValueError(f"SEARCH_ENGINE must be one of {', '.join(ENGINES)}, not {engine!r}")
 
 
-def _vector_configuration() -> tuple[Any, ...]:
-    engine = getattr(settings, "VECTOR_ENGINE", "usearch")
+def vector_engine() -> str:
+    """settings.VECTOR_ENGINE, with "auto" resolved: pgvector when VECTOR_DATABASE is
+    PostgreSQL with the extension available, else usearch."""
+    engine = getattr(settings, "VECTOR_ENGINE", "auto")
     if engine not in VECTOR_ENGINES:
         raise ValueError(
             f"VECTOR_ENGINE must be one of {', '.join(VECTOR_ENGINES)}, not {engine!r}"
         )
+    if engine != "auto":
+        return engine
+    alias = settings.VECTOR_DATABASE
+    if alias not in _detected:
+        _detected[alias] = "pgvector" if pgvector_available(alias) else "usearch"
+    return _detected[alias]
+
+
+def _vector_configuration() -> tuple[Any, ...]:
     return (
-        engine,
+        vector_engine(),
         str(settings.VECTOR_INDEX_DIR),
         settings.EMBEDDING_ENCODER,
         settings.VECTOR_DELTA_MAX,
+        settings.VECTOR_DATABASE,
     )
 
 
@@ -96,9 +111,11 @@ def _make_mode(collection: Collection, mode: str) -> SearchBackend:
 
 
 def _make_vector(collection: Collection, configuration: tuple[Any, ...]) -> SearchBackend:
-    engine, directory, _, delta_max = configuration
+    engine, directory, _, delta_max, alias = configuration
     if engine == "exact":
         return ExactVectorBackend(collection, collection.vectors)
+    if engine == "pgvector":
+        return PgvectorBackend(collection, collection.vectors, alias=alias)
     return UsearchBackend(
         collection, collection.vectors, directory=Path(directory), delta_max=delta_max
     )

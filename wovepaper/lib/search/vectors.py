@@ -11,9 +11,10 @@ Backends (settings.VECTOR_ENGINE):
   the collection's size; the reference the ANN index is measured against, and enough for the
   embedded default's few thousand papers.
 
-PostgreSQL's pgvector would be a third backend where the extension is installed; it is not
-written yet (Debian 12's repository has no package of it), so PostgreSQL deployments use
-"usearch" over the vectors in their database.
+- "pgvector" (wovepaper.lib.search.pgvector): a table per collection and model with an HNSW
+  index in a PostgreSQL with the extension (settings.VECTOR_DATABASE), written by the same
+  one writer and searched in SQL by every web process.
+- "auto" (the default): pgvector where that database has the extension, else usearch.
 
 Filters and date or citation sorts apply to a pool of the nearest `pool_size(query)` documents
 (by the collection's documents, as the engines index them): a page is exact for the pool,
