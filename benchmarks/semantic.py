@@ -4,9 +4,12 @@
         all-MiniLM-L6-v2 (torch, CPU, one thread a process) over real abstracts of the bundled
         sample: papers per CPU-second and per second of one process, then of two processes at
         once (the reference: one process, measured in the same run).
-    python benchmarks/semantic.py ann [--sizes 10000,100000] [--queries 200]
-        usearch (the settings of wovepaper.lib.search.vectors) against exact search in numpy over
-        the same vectors: recall@10, and query time of each (exact is the reference).
+    python benchmarks/semantic.py ann [--sizes 10000,100000] [--queries 200] [--no-pgvector]
+        usearch (the settings of wovepaper.lib.search.vectors) and pgvector's HNSW (the
+        settings and queries of wovepaper.lib.search.pgvector.PgvectorBackend, in the
+        PostgreSQL VECTOR_DATABASE_URL names, else one pgserver starts) against exact search in
+        numpy over the same vectors: recall@10, query time of each (exact is the reference),
+        build time; for pgvector also the nearest 1,000 (a filtered search's pool) and 5,000.
     python benchmarks/semantic.py batch [--size 100000] [--batch 128] [--rounds 10]
         one batch of new vectors written to a usearch index of `size` vectors: as before
         (the batch added to the index in memory, then the whole file saved aside and renamed:
@@ -245,37 +248,182 @@ def ann(args) -> None:
 
     rng = np.random.default_rng(7)
     real = real_vectors()
-    for size in [int(s) for s in args.sizes.split(",")]:
-        data = synthetic(real, size, rng)
-        queries = synthetic(real, len(real) + args.queries, rng)[len(real) :]
-        index = Index(
-            ndim=data.shape[1],
-            metric="cos",
-            dtype="f16",
-            connectivity=settings_of.CONNECTIVITY,
-            expansion_add=settings_of.EXPANSION_ADD,
-            expansion_search=settings_of.EXPANSION_SEARCH,
+    pgvector = None if args.no_pgvector else _PgvectorRun()
+    try:
+        for size in [int(s) for s in args.sizes.split(",")]:
+            data = synthetic(real, size, rng)
+            queries = synthetic(real, len(real) + args.queries, rng)[len(real) :]
+            index = Index(
+                ndim=data.shape[1],
+                metric="cos",
+                dtype="f16",
+                connectivity=settings_of.CONNECTIVITY,
+                expansion_add=settings_of.EXPANSION_ADD,
+                expansion_search=settings_of.EXPANSION_SEARCH,
+            )
+            started = time.perf_counter()
+            index.add(np.arange(size, dtype=np.uint64), data)
+            built = time.perf_counter() - started
+            recalls, ann_ms, exact_ms = [], [], []
+            exact_tops = []
+            for query in queries:
+                started = time.perf_counter()
+                exact = np.argsort(-(data @ query))[:10]
+                exact_ms.append((time.perf_counter() - started) * 1000)
+                exact_tops.append(set(exact.tolist()))
+                started = time.perf_counter()
+                found = index.search(query, 10).keys
+                ann_ms.append((time.perf_counter() - started) * 1000)
+                recalls.append(len(exact_tops[-1] & set(found.tolist())) / 10)
+            print(
+                f"{size:>9,} vectors: recall@10 {statistics.mean(recalls):.3f} "
+                f"(min {min(recalls):.1f}); usearch p50 {percentile(ann_ms, 0.5):.2f} ms "
+                f"p95 {percentile(ann_ms, 0.95):.2f} ms; exact p50 "
+                f"{percentile(exact_ms, 0.5):.2f} ms p95 {percentile(exact_ms, 0.95):.2f} ms; "
+                f"exact / usearch at p50 "
+                f"{percentile(exact_ms, 0.5) / percentile(ann_ms, 0.5):.0f}x; "
+                f"built in {built:.0f} s ({load()})"
+            )
+            del index
+            if pgvector is not None:
+                pgvector.measure(data, queries, exact_tops, exact_ms)
+    finally:
+        if pgvector is not None:
+            pgvector.stop()
+
+
+class _PgvectorRun:
+    """pgvector's HNSW (PgvectorBackend: its table, index settings and ef_search) over the
+    same vectors, in the PostgreSQL that VECTOR_DATABASE_URL names, else in one pgserver
+    starts for the run (PostgreSQL 16 with pgvector from its wheel, a dev dependency)."""
+
+    def __init__(self) -> None:
+        from django.conf import settings
+        from django.db import connections
+
+        self.server = None
+        self.data: Path | None = None
+        if "vectors" not in settings.DATABASES:
+            import logging
+
+            import pgserver
+
+            logging.getLogger("pgserver").setLevel(logging.WARNING)  # its every command
+
+            self.data = Path(tempfile.mkdtemp(prefix="wovepaper-pgvector-bench-"))
+            self.server = pgserver.get_server(self.data / "pgdata", cleanup_mode="delete")
+            info = self.server.get_postmaster_info()
+            settings.DATABASES["vectors"] = {
+                "ENGINE": "django.db.backends.postgresql",
+                "NAME": "postgres",
+                "USER": "postgres",
+                "HOST": str(info.socket_dir),
+                "PORT": str(info.port),
+            }
+            connections.configure_settings(settings.DATABASES)
+        with connections["vectors"].cursor() as cursor:
+            cursor.execute("SELECT version()")
+            server = cursor.fetchone()[0].split(" on ")[0]
+            cursor.execute(
+                "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
+            )
+            print(f"pgvector {cursor.fetchone()[0]} on {server}")
+
+    def measure(self, data: np.ndarray, queries: np.ndarray, exact_tops, exact_ms) -> None:
+        from django.db import connections
+
+        from wovepaper.lib.search import pgvector
+        from wovepaper.lib.search.vectors import POOL
+
+        size = len(data)
+        ids = list(range(1, size + 1))  # ids from 1, as the database's
+
+        def batches(batch_size, model):
+            for start in range(0, size, batch_size):
+                yield ids[start : start + batch_size], data[start : start + batch_size]
+
+        backend = pgvector.PgvectorBackend(
+            _bench_collection(size), _bench_source(batches), alias="vectors", encoder=_Dimensions()
         )
         started = time.perf_counter()
-        index.add(np.arange(size, dtype=np.uint64), data)
+        backend.rebuild()
         built = time.perf_counter() - started
-        recalls, ann_ms, exact_ms = [], [], []
-        for query in queries:
+        with connections["vectors"].cursor() as cursor:
+            cursor.execute(
+                f"EXPLAIN SELECT id FROM {backend.table} "
+                "ORDER BY embedding <=> %s::vector LIMIT 10",
+                [pgvector._literal(queries[0])],
+            )
+            plan = " ".join(row[0] for row in cursor.fetchall())
+            assert "hnsw" in plan, plan
+            cursor.execute(f"SELECT pg_total_relation_size('{backend.table}')")
+            megabytes = cursor.fetchone()[0] / 1e6
+        for query in queries[:10]:  # untimed: the table's and index's pages read once
+            backend.nearest(query, 10)
+        recalls, pg_ms = [], []
+        for query, exact in zip(queries, exact_tops, strict=True):
             started = time.perf_counter()
-            exact = np.argsort(-(data @ query))[:10]
-            exact_ms.append((time.perf_counter() - started) * 1000)
+            found, _ = backend.nearest(query, 10)
+            pg_ms.append((time.perf_counter() - started) * 1000)
+            recalls.append(len(exact & {i - 1 for i in found}) / 10)
+        # A filtered search's pool: the nearest POOL (ef_search at its cap), and a deeper one
+        # past what an HNSW scan returns (the table read whole), on fewer queries.
+        pool_recalls, pool_ms, deep_ms = [], [], []
+        for query in queries[:50]:
+            exact_pool = set(np.argsort(-(data @ query))[:POOL].tolist())
             started = time.perf_counter()
-            found = index.search(query, 10).keys
-            ann_ms.append((time.perf_counter() - started) * 1000)
-            recalls.append(len(set(exact.tolist()) & set(found.tolist())) / 10)
+            found, _ = backend.nearest(query, POOL)
+            pool_ms.append((time.perf_counter() - started) * 1000)
+            pool_recalls.append(len(exact_pool & {i - 1 for i in found}) / POOL)
+        for query in queries[:20]:
+            started = time.perf_counter()
+            backend.nearest(query, pgvector.EF_SEARCH_MAX * 5)
+            deep_ms.append((time.perf_counter() - started) * 1000)
+        p50 = percentile(pg_ms, 0.5)
         print(
-            f"{size:>9,} vectors: recall@10 {statistics.mean(recalls):.3f} "
-            f"(min {min(recalls):.1f}); usearch p50 {percentile(ann_ms, 0.5):.2f} ms "
-            f"p95 {percentile(ann_ms, 0.95):.2f} ms; exact p50 {percentile(exact_ms, 0.5):.2f} ms"
-            f" p95 {percentile(exact_ms, 0.95):.2f} ms; exact / usearch at p50 "
-            f"{percentile(exact_ms, 0.5) / percentile(ann_ms, 0.5):.0f}x; built in {built:.0f} s "
-            f"({load()})"
+            f"{size:>9,} vectors, pgvector HNSW (m {pgvector.HNSW_M}, ef_construction "
+            f"{pgvector.HNSW_EF_CONSTRUCTION}, ef_search {pgvector.EF_SEARCH}): recall@10 "
+            f"{statistics.mean(recalls):.3f} (min {min(recalls):.1f}); p50 {p50:.2f} ms p95 "
+            f"{percentile(pg_ms, 0.95):.2f} ms; exact / pgvector at p50 "
+            f"{percentile(exact_ms, 0.5) / p50:.1f}x; built in {built:.0f} s "
+            f"(COPY and index, {megabytes:.0f} MB); nearest {POOL:,}: recall "
+            f"{statistics.mean(pool_recalls):.3f}, p50 {percentile(pool_ms, 0.5):.1f} ms; "
+            f"nearest {pgvector.EF_SEARCH_MAX * 5:,} (table read whole): p50 "
+            f"{percentile(deep_ms, 0.5):.1f} ms ({load()})"
         )
+        with connections["vectors"].cursor() as cursor:
+            cursor.execute(f"DROP TABLE {backend.table}")
+
+    def stop(self) -> None:
+        import shutil
+
+        from django.db import connections
+
+        connections["vectors"].close()
+        if self.server is not None:
+            self.server.cleanup()
+        if self.data is not None:
+            shutil.rmtree(self.data, ignore_errors=True)
+
+
+def _bench_collection(size: int):
+    from wovepaper.lib.search.base import Collection
+
+    return Collection(
+        name="bench",
+        fields=(),
+        sorts={},
+        documents=lambda ids: [],
+        id_batches=lambda n: iter(()),
+        count=lambda: size,
+        database=lambda c: None,
+    )
+
+
+def _bench_source(batches):
+    from wovepaper.lib.search.vectors import VectorSource
+
+    return VectorSource(vectors=lambda ids, model: ([], None), batches=batches, version=str)
 
 
 # --- a batch's save time ---------------------------------------------------------------------
@@ -857,6 +1005,7 @@ def main() -> None:
     command = commands.add_parser("ann")
     command.add_argument("--sizes", default="10000,100000")
     command.add_argument("--queries", type=int, default=200)
+    command.add_argument("--no-pgvector", action="store_true")
     command = commands.add_parser("batch")
     command.add_argument("--size", type=int, default=100_000)
     command.add_argument("--batch", type=int, default=128)

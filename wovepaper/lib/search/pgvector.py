@@ -168,19 +168,21 @@ class PgvectorBackend(VectorBackend):
         if not self.table_exists():
             logger.warning("no vector table %s yet: searching exactly", self.table)
             return self._fallback.nearest(vector, count)
-        query = _literal(vector)
-        with transaction.atomic(using=self.alias), self._cursor() as cursor:
-            if count <= EF_SEARCH_MAX:
-                ef_search = min(max(EF_SEARCH, count), EF_SEARCH_MAX)
-                cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
-            else:
-                # More than an HNSW scan can return: every row, ordered exactly.
-                cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
+        if count <= EF_SEARCH_MAX:
+            setting = f"hnsw.ef_search = {min(max(EF_SEARCH, count), EF_SEARCH_MAX)}"
+        else:
+            setting = "enable_indexscan = off"  # more than an HNSW scan returns: read it whole
+        # One round trip: the statements of one simple query run in one transaction (in
+        # autocommit, their own), so SET LOCAL holds for this search only. No parameters
+        # (they would need the extended protocol, one statement a message): the vector's
+        # text is made of our floats' reprs, the count is an int.
+        with self._cursor() as cursor:
             cursor.execute(
-                f"SELECT id, embedding <=> %s::vector AS distance FROM {self.table} "
-                "ORDER BY distance LIMIT %s",
-                [query, count],
+                f"SET LOCAL {setting}; "
+                f"SELECT id, embedding <=> '{_literal(vector)}'::vector AS distance "
+                f"FROM {self.table} ORDER BY distance LIMIT {int(count)}"
             )
+            cursor.nextset()
             found = cursor.fetchall()
         ids = [int(row[0]) for row in found]
         return ids, np.asarray([row[1] for row in found], dtype=np.float32)
