@@ -369,7 +369,7 @@ def test_auto_takes_pgvector_where_the_extension_is_available(settings):
     settings.VECTOR_DATABASE = "default"
     reset_backends()
     available = False
-    if connection.vendor == "postgresql":
+    if connection.vendor == "postgresql":  # Debian 12's PostgreSQL has no pgvector: usearch
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
             available = cursor.fetchone() is not None

@@ -90,17 +90,28 @@ def copy_rows(ids: Sequence[int], rows: np.ndarray) -> bytes:
     return _COPY_HEADER + packed.tobytes() + _COPY_TRAILER
 
 
+# The extension is in the database, or the server has it and this role may create it (it is
+# not a trusted extension: a superuser's). Else the writer would fail on every batch while
+# searches fell back to exact ones.
+AVAILABLE = """
+SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')
+    OR (EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')
+        AND (SELECT rolsuper FROM pg_roles WHERE rolname = current_user))
+"""
+
+
 def pgvector_available(alias: str) -> bool:
-    """Whether the database `alias` is PostgreSQL with the pgvector extension installed or
-    installable (VECTOR_ENGINE=auto). Asked on a connection of its own, once per process by
-    the registry, so no request's or test's count of queries includes it."""
+    """Whether the database `alias` is PostgreSQL with the pgvector extension installed, or
+    available to a role that may install it (VECTOR_ENGINE=auto). Asked on a connection of its
+    own, once per process by the registry, so no request's or test's count of queries
+    includes it."""
     if connections[alias].vendor != "postgresql":
         return False
     probe = connections.create_connection(alias)
     try:
         with probe.cursor() as cursor:
-            cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
-            return cursor.fetchone() is not None
+            cursor.execute(AVAILABLE)
+            return bool(cursor.fetchone()[0])
     finally:
         probe.close()
 
