@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from csp.decorators import csp_update
 from django.conf import settings
+from django.contrib.staticfiles.storage import staticfiles_storage
 from django.http import (
     FileResponse,
     Http404,
@@ -13,7 +14,6 @@ from django.http import (
     HttpResponsePermanentRedirect,
 )
 from django.shortcuts import render
-from django.templatetags.static import static
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_safe
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
@@ -63,7 +63,7 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
 def favicon(request: HttpRequest) -> HttpResponse:
     """Where a browser looks for an icon when a page names none (the admin's, the feeds'): the
     site's own icon, which its pages name in <head>."""
-    return HttpResponsePermanentRedirect(static("img/favicon.svg"))
+    return HttpResponsePermanentRedirect(staticfiles_storage.url("img/favicon.svg"))
 
 
 # What the API reference pages add to the site's Content-Security-Policy: Swagger UI and Redoc
