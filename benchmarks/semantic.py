@@ -10,6 +10,9 @@
         PostgreSQL VECTOR_DATABASE_URL names, else one pgserver starts) against exact search in
         numpy over the same vectors: recall@10, query time of each (exact is the reference),
         build time; for pgvector also the nearest 1,000 (a filtered search's pool) and 5,000.
+    python benchmarks/semantic.py product [--rows 20000] [--queries 500]
+        the exact backend's similarity product over one batch of rows: `rows @ vector` (BLAS,
+        the reference) and numpy's einsum, interleaved query by query: p50, p95.
     python benchmarks/semantic.py batch [--size 100000] [--batch 128] [--rounds 10]
         one batch of new vectors written to a usearch index of `size` vectors: as before
         (the batch added to the index in memory, then the whole file saved aside and renamed:
@@ -34,6 +37,11 @@
         torch, ONNX Runtime and ONNX Runtime int8 embedding the same real papers in turn, one
         thread each: papers per CPU-second, cosine of each paper's vector to torch's, and
         known-item search by meaning over each runtime's own vectors.
+    python benchmarks/semantic.py merge [--sizes 10000,30000,100000] [--delta 10000]
+        a delta of 10,000 new vectors (VECTOR_DELTA_MAX) merged into a main file of each size
+        by UsearchBackend.merge, its parts timed (load the main file, add the delta, save the
+        new file; main files built once and kept in benchmarks/out/), then the merge's time at
+        `--estimate` (2,600,000: all of arXiv) from that curve, printed as an estimate.
     DATABASE_URL=postgres://…/wovepaper_semantic_bench SEARCH_ENGINE=tantivy \\
         SEARCH_INDEX_DIR=… VECTOR_INDEX_DIR=… python benchmarks/semantic.py latency
         the first page of /search's call (paper_search, papers fetched) at the database's size
@@ -61,6 +69,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -426,6 +435,34 @@ def _bench_source(batches):
     return VectorSource(vectors=lambda ids, model: ([], None), batches=batches, version=str)
 
 
+def product(args) -> None:
+    """The exact backend's similarity product over one of its batches (20,000 rows of 384):
+    `rows @ vector` (BLAS, with its threads) and numpy's einsum, interleaved query by query so
+    that both see the same load; `@` is the reference."""
+    rng = np.random.default_rng(23)
+    real = real_vectors()
+    rows = synthetic(real, args.rows, rng)
+    queries = synthetic(real, len(real) + args.queries, rng)[len(real) :]
+    times: dict[str, list[float]] = {"rows @ vector": [], "einsum": []}
+    print(f"{args.rows:,} rows of 384, {args.queries} queries, {os.cpu_count()} CPUs, {load()}")
+    for query in queries:
+        started = time.perf_counter()
+        by_blas = rows @ query
+        times["rows @ vector"].append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        by_einsum = np.einsum("ij,j->i", rows, query)
+        times["einsum"].append((time.perf_counter() - started) * 1000)
+        assert np.allclose(by_blas, by_einsum, atol=1e-5)
+    reference = percentile(times["rows @ vector"], 0.5)
+    for name, values in times.items():
+        p50 = percentile(values, 0.5)
+        print(
+            f"{name:>13}: p50 {p50:.2f} ms, p95 {percentile(values, 0.95):.2f} ms "
+            f"({p50 / reference:.2f}x @'s p50)"
+        )
+    print(f"load average at the end: {load()}")
+
+
 # --- a batch's save time ---------------------------------------------------------------------
 
 
@@ -564,6 +601,157 @@ def batch(args) -> None:
         )
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def _merge_main_file(out: Path, size: int, real: np.ndarray, new_index) -> Path:
+    """A main file of `size` synthetic vectors (keys 0..size-1), built once and kept."""
+    built = out / f"merge-main-{size}.usearch"
+    if built.exists():
+        return built
+    rng = np.random.default_rng(17)
+    started = time.perf_counter()
+    index = new_index()
+    for start in range(0, size, 100_000):  # in pieces: 1M float32 rows are 1.5 GB
+        count = min(100_000, size - start)
+        index.add(
+            np.arange(start, start + count, dtype=np.uint64),
+            synthetic(real, len(real) + count, rng)[len(real) :],
+        )
+    partial = built.with_suffix(".partial")
+    index.save(str(partial))
+    os.replace(partial, built)
+    print(
+        f"built a main file of {size:,} vectors in {time.perf_counter() - started:.0f} s ({load()})"
+    )
+    return built
+
+
+def _merge_estimate(rows: list[tuple[int, float, float, float, float, float]], target: float):
+    """The merge's parts at `target` vectors from the measured sizes: loading and saving (and
+    the file's size) proportional to the count, least squares; adding the delta by a + b ln(count)
+    (each HNSW insert searches the graph), never less than the largest measured."""
+    sizes = np.array([r[0] for r in rows], dtype=float)
+
+    def linear(values):  # proportional, through the origin: a file read or written whole
+        return float(np.dot(sizes, values) / np.dot(sizes, sizes)) * target
+
+    def logarithmic(values):
+        b, a = np.polyfit(np.log(sizes), values, 1)
+        return a + b * np.log(target)
+
+    load_s = linear([r[2] for r in rows])
+    add_s = max(logarithmic([r[3] for r in rows]), max(r[3] for r in rows))
+    save_s = linear([r[4] for r in rows])
+    rest_s = linear([r[5] - r[2] - r[3] - r[4] for r in rows])
+    megabytes = linear([r[1] for r in rows])
+    print(
+        f"ESTIMATE from the curve above (not measured) at {target:,.0f} vectors "
+        f"(~{megabytes:,.0f} MB): load {load_s:.0f} s + add {add_s:.0f} s + save {save_s:.0f} s"
+        f" + the rest {rest_s:.0f} s = {load_s + add_s + save_s + rest_s:.0f} s"
+    )
+
+
+def merge(args) -> None:
+    """The merge of a full delta into a new main file, by the main file's size: its parts
+    (loading the main file, adding the delta's vectors, saving the new file) timed inside
+    UsearchBackend.merge itself, then the time at `--estimate` vectors from the measured curve
+    (load and save linear in the file's size, the adds growing with the logarithm of the
+    count, as HNSW's inserts do): an estimate, printed as one."""
+    import shutil
+
+    from usearch.index import Index
+
+    from wovepaper.lib.search import vectors as settings_of
+    from wovepaper.lib.search.base import Collection
+    from wovepaper.lib.search.vectors import UsearchBackend, VectorSource
+
+    spent: dict[str, float] = {}
+
+    def timed(name, call, *arguments, **options):
+        started = time.perf_counter()
+        result = call(*arguments, **options)
+        spent[name] = spent.get(name, 0.0) + time.perf_counter() - started
+        return result
+
+    class TimedIndex(Index):
+        """usearch's index with its load, add and save timed (a merge's three parts)."""
+
+        def load(self, *arguments, **options):
+            return timed("load", super().load, *arguments, **options)
+
+        def add(self, *arguments, **options):
+            return timed("add", super().add, *arguments, **options)
+
+        def save(self, *arguments, **options):
+            return timed("save", super().save, *arguments, **options)
+
+    def new_index(kind=Index):
+        return kind(
+            ndim=384,
+            metric="cos",
+            dtype="f16",
+            connectivity=settings_of.CONNECTIVITY,
+            expansion_add=settings_of.EXPANSION_ADD,
+            expansion_search=settings_of.EXPANSION_SEARCH,
+        )
+
+    class TimedBackend(UsearchBackend):
+        def _new_index(self):
+            return new_index(TimedIndex)
+
+    out = ROOT / "benchmarks" / "out"
+    out.mkdir(exist_ok=True)
+    real = real_vectors()
+    rows: list[tuple[int, float, float, float, float, float]] = []
+    print(f"a delta of {args.delta:,} new vectors merged, {os.cpu_count()} CPUs, {load()}")
+    for size in [int(s) for s in args.sizes.split(",")]:
+        built = _merge_main_file(out, size, real, new_index)
+        new_rows = synthetic(real, len(real) + args.delta, np.random.default_rng(19))[len(real) :]
+        rows_of = {size + n: new_rows[n] for n in range(args.delta)}
+
+        def vectors(ids, model, rows_of=rows_of):
+            found = [i for i in ids if i in rows_of]
+            return found, np.array([rows_of[i] for i in found], dtype=np.float32).reshape(-1, 384)
+
+        collection = Collection(
+            name="bench",
+            fields=(),
+            sorts={},
+            documents=lambda ids: [],
+            id_batches=lambda n: iter(()),
+            count=lambda size=size: size,
+            database=lambda c: None,
+        )
+        source = VectorSource(
+            vectors=vectors, batches=lambda n, model: iter(()), version=lambda model: ""
+        )
+        directory = Path(tempfile.mkdtemp(prefix="wovepaper-merge-", dir=out))
+        try:
+            writer = TimedBackend(
+                collection, source, directory=directory, encoder=_Dimensions(), delta_max=10**9
+            )
+            # The main file named as a rebuild names it (a copy: the merge removes it after).
+            writer.directory.mkdir(parents=True, exist_ok=True)
+            name = f"{writer.base}.0.usearch"
+            shutil.copyfile(built, directory / name)
+            writer._name({"main": name, "delta": None, "build": "0", "serial": 0})
+            writer.index(list(rows_of))
+            megabytes = built.stat().st_size / 1e6
+            spent.clear()
+            started = time.perf_counter()
+            merged = writer.merge()
+            total = time.perf_counter() - started
+            assert merged == args.delta, merged
+            print(
+                f"{size:>9,} vectors ({megabytes:,.0f} MB): merge {total:.1f} s = load "
+                f"{spent['load']:.1f} s + add {spent['add']:.1f} s + save {spent['save']:.1f} s"
+                f" + the rest {total - sum(spent.values()):.1f} s ({load()})"
+            )
+            rows.append((size, megabytes, spent["load"], spent["add"], spent["save"], total))
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+    if len(rows) >= 2:
+        _merge_estimate(rows, float(args.estimate))
 
 
 # --- known-item retrieval ---------------------------------------------------------------------
@@ -908,7 +1096,7 @@ def latency(args) -> None:
     from django.db import connection
 
     from papers.models import Paper
-    from papers.search import PAPERS, paper_search, paper_search_backend
+    from papers.search import PAPERS, paper_search, paper_search_backend, paper_search_query
     from wovepaper.lib.embeddings import text_encoder
     from wovepaper.lib.search import backend_for
 
@@ -930,27 +1118,61 @@ def latency(args) -> None:
             f"built the vector index of {count:,} papers in {time.perf_counter() - started:.0f} s"
         )
     encoder.encode(["warm up"])
-    for text in LATENCY_QUERIES:  # warm every path once
-        for mode in ("keyword", "semantic", "hybrid"):
-            paper_search(text, mode=mode)
+    # Two classes of query: the short topical ones, which some paper matches word for word,
+    # and the hand-written paraphrases (other words than the paper's): where no paper has
+    # every word, hybrid asks the keyword engine for the papers with any of them.
+    classes = {
+        "every word": LATENCY_QUERIES,
+        "other words": [text for _, text in paraphrases()],
+    }
+    modes = ("keyword", "semantic", "hybrid")
+    for texts in classes.values():
+        for text in texts:  # warm every path once
+            for mode in modes:
+                paper_search(text, mode=mode)
+    fallback = {
+        name: sum(
+            not keyword.search(paper_search_query(text, limit=1)).items
+            and len(paper_search_query(text).clauses()) > 1
+            for text in texts
+        )
+        for name, texts in classes.items()
+    }
     print(
         f"{count:,} papers, {connection.vendor}, keyword engine {keyword.engine}, "
         f"{os.cpu_count()} CPUs, {load()}"
     )
-    times: dict[str, list[float]] = {"keyword": [], "semantic": [], "hybrid": []}
+    times: dict[str, dict[str, list[float]]] = {
+        name: {mode: [] for mode in (*modes, "any word")} for name in classes
+    }
     for _ in range(args.repeat):
-        for text in LATENCY_QUERIES:
-            for mode in times:
+        for name, texts in classes.items():
+            for text in texts:
+                for mode in modes:
+                    started = time.perf_counter()
+                    list(paper_search(text, mode=mode).items)
+                    times[name][mode].append((time.perf_counter() - started) * 1000)
+                # The fallback's own call (the keyword engine's any-word first 100 ids), timed
+                # for every query, to tell its share of hybrid's time.
+                relaxed = paper_search_query(text, limit=100)
                 started = time.perf_counter()
-                list(paper_search(text, mode=mode).items)
-                times[mode].append((time.perf_counter() - started) * 1000)
-    reference = percentile(times["keyword"], 0.95)
-    for mode, values in times.items():
-        p95 = percentile(values, 0.95)
+                keyword.search(replace(relaxed, any_word=True))
+                times[name]["any word"].append((time.perf_counter() - started) * 1000)
+    for name, by_mode in times.items():
+        texts = classes[name]
         print(
-            f"{mode:>8}: p50 {percentile(values, 0.5):.1f} ms, p95 {p95:.1f} ms "
-            f"({p95 / reference:.2f}x keyword's p95), {len(values)} searches"
+            f"{name} ({len(texts)} queries, {fallback[name]} of them with no paper having "
+            f"every word: hybrid's any-word fallback), e.g. {texts[-1]!r}:"
         )
+        reference = percentile(by_mode["keyword"], 0.95)
+        for mode, values in by_mode.items():
+            p95 = percentile(values, 0.95)
+            label = "any-word call" if mode == "any word" else mode
+            print(
+                f"  {label:>8}: p50 {percentile(values, 0.5):.1f} ms, p95 {p95:.1f} ms "
+                f"({p95 / reference:.2f}x keyword's p95), max {max(values):.1f} ms, "
+                f"{len(values)} searches"
+            )
     print(f"load average at the end: {load()}")
 
 
@@ -1006,10 +1228,17 @@ def main() -> None:
     command.add_argument("--sizes", default="10000,100000")
     command.add_argument("--queries", type=int, default=200)
     command.add_argument("--no-pgvector", action="store_true")
+    command = commands.add_parser("product")
+    command.add_argument("--rows", type=int, default=20_000)
+    command.add_argument("--queries", type=int, default=500)
     command = commands.add_parser("batch")
     command.add_argument("--size", type=int, default=100_000)
     command.add_argument("--batch", type=int, default=128)
     command.add_argument("--rounds", type=int, default=10)
+    command = commands.add_parser("merge")
+    command.add_argument("--sizes", default="10000,30000,100000")
+    command.add_argument("--delta", type=int, default=10_000)
+    command.add_argument("--estimate", type=int, default=2_600_000)
     for name in ("known-item", "fusion"):
         command = commands.add_parser(name)
         command.add_argument("--queries", type=int, default=300)
@@ -1027,7 +1256,9 @@ def main() -> None:
         "throughput": throughput,
         "runtimes": runtimes,
         "ann": ann,
+        "product": product,
         "batch": batch,
+        "merge": merge,
         "known-item": known_item,
         "fusion": fusion,
         "latency": latency,
