@@ -256,9 +256,8 @@ def synthetic(real: np.ndarray, count: int, rng: np.random.Generator) -> np.ndar
 
 
 def ann(args) -> None:
-    from usearch.index import Index
 
-    from wovepaper.lib.search import vectors as settings_of
+    from wovepaper.lib.search.vectors import usearch_index
 
     rng = np.random.default_rng(7)
     real = real_vectors()
@@ -267,14 +266,7 @@ def ann(args) -> None:
         for size in [int(s) for s in args.sizes.split(",")]:
             data = synthetic(real, size, rng)
             queries = synthetic(real, len(real) + args.queries, rng)[len(real) :]
-            index = Index(
-                ndim=data.shape[1],
-                metric="cos",
-                dtype="f16",
-                connectivity=settings_of.CONNECTIVITY,
-                expansion_add=settings_of.EXPANSION_ADD,
-                expansion_search=settings_of.EXPANSION_SEARCH,
-            )
+            index = usearch_index(data.shape[1])
             started = time.perf_counter()
             index.add(np.arange(size, dtype=np.uint64), data)
             built = time.perf_counter() - started
@@ -494,11 +486,7 @@ def _nearest_ms(reader, queries) -> list[float]:
 def batch(args) -> None:
     import shutil
 
-    from usearch.index import Index
-
-    from wovepaper.lib.search import vectors as settings_of
-    from wovepaper.lib.search.base import Collection
-    from wovepaper.lib.search.vectors import UsearchBackend, VectorSource
+    from wovepaper.lib.search.vectors import UsearchBackend, VectorSource, usearch_index
 
     rng = np.random.default_rng(5)
     real = real_vectors()
@@ -508,14 +496,7 @@ def batch(args) -> None:
     main_data, new_data = made[:size], made[size:]
 
     def new_index():
-        return Index(
-            ndim=384,
-            metric="cos",
-            dtype="f16",
-            connectivity=settings_of.CONNECTIVITY,
-            expansion_add=settings_of.EXPANSION_ADD,
-            expansion_search=settings_of.EXPANSION_SEARCH,
-        )
+        return usearch_index(384)
 
     out = ROOT / "benchmarks" / "out"
     out.mkdir(exist_ok=True)
@@ -535,15 +516,7 @@ def batch(args) -> None:
     def batches(batch_size, model):
         return iter(())
 
-    collection = Collection(
-        name="bench",
-        fields=(),
-        sorts={},
-        documents=lambda ids: [],
-        id_batches=lambda n: iter(()),
-        count=lambda: size,
-        database=lambda c: None,
-    )
+    collection = _bench_collection(size)
     source = VectorSource(vectors=vectors, batches=batches, version=lambda model: "")
     directory = Path(tempfile.mkdtemp(prefix="wovepaper-batch-", dir=out))
     try:
@@ -671,9 +644,7 @@ def merge(args) -> None:
 
     from usearch.index import Index
 
-    from wovepaper.lib.search import vectors as settings_of
-    from wovepaper.lib.search.base import Collection
-    from wovepaper.lib.search.vectors import UsearchBackend, VectorSource
+    from wovepaper.lib.search.vectors import UsearchBackend, VectorSource, usearch_index
 
     spent: dict[str, float] = {}
     # CPU seconds too (every thread's): under other engineers' load, wall time says more
@@ -700,14 +671,7 @@ def merge(args) -> None:
             return timed("save", super().save, *arguments, **options)
 
     def new_index(kind=Index):
-        return kind(
-            ndim=384,
-            metric="cos",
-            dtype="f16",
-            connectivity=settings_of.CONNECTIVITY,
-            expansion_add=settings_of.EXPANSION_ADD,
-            expansion_search=settings_of.EXPANSION_SEARCH,
-        )
+        return usearch_index(384, kind)
 
     class TimedBackend(UsearchBackend):
         def _new_index(self):
@@ -728,15 +692,7 @@ def merge(args) -> None:
             found = [i for i in ids if i in rows_of]
             return found, np.array([rows_of[i] for i in found], dtype=np.float32).reshape(-1, 384)
 
-        collection = Collection(
-            name="bench",
-            fields=(),
-            sorts={},
-            documents=lambda ids: [],
-            id_batches=lambda n: iter(()),
-            count=lambda size=size: size,
-            database=lambda c: None,
-        )
+        collection = _bench_collection(size)
         source = VectorSource(
             vectors=vectors, batches=lambda n, model: iter(()), version=lambda model: ""
         )

@@ -115,6 +115,21 @@ def _matches(document: dict[str, Any], condition: Term | Range) -> bool:
     return not (condition.lt is not None and value >= condition.lt)
 
 
+def usearch_index(dimensions: int, kind: type | None = None) -> Any:
+    """An empty usearch index with this module's settings (`kind`: a subclass of usearch's
+    Index, for benchmarks that time its parts)."""
+    from usearch.index import Index  # imported on use: 0.3 s for processes without ANN
+
+    return (kind or Index)(
+        ndim=dimensions,
+        metric="cos",
+        dtype="f16",
+        connectivity=CONNECTIVITY,
+        expansion_add=EXPANSION_ADD,
+        expansion_search=EXPANSION_SEARCH,
+    )
+
+
 class VectorBackend(SearchBackend):
     """What the vector backends share: embedding the query, and turning the nearest documents
     into the query's page (filters, sorts and slice)."""
@@ -324,16 +339,7 @@ class UsearchBackend(VectorBackend):
         return self.directory / named["delta"]
 
     def _new_index(self):
-        from usearch.index import Index  # imported on use: 0.3 s for processes without ANN
-
-        return Index(
-            ndim=self.encoder.dimensions,
-            metric="cos",
-            dtype="f16",
-            connectivity=CONNECTIVITY,
-            expansion_add=EXPANSION_ADD,
-            expansion_search=EXPANSION_SEARCH,
-        )
+        return usearch_index(self.encoder.dimensions)
 
     @property
     def _legacy(self) -> Path:
