@@ -342,7 +342,7 @@ def main() -> None:
         type=int,
         default=None,
         help="load this many synthetic papers into an empty database first "
-        "(100000 for CI-size runs, 1000000 for the README's figures)",
+        "(100000 for CI-size runs, 1000000 for docs/performance.md's figures)",
     )
     parser.add_argument("--engines", default="database,tantivy")
     parser.add_argument("--repeat", type=int, default=5)

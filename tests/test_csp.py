@@ -70,7 +70,7 @@ def test_pages_work_under_the_policy_in_chromium(live_server, browser, paper_fac
         seen[path] = csp_violations(page)
     context.close()
     # The one refusal is the policy doing its job: Redoc's "powered by" logo from its CDN (the
-    # site loads nothing from another host, README "Security").
+    # site loads nothing from another host, docs/operations.md, "Security").
     assert {path: v for path, v in seen.items() if v} == {
         "/developers/redoc": ["img-src https://cdn.redoc.ly/redoc/logo-mini.svg"]
     }

@@ -304,7 +304,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Broker options as JSON. Redis redelivers a task that is not acknowledged within
 # `visibility_timeout` (1 h by default) and RabbitMQ closes a consumer after `consumer_timeout`
 # (30 min, set on the server): harvest tasks hand over to a continuation after
-# HARVEST_TASK_SECONDS to stay well inside both (README, "Running it").
+# HARVEST_TASK_SECONDS to stay well inside both (docs/operations.md, "Running it").
 CELERY_BROKER_TRANSPORT_OPTIONS = json.loads(env("CELERY_BROKER_TRANSPORT_OPTIONS") or "{}")
 # Prepended to every queue name, so that two deployments (or test runs) can share a broker.
 CELERY_QUEUE_PREFIX = env("CELERY_QUEUE_PREFIX")
@@ -509,7 +509,7 @@ if VECTOR_ENGINE in ("usearch", "auto"):
 # "embed" after harvest pages and import batches commit, by as many worker processes on as
 # many machines as wanted; `manage.py embed_papers` backfills, and the sweep below catches up.
 # The default is all-MiniLM-L6-v2 on ONNX Runtime with int8 matrix products: 1.19x torch's
-# papers per CPU-second at the same known-item recall and category agreement (README).
+# papers per CPU-second at the same known-item recall and category agreement (docs/performance.md).
 EMBEDDING_ENCODER = env("EMBEDDING_ENCODER", "wovepaper.lib.embeddings.MiniLMOnnxInt8Encoder")
 # Where the ONNX encoders keep the model's ONNX export, made from the bundled weights on first
 # use (seconds; nothing is downloaded).
@@ -594,7 +594,7 @@ DEMO_STEPS: list[dict] = []
 # reach (no network) the step says so in seconds and changes nothing.
 DEMO_STEPS.append({"command": ["match_researchers"], "options": {"probe_timeout": 3.0}})
 # The demo's vectors, computed once by the default model (`manage.py embed_papers --save`;
-# README, "Data"): embedding its 3,500 papers anew takes minutes on two cores. A paper whose
+# docs/architecture.md, "Data"): embedding its 3,500 papers anew takes minutes on two cores. A paper whose
 # text or model differs from the file's is embedded here.
 DEMO_EMBEDDINGS = BASE_DIR / "papers" / "sample" / "demo-embeddings.npz"
 DEMO_STEPS.append(

@@ -1,7 +1,7 @@
 """The OpenSearch backend against real OpenSearch answers served over HTTP from 127.0.0.1
 (tests/fixtures/opensearch, recorded from clusters by the OpenSearch documentation; see
 PROVENANCE.md): the requests it sends, and how it reads the answers. No cluster runs here, so
-what a live cluster would rank is not tested; see the README."""
+what a live cluster would rank is not tested; see docs/search.md."""
 
 from __future__ import annotations
 
