@@ -88,8 +88,9 @@ ATTRIBUTES = frozenset(
 )
 # Shorthands that abstracts use as if they were standard (authors define them in their papers)
 # and whose meaning is not in doubt, rewritten to standard TeX before conversion; anything else
-# unknown falls back to the source. Measured on the bundled sample (docs/pages-and-api.md, Public pages): the
-# formulas that still fail use macros whose meaning only their paper says (\fa, \p, \M, ...).
+# unknown falls back to the source. Measured on the bundled sample (docs/pages-and-api.md,
+# Public pages): the formulas that still fail use macros whose meaning only their paper
+# says (\fa, \p, \M, ...).
 _BLACKBOARD = "RCNZQF"
 MACROS = {
     **{letter: rf"\mathbb{{{letter}}}" for letter in "RCNZQ"},  # \R: the reals, ...

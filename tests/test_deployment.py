@@ -1,6 +1,6 @@
 """The shipped deployment examples agree with the code: every setting the code reads is in the
-configuration table in docs/configuration.md, the Procfile's workers serve every queue tasks are routed to, and a worker
-started from its Procfile line answers the health check's `celery inspect ping`."""
+table in docs/configuration.md, the Procfile's workers serve every queue tasks are routed to,
+and a worker started from its Procfile line answers the health check's `celery inspect ping`."""
 
 from __future__ import annotations
 

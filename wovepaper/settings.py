@@ -594,8 +594,8 @@ DEMO_STEPS: list[dict] = []
 # reach (no network) the step says so in seconds and changes nothing.
 DEMO_STEPS.append({"command": ["match_researchers"], "options": {"probe_timeout": 3.0}})
 # The demo's vectors, computed once by the default model (`manage.py embed_papers --save`;
-# docs/architecture.md, "Data"): embedding its 3,500 papers anew takes minutes on two cores. A paper whose
-# text or model differs from the file's is embedded here.
+# docs/architecture.md, "Data"): embedding its 3,500 papers anew takes minutes on two
+# cores. A paper whose text or model differs from the file's is embedded here.
 DEMO_EMBEDDINGS = BASE_DIR / "papers" / "sample" / "demo-embeddings.npz"
 DEMO_STEPS.append(
     {"command": ["embed_papers"], "options": {"load": DEMO_EMBEDDINGS, "no_progress": True}}
