@@ -18,7 +18,7 @@ COUNTRY = re.compile(r"^[A-Za-z]{2}$")
 PER_PAGE = 24
 
 
-@cache_public_page()
+@cache_public_page(query=["page"])
 def institution_detail(request: HttpRequest, pk: int | None = None, key: str = "") -> HttpResponse:
     """The page of the institution with id `pk` (`/institutions/<id>-<slug>`), or of the one
     `key` names (a ROR id or URL, an OpenAlex id, a name), redirected to its canonical URL."""

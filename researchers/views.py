@@ -32,7 +32,7 @@ POSITIONS = [
 ]
 
 
-@cache_public_page()
+@cache_public_page(query=["category", "sort", "page"])
 def researcher_detail(request: HttpRequest, pk: int) -> HttpResponse:
     researcher, merged = selectors.researcher_resolve(pk)
     if researcher is None:

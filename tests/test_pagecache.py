@@ -241,3 +241,51 @@ def test_a_search_asked_again_is_served_from_the_cache_until_new_papers_arrive(
     line = next(iter_snapshot_lines(sample_path))
     papers_upsert([parse_snapshot_line(line.text)])
     assert "quietly changed" in client.get("/search", {"q": "tropical"}).content.decode()
+
+
+def _is_fragment(response) -> bool:
+    return "<html" not in response.content.decode()
+
+
+def test_htmx_headers_other_than_true_never_poison_the_shared_page(client, paper_factory):
+    """django-htmx reads only the value "true"; the cache keys on exactly that, so a request
+    whose header says anything else gets (and leaves) the page, never the fragment."""
+    paper_factory(title="Minimal surfaces in space")
+    url, query = "/search", {"q": "surfaces"}
+    poison = client.get(url, query, HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="false")
+    assert poison.status_code == 200 and _is_fragment(poison)
+    plain = client.get(url, query)
+    assert not _is_fragment(plain) and "public" in plain["Cache-Control"]
+
+    false_first = client.get("/search", {"q": "space"}, HTTP_HX_REQUEST="false")
+    assert not _is_fragment(false_first)
+    assert _is_fragment(client.get("/search", {"q": "space"}, HTTP_HX_REQUEST="true"))
+    restore = client.get(
+        "/search", {"q": "space"}, HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true"
+    )
+    assert not _is_fragment(restore)
+    assert {"HX-Request", "HX-History-Restore-Request"} <= {
+        part.strip() for part in plain["Vary"].split(",")
+    }
+
+
+def test_unknown_query_parameters_are_served_but_never_stored(client, paper_factory):
+    paper = paper_factory(title="Asked with made-up parameters")
+    url = paper.get_absolute_url()
+    client.get(url)
+    junk = client.get(url, {"junk": "1"})
+    assert junk.status_code == 200 and "Asked with made-up parameters" in junk.content.decode()
+    assert "public" not in junk.get("Cache-Control", "")
+    _quietly_retitle(paper, "Quietly retitled")
+    # The plain page is the cached one; the made-up variant was never kept, so it renders anew.
+    assert "Asked with made-up parameters" in client.get(url).content.decode()
+    assert "Quietly retitled" in client.get(url, {"junk": "1"}).content.decode()
+
+
+def test_the_parameters_a_page_reads_are_cached(client, paper_factory):
+    paper = paper_factory(title="Paged search results")
+    first = client.get("/search", {"q": "paged", "page": "1", "sort": "newest"})
+    assert "public" in first["Cache-Control"]
+    _quietly_retitle(paper, "Quietly retitled")
+    again = client.get("/search", {"q": "paged", "page": "1", "sort": "newest"})
+    assert "Paged search results" in again.content.decode()

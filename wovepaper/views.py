@@ -16,7 +16,7 @@ from papers.converters import PAPER_KEY
 from papers.selectors import category_is_held, papers_in_category, papers_newest
 from papers.taxonomy import POPULAR, archive_name, category_name, is_known_category
 from researchers.selectors import researchers_active_in_category
-from wovepaper.lib.negotiation import render_page, wants_markdown
+from wovepaper.lib.negotiation import render_page, wants_htmx_fragment, wants_markdown
 from wovepaper.lib.pagecache import cache_public_page
 from wovepaper.lib.paging import page_number, search_window, window
 from wovepaper.lib.request_types import HtmxHttpRequest
@@ -48,7 +48,7 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
-@cache_public_page(lists=True)
+@cache_public_page(lists=True, query=["page"])
 def papers_list(request: HttpRequest) -> HttpResponse:
     """The newest papers of the whole archive, paged."""
     pager = window(
@@ -63,7 +63,7 @@ def papers_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-@cache_public_page(lists=True)
+@cache_public_page(lists=True, query=["page"])
 def category(request: HttpRequest, code: str) -> HttpResponse:
     """An arXiv category: its newest papers, the researchers most active in it lately, its feeds."""
     if not is_known_category(code) and not category_is_held(code):
@@ -97,7 +97,7 @@ def _popular() -> list[dict]:
 # A query asked again (a popular one, or paging back) is served from the page cache like any
 # anonymous page, until new papers arrive (the lists token); the figures it shows of papers
 # already there are at most PAGE_CACHE_SECONDS old, as on every list.
-@cache_public_page(lists=True)
+@cache_public_page(lists=True, query=[*SearchForm.base_fields, "page"])
 def search(request: HtmxHttpRequest) -> HttpResponse:
     """Form, then the one search selector, then render (the results fragment for htmx)."""
     form = SearchForm(request.GET or None)
@@ -144,11 +144,11 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         and (context["researchers"] or context["institutions"])
     )
     # A history restore asks for the whole page again, even though it comes from htmx.
-    if request.htmx and not request.htmx.history_restore_request and not wants_markdown(request):
+    if wants_htmx_fragment(request) and not wants_markdown(request):
         response = render(request, "wovepaper/_search_results.html", context)
     else:
         response = render_page(request, "wovepaper/search", context)
-    patch_vary_headers(response, ["HX-Request"])
+    patch_vary_headers(response, ["HX-Request", "HX-History-Restore-Request"])
     return response
 
 

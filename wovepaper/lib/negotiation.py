@@ -19,6 +19,15 @@ def wants_markdown(request: HttpRequest) -> bool:
     return request.get_preferred_type(["text/html", "text/markdown"]) == "text/markdown"
 
 
+def wants_htmx_fragment(request: HttpRequest) -> bool:
+    """True when htmx asks for a fragment to swap in: `HX-Request: true`, except a history
+    restore (`HX-History-Restore-Request: true`), which wants the whole page. Read as django-htmx
+    reads the headers (only the value "true" counts), so the page cache keys on exactly what
+    the view renders."""
+    htmx = getattr(request, "htmx", None)
+    return bool(htmx) and not htmx.history_restore_request
+
+
 def render_page(
     request: HttpRequest, template: str, context: dict, *, status: int = 200
 ) -> HttpResponse:

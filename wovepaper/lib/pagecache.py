@@ -26,6 +26,10 @@ has loaded, and htmx swaps them in by id (the nav's account links, follow and cl
 the chat dock). That shared signed-in body is kept under its own key and is the same for every
 signed-in reader; the fragment is theirs alone and never cached (`private, no-store`).
 
+A view names the query parameters it reads (`cache_public_page(query=...)`); a request with
+any other parameter (`?utm_source=`, `?junk=1`) is rendered afresh and not stored, so made-up
+parameters cannot fill the cache with copies of one page.
+
 Never cached: requests with one-time messages waiting (a messages cookie, or messages kept in
 the session), staff (their pages carry curation tools), anything but GET and HEAD, and any
 response that sets a cookie, asked for a CSRF token or wrote to the session; those pages are
@@ -55,7 +59,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
 
-from .negotiation import wants_markdown
+from .negotiation import wants_htmx_fragment, wants_markdown
 
 log = logging.getLogger(__name__)
 
@@ -109,15 +113,19 @@ def _drop_tokens(kind: str, keys: list[str]) -> None:
         log.warning("page cache: could not mark %d %s page(s) stale", len(keys), kind)
 
 
-def cache_public_page(*, lists: bool = False) -> Callable:
+def cache_public_page(*, lists: bool = False, query: Iterable[str] = ()) -> Callable:
     """Serve the view's anonymous GET responses from the page cache (see the module docstring).
-    `lists`: the page lists the newest papers, so new papers make it stale."""
+    `lists`: the page lists the newest papers, so new papers make it stale. `query`: the query
+    parameters the view reads; a request carrying any other is served uncached."""
     shared = [f"{SITE}:0", *([f"{LISTS}:0"] if lists else [])]
+    known_parameters = frozenset(query)
 
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             audience = _audience(request)
+            if audience is not None and not known_parameters.issuperset(request.GET):
+                audience = None
             if audience is None:
                 response = view(request, *args, **kwargs)
                 if request.user.is_authenticated:
@@ -217,8 +225,7 @@ def _page_key(request: HttpRequest, audience: str = ANONYMOUS) -> str:
     variant = "md" if wants_markdown(request) else "html"
     if audience == SIGNED_IN:
         variant += "-signed-in"
-    # htmx asks for a fragment, except when it restores a page from history: then the page.
-    if request.headers.get("HX-Request") and not request.headers.get("HX-History-Restore-Request"):
+    if wants_htmx_fragment(request):
         variant += "-htmx"
     address = hashlib.sha256(f"{request.get_host()}{request.get_full_path()}".encode()).hexdigest()
     return f"page:{variant}:{address}"
