@@ -7,12 +7,13 @@ interface (wovepaper.lib.search); this module only decides which of them the pag
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 
 from institutions.search import institutions_search
 from papers.search import paper_search
 from papers.selectors import papers_in_category, papers_with_short_bylines
 from researchers.search import researchers_search
+from wovepaper.lib.bounds import day_after
 from wovepaper.lib.search import SearchPage
 
 
@@ -50,7 +51,7 @@ def site_search(
                 category=search.category or None,
                 date_from=search.date_from,
                 # The form's end date is inclusive; the interface's is exclusive.
-                date_to=search.date_to + timedelta(days=1) if search.date_to else None,
+                date_to=day_after(search.date_to),
                 sort=search.sort,
                 mode=search.mode,
                 offset=offset,

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 from django.db.models import QuerySet
 from django.http import Http404
@@ -30,6 +30,7 @@ from papers.selectors import (
 from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
 from wovepaper.lib.api.schema import converter_path_parameter, error_responses, query_values
+from wovepaper.lib.bounds import day_after
 
 from .examples import paper_example
 from .serializers import (
@@ -55,8 +56,8 @@ def papers_in_range(
 ) -> QuerySet[Paper]:
     if start:
         papers = papers.filter(**{f"{field}__gte": day_start(start)})
-    if end and end < date.max:
-        papers = papers.filter(**{f"{field}__lt": day_start(end + timedelta(days=1))})
+    if (after_end := day_after(end)) is not None:
+        papers = papers.filter(**{f"{field}__lt": day_start(after_end)})
     return papers
 
 
@@ -196,7 +197,7 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
             p["q"],
             category=p.get("category"),
             date_from=p.get("published_from"),
-            date_to=end + timedelta(days=1) if end and end < date.max else None,
+            date_to=day_after(end),
             sort=p["sort"],
             mode=p["mode"],
             offset=(page - 1) * size,

@@ -25,7 +25,7 @@ def wants_htmx_fragment(request: HttpRequest) -> bool:
     reads the headers (only the value "true" counts), so the page cache keys on exactly what
     the view renders."""
     htmx = getattr(request, "htmx", None)
-    return bool(htmx) and not htmx.history_restore_request
+    return htmx is not None and bool(htmx) and not htmx.history_restore_request
 
 
 def render_page(

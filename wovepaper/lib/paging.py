@@ -12,17 +12,15 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from .bounds import whole_number
 from .search import SearchPage
 
 MAX_PAGE = 400
 
 
 def page_number(request: HttpRequest, *, max_page: int = MAX_PAGE) -> int:
-    try:
-        page = int(request.GET.get("page", "1"))
-    except ValueError:
-        return 1
-    return min(max(page, 1), max_page)
+    page = whole_number(request.GET.get("page"), minimum=1)
+    return 1 if page is None else min(page, max_page)
 
 
 def query_choice(request: HttpRequest, name: str, allowed: Container[str], *, default: str) -> str:

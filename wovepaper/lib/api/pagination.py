@@ -16,6 +16,8 @@ from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
+from ..bounds import whole_number
+
 INVALID_CURSOR = "Not a cursor of this list: use the `next` or `previous` link of a response."
 
 
@@ -25,8 +27,8 @@ def page_size_from(request, name: str, default: int, maximum: int) -> int:
     given = request.query_params.getlist(name)
     if not given:
         return default
-    size = int(given[0]) if len(given) == 1 and given[0].isascii() and given[0].isdigit() else 0
-    if not 1 <= size <= maximum:
+    size = whole_number(given[0], minimum=1, maximum=maximum) if len(given) == 1 else None
+    if size is None:
         raise exceptions.ValidationError({name: [f"Must be a whole number from 1 to {maximum}."]})
     return size
 
