@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.cache import patch_cache_control
 
 from wovepaper.lib.api.errors import api_not_found
 
@@ -27,3 +28,23 @@ class ControlCharacterPathMiddleware:
                 return api_not_found(request)
             raise Http404("control character in the path")
         return self.get_response(request)
+
+
+class PrivateByDefaultMiddleware:
+    """A response to a signed-in reader that says nothing of caching is `private, no-store`.
+
+    Pages such as the account settings (the API token), the chat, `/following` and the
+    onboarding are the reader's alone; without a Cache-Control a browser's back-forward cache or
+    a proxy may keep them. Pages that are meant to be kept say so themselves (the page cache's
+    shared signed-in bodies are `private, max-age`), so this only fills the silence.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and not response.has_header("Cache-Control"):
+            patch_cache_control(response, private=True, no_store=True)
+        return response
