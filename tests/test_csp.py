@@ -74,3 +74,9 @@ def test_pages_work_under_the_policy_in_chromium(live_server, browser, paper_fac
     assert {path: v for path, v in seen.items() if v} == {
         "/developers/redoc": ["img-src https://cdn.redoc.ly/redoc/logo-mini.svg"]
     }
+
+
+def test_the_bad_host_page_carries_the_policy_too(client):
+    response = client.get("/", HTTP_HOST="not-ours.example")
+    assert response.status_code == 400
+    assert "default-src" in response["Content-Security-Policy"]

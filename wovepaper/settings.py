@@ -80,6 +80,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost, so that every response has the policy: Django's 400 for a Host not in
+    # ALLOWED_HOSTS is made inside the first middleware that reads the host.
+    "csp.middleware.CSPMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "wovepaper.middleware.ControlCharacterPathMiddleware",
@@ -91,7 +94,6 @@ MIDDLEWARE = [
     "wovepaper.lib.replicas.ReplicaReadsMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "accounts.middleware.OnboardingMiddleware",
