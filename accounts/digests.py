@@ -56,10 +56,11 @@ def unsubscribe_url(*, user_id: int) -> str:
 class UnsubscribeResult:
     ok: bool
     reason: str = ""  # "expired" or "invalid" when not ok
+    user_id: int | None = None
 
 
-def digest_unsubscribe(*, token: str) -> UnsubscribeResult:
-    """Turn digests off for the user the token names. Idempotent; needs no session."""
+def unsubscribe_token_check(*, token: str) -> UnsubscribeResult:
+    """Whether `token` is a valid, unexpired unsubscribe link, and whose. Changes nothing."""
     signer = signing.TimestampSigner(salt=UNSUBSCRIBE_SALT)
     try:
         user_id = int(signer.unsign(token, max_age=settings.DIGEST_UNSUBSCRIBE_MAX_AGE))
@@ -67,12 +68,19 @@ def digest_unsubscribe(*, token: str) -> UnsubscribeResult:
         return UnsubscribeResult(False, "expired")
     except (signing.BadSignature, ValueError):
         return UnsubscribeResult(False, "invalid")
-    # A deleted account's token unsubscribes nothing, and says so like a bad link would not:
-    # the address gets no more mail either way.
-    Profile.objects.filter(user_id=user_id).update(
-        digest_frequency=Profile.Digest.NONE, modified_at=timezone.now()
-    )
-    return UnsubscribeResult(True)
+    return UnsubscribeResult(True, user_id=user_id)
+
+
+def digest_unsubscribe(*, token: str) -> UnsubscribeResult:
+    """Turn digests off for the user the token names. Idempotent; needs no session."""
+    result = unsubscribe_token_check(token=token)
+    if result.ok:
+        # A deleted account's token unsubscribes nothing, and says so like a bad link would
+        # not: the address gets no more mail either way.
+        Profile.objects.filter(user_id=result.user_id).update(
+            digest_frequency=Profile.Digest.NONE, modified_at=timezone.now()
+        )
+    return result
 
 
 @dataclass(frozen=True)

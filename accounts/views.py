@@ -463,12 +463,19 @@ def delete_account(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 
 # The token in the link is the authorisation, and mail clients that implement RFC 8058
-# one-click unsubscribe POST to it without any cookie or CSRF token.
+# one-click unsubscribe POST to it without any cookie or CSRF token. A GET only asks: mail
+# systems' link scanners follow every link in a message, and must not unsubscribe anyone.
 @csrf_exempt
 @require_http_methods(["GET", "POST"])
 def digest_unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    if request.method == "GET":
+        result = digests.unsubscribe_token_check(token=token)
+        context = {"result": result, "confirm": result.ok}
+        return render(
+            request, "accounts/unsubscribe.html", context, status=200 if result.ok else 400
+        )
     result = digests.digest_unsubscribe(token=token)
-    if request.method == "POST" and result.ok:
+    if result.ok and request.POST.get("List-Unsubscribe") == "One-Click":
         return HttpResponse("Unsubscribed.", content_type="text/plain")
     status = 200 if result.ok else 400
     return render(request, "accounts/unsubscribe.html", {"result": result}, status=status)

@@ -161,11 +161,15 @@ def test_beat_task_sends_due_digests(reader, settings):
 
 def test_unsubscribe_link_works_without_signing_in(reader, client):
     token = unsubscribe_token(user_id=reader.pk)
-    response = client.get(f"/digest/unsubscribe/{token}")
+    # Opening the link (or a mail system's link scanner following it) only asks.
+    asked = client.get(f"/digest/unsubscribe/{token}")
+    assert asked.status_code == 200 and "Stop the digest emails?" in asked.content.decode()
+    assert Profile.objects.get(user=reader).digest_frequency == Profile.Digest.DAILY
+    response = client.post(f"/digest/unsubscribe/{token}")
     assert response.status_code == 200
     assert "unsubscribed" in response.content.decode()
     assert Profile.objects.get(user=reader).digest_frequency == Profile.Digest.NONE
-    assert client.get(f"/digest/unsubscribe/{token}").status_code == 200  # idempotent
+    assert client.post(f"/digest/unsubscribe/{token}").status_code == 200  # idempotent
 
 
 def test_one_click_post_needs_no_csrf_token(reader):
