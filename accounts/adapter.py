@@ -25,7 +25,8 @@ class AccountAdapter(DefaultAccountAdapter):
         (`API_NUM_PROXIES` hops from the right of X-Forwarded-For, else REMOTE_ADDR). allauth's
         own reading is REMOTE_ADDR, which behind a load balancer is the balancer's: every
         reader would share one limit."""
-        return BaseThrottle().get_ident(request)
+        # get_ident reads only request.META, which a Django request has as DRF's does.
+        return BaseThrottle().get_ident(request)  # type: ignore[arg-type]
 
     def get_signup_redirect_url(self, request: HttpRequest) -> str:
         return reverse("accounts:chat")

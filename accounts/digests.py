@@ -74,7 +74,7 @@ def unsubscribe_token_check(*, token: str) -> UnsubscribeResult:
 def digest_unsubscribe(*, token: str) -> UnsubscribeResult:
     """Turn digests off for the user the token names. Idempotent; needs no session."""
     result = unsubscribe_token_check(token=token)
-    if result.ok:
+    if result.user_id is not None:
         # A deleted account's token unsubscribes nothing, and says so like a bad link would
         # not: the address gets no more mail either way.
         Profile.objects.filter(user_id=result.user_id).update(
