@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from rest_framework.authtoken.admin import TokenAdmin as RestFrameworkTokenAdmin
+from rest_framework.authtoken.models import TokenProxy
 
 from .models import Claim, Follow, Profile, SentDigest
 from .services import claim_review
@@ -57,3 +59,12 @@ class SentDigestAdmin(admin.ModelAdmin):
     search_fields = ("user__email", "period_key")
     raw_id_fields = ("user",)
     show_full_result_count = False
+
+
+# DRF's token admin offers every account in a <select>: unbounded with many readers.
+admin.site.unregister(TokenProxy)
+
+
+@admin.register(TokenProxy)
+class TokenAdmin(RestFrameworkTokenAdmin):
+    raw_id_fields = ("user",)

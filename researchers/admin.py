@@ -32,7 +32,8 @@ class ResearcherAdmin(CurationAdminMixin, admin.ModelAdmin):
     )
     list_filter = ("figures_source",)
     search_fields = ("display_name", "name_key", "=external_ids__value")
-    raw_id_fields = ("merged_into",)
+    # Ids, not <select>s of every paper and researcher: the form stays bounded at any size.
+    raw_id_fields = ("merged_into", "most_cited_paper")
     readonly_fields = ("created_at", "modified_at")
     inlines = [ExternalIdInline]
     show_full_result_count = False
