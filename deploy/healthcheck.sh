@@ -9,8 +9,12 @@ host="$(hostname)"
 workers=("$@")
 [ ${#workers[@]} -eq 0 ] && workers=("harvest@$host" "match@$host" "default@$host" "search@$host" "analysis@$host" "embed@$host")
 status=0
-if ! curl -fsS -o /dev/null --max-time 10 "http://127.0.0.1:${PORT:-8000}/robots.txt"; then
+# /health answers 200 when the web reaches its database and cache, else 503 naming what is down.
+if ! health="$(curl -sS --max-time 10 -w '\n%{http_code}' "http://127.0.0.1:${PORT:-8000}/health")"; then
   echo "web: no answer on port ${PORT:-8000}" >&2
+  status=1
+elif [ "${health##*$'\n'}" != "200" ]; then
+  echo "web: unhealthy: ${health%$'\n'*}" >&2
   status=1
 fi
 for worker in "${workers[@]}"; do

@@ -44,7 +44,9 @@ class PrivateByDefaultMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
+        if response.status_code >= 500 or response.has_header("Cache-Control"):
+            return response  # an error page must not ask the database who is signed in
         user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated and not response.has_header("Cache-Control"):
+        if user is not None and user.is_authenticated:
             patch_cache_control(response, private=True, no_store=True)
         return response

@@ -6,7 +6,7 @@ from institutions.feeds import InstitutionAtomFeed, InstitutionFeed
 from papers.converters import ArxivIdConverter, PaperKeyConverter
 from papers.feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, LatestPapersFeed
 from researchers.feeds import ResearcherAtomFeed, ResearcherFeed
-from wovepaper import readers, views
+from wovepaper import health, readers, views
 from wovepaper.lib.api.converters import (
     IdConverter,
     InstitutionKeyConverter,
@@ -51,6 +51,7 @@ urlpatterns = [
     path("developers/redoc", readers.RedocView.as_view(url_name="openapi"), name="api-redoc"),
     path("llms.txt", readers.llms_txt, name="llms-txt"),
     path("robots.txt", readers.robots_txt, name="robots-txt"),
+    path("health", health.health, name="health"),
     path("favicon.ico", readers.favicon, name="favicon"),
     re_path(
         r"^data/(?P<name>identity-links\.(?:jsonl\.gz|json))$",
@@ -82,3 +83,4 @@ urlpatterns = [
 ]
 
 handler404 = "wovepaper.views.page_not_found"
+handler500 = "wovepaper.health.server_error"
