@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from allauth.account.models import EmailAddress
 from allauth.socialaccount.models import SocialAccount
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -327,3 +330,22 @@ def user_delete(*, user: User) -> None:
     """Delete the account. Follows, claims, profile, digests, chat conversations and messages,
     email addresses, social accounts and API tokens go with it (all cascade from the user)."""
     user.delete()
+
+
+def unverified_accounts_expire(*, now=None) -> int:
+    """Delete the accounts made more than ACCOUNT_UNVERIFIED_EXPIRE_DAYS ago whose address was
+    never confirmed and that never signed in (no staff, no social sign-in): what a sign-up with
+    someone else's address leaves. Returns how many went; a rerun removes nothing more."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.ACCOUNT_UNVERIFIED_EXPIRE_DAYS)
+    expired = (
+        User.objects.filter(
+            date_joined__lt=cutoff, last_login__isnull=True, is_staff=False, is_superuser=False
+        )
+        .exclude(pk__in=EmailAddress.objects.filter(verified=True).values("user_id"))
+        .exclude(pk__in=SocialAccount.objects.values("user_id"))
+    )
+    count = 0
+    for user in expired.iterator(chunk_size=500):
+        user_delete(user=user)
+        count += 1
+    return count

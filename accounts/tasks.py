@@ -3,9 +3,16 @@ from __future__ import annotations
 from celery import shared_task
 
 from .digests import digests_send_due
+from .services import unverified_accounts_expire
 
 
 @shared_task(name="accounts.tasks.send_digests", acks_late=True)
 def send_digests() -> dict[str, int]:
     """Beat task: send the digests that are due. Safe to run twice (see accounts.digests)."""
     return digests_send_due()
+
+
+@shared_task(name="accounts.tasks.expire_unverified_accounts", acks_late=True)
+def expire_unverified_accounts() -> int:
+    """Beat task: remove accounts never confirmed nor used. Idempotent."""
+    return unverified_accounts_expire()

@@ -213,6 +213,11 @@ ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_EMAIL_VERIFICATION = env("ACCOUNT_EMAIL_VERIFICATION", "mandatory")
 ACCOUNT_PREVENT_ENUMERATION = True
+ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}
+# An account whose address was never confirmed and that never signed in is removed after this
+# many days (accounts.services.unverified_accounts_expire, daily): a sign-up with someone
+# else's address leaves nothing behind.
+ACCOUNT_UNVERIFIED_EXPIRE_DAYS = env_int("ACCOUNT_UNVERIFIED_EXPIRE_DAYS", 7)
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"
@@ -318,6 +323,10 @@ CELERY_BEAT_SCHEDULE: dict = {}
 CELERY_BEAT_SCHEDULE["accounts-send-digests"] = {
     "task": "accounts.tasks.send_digests",
     "schedule": crontab(minute=0, hour=env_int("DIGEST_HOUR", 6)),
+}
+CELERY_BEAT_SCHEDULE["accounts-expire-unverified"] = {
+    "task": "accounts.tasks.expire_unverified_accounts",
+    "schedule": crontab(minute=15, hour=env_int("DIGEST_HOUR", 6)),
 }
 CELERY_TASK_ROUTES: dict = {}
 # Matching: the backlog newest first, and researcher figures refreshed oldest first.
