@@ -121,3 +121,25 @@ def test_a_worker_started_from_its_procfile_line_answers_celery_inspect_ping(tmp
             worker.terminate()
             worker.wait(timeout=60)
     assert f"{prefix}default" in log_path.read_text()  # it consumed the prefixed queue
+
+
+def test_the_env_example_can_be_sourced_by_a_shell_and_reads_as_the_code_expects():
+    import json
+
+    script = (
+        "set -a; . deploy/wovepaper.env.example; "
+        'printf "%s\\n%s\\n" "$CELERY_BROKER_TRANSPORT_OPTIONS" "$SEARCH_ENGINE"'
+    )
+    done = subprocess.run(["bash", "-c", script], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == ""
+    options, engine = done.stdout.splitlines()
+    assert json.loads(options) == {"visibility_timeout": 3600}
+    assert engine == "tantivy"
+
+
+def test_the_web_units_install_line_enables_every_worker_the_healthcheck_pings():
+    healthcheck = (ROOT / "deploy" / "healthcheck.sh").read_text()
+    pinged = set(re.findall(r'"(\w+)@\$host"', healthcheck))
+    unit = (ROOT / "deploy" / "systemd" / "wovepaper-web.service").read_text()
+    enabled = set(re.findall(r"wovepaper-worker@(\w+)", unit))
+    assert pinged and pinged <= enabled, pinged - enabled
