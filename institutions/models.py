@@ -70,6 +70,14 @@ class Institution(models.Model):
         return f"/institutions/{self.url_slug}"
 
     @property
+    def kind(self) -> str:
+        """What the organisation is (education, company, government, ...), or "" when the
+        sources do not say. ROR's and OpenAlex's "funder" says that it funds research, not what
+        it is (OpenAlex types Google so): it is never shown as the kind."""
+        kinds = [t for t in [*self.types, self.type] if t and t.lower() != "funder"]
+        return kinds[0] if kinds else ""
+
+    @property
     def url_slug(self) -> str:
         return f"{self.pk}-{self.slug}" if self.slug else str(self.pk)
 

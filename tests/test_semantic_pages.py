@@ -227,3 +227,16 @@ def test_suggestions_cost_a_bounded_number_of_queries_however_many_are_followed(
     assert first_of_many - cached_of_many <= 2 * FOLLOWED_LOOKED_AT
     # The five looked at now are the newest follows, with no papers: nothing to suggest.
     assert cached_of_many <= cached
+
+
+def test_the_words_only_link_keeps_the_query(client, embedded):
+    html = client.get("/search", {"q": "mistakes in quantum computers"}).content.decode()
+    link = re.search(r'<a href="([^"]*)">Words only</a>', html)
+    assert link is not None, "hybrid search shows no 'Words only' link"
+    href = link[1].replace("&amp;", "&")
+    assert href.startswith("?q=") and "??" not in href
+    assert "mode=keyword" in href
+    assert (
+        "mistakes in quantum computers"
+        in client.get(href if href.startswith("/") else "/search" + href).content.decode()
+    )

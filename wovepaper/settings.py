@@ -638,7 +638,7 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "wovepaper API",
     "DESCRIPTION": (
-        "Read-only access to every arXiv paper indexed by wovepaper, the researchers who wrote "
+        "Every arXiv paper indexed by wovepaper, the researchers who wrote "
         "them (matched to Semantic Scholar and OpenAlex identities) and their institutions (ROR). "
         "Responses are JSON; lists are paged with opaque cursors; errors share one body "
         '`{"error": {"status", "code", "message"}}`. See /developers for a guide.'

@@ -129,3 +129,15 @@ def test_browse_list_query_bound(client, institution_factory, django_assert_max_
     with django_assert_max_num_queries(1):
         html = client.get("/institutions").content.decode()
     assert html.count("<tr><td>") == min(n, 50)
+
+
+def test_a_funder_type_is_never_shown_as_what_the_organisation_is(client, institution_factory):
+    # OpenAlex types "Google (United States)" as a funder (wovepaper/demo/recordings).
+    google = institution_factory("Google (United States)", ror_id="00njsd438", type="funder")
+    page = client.get(google.get_absolute_url()).content.decode()
+    assert "Funder" not in page
+    listing = client.get("/institutions").content.decode()
+    assert "Funder" not in listing
+    google.types = ["funder", "company"]
+    google.save()
+    assert "<dd>Company</dd>" in client.get(google.get_absolute_url()).content.decode()
