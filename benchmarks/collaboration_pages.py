@@ -50,7 +50,7 @@ from django.db.models import Count  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from papers.importing import snapshot_import  # noqa: E402
+from papers.ingest.importing import snapshot_import  # noqa: E402
 from papers.models import Authorship, Paper  # noqa: E402
 from researchers.models import Researcher  # noqa: E402
 from researchers.names import name_key  # noqa: E402

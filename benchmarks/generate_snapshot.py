@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from papers.records import format_version_date  # noqa: E402
+from papers.ingest.records import format_version_date  # noqa: E402
 
 SAMPLE = ROOT / "papers" / "sample" / "arxiv-sample.jsonl.gz"
 MAX_AUTHORS = 30

@@ -4,9 +4,9 @@ Replays the three real 1,000-record pages in tests/fixtures/arxiv-oai/ (two `arX
 `arXivRaw`) --repeat times under distinct synthetic arXiv ids (9000.00001 and up: arXiv will not
 reach year-month 9000 for decades), writes them to a temporary directory, then measures:
 
-  parse only   read each file and parse it into PaperRecords (papers.oai)
+  parse only   read each file and parse it into PaperRecords (papers.harvest.oai)
   end to end   read, parse, and ingest each page exactly as a harvest does
-               (papers.harvesting.harvest_page_ingest: papers_upsert + checkpoint, one
+               (papers.harvest.runs.harvest_page_ingest: papers_upsert + checkpoint, one
                transaction per page)
   rerun        the same pages again: every record unchanged (the idempotent path)
   search index the search documents of the harvested papers (papers.indexing), which a
@@ -47,14 +47,14 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from papers.harvesting import (  # noqa: E402
+from papers.harvest.oai import ResumptionToken, parse_list_records  # noqa: E402
+from papers.harvest.runs import (  # noqa: E402
     harvest_page_ingest,
     harvest_run_create,
     harvest_run_execute,
 )
 from papers.indexing import search_index_pending  # noqa: E402
 from papers.models import HarvestRun, Paper, PaperSearchDocument  # noqa: E402
-from papers.oai import ResumptionToken, parse_list_records  # noqa: E402
 
 PAGES = [
     ("listrecords_arXiv_2013-05-24_token_436115-4001.xml", "arXiv"),

@@ -1,4 +1,4 @@
-"""Benchmark the snapshot import (papers.importing.snapshot_import: parse, papers_upsert, and
+"""Benchmark the snapshot import (papers.ingest.importing.snapshot_import: parse, papers_upsert, and
 the search documents built beside the load, as `manage.py import_arxiv_snapshot` does), against
 PostgreSQL's COPY of the same rows in the same run.
 
@@ -137,7 +137,7 @@ def run_child(snapshot: Path, batch_size: int | None, load_only: bool, rerun: bo
     from django.core.management import call_command
     from django.db import connection
 
-    from papers.importing import snapshot_import
+    from papers.ingest.importing import snapshot_import
     from papers.models import Authorship, Paper, PaperCategory, PaperSearchDocument
 
     call_command("migrate", verbosity=0)
@@ -222,7 +222,7 @@ def copy_text(value) -> str:
 
 def copy_tables():
     """(table, columns) of the reference, in load order: what the import's first run writes."""
-    from papers.ingest import (
+    from papers.ingest.upsert import (
         _AUTHORSHIP_COPY_FIELDS,
         _CATEGORY_COPY_FIELDS,
         _PAPER_COPY_FIELDS,
@@ -243,8 +243,8 @@ def prepare_copy_files(snapshot: Path, prefix: Path) -> dict[str, Path]:
     of an id winning), with ids 1..N, their categories and their authorships."""
     from django.utils import timezone
 
-    from papers.importing import snapshot_batches
-    from papers.ingest import _authorship_values, _paper_values
+    from papers.ingest.importing import snapshot_batches
+    from papers.ingest.upsert import _authorship_values, _paper_values
     from papers.models import Authorship, Paper, PaperCategory
 
     records = {}

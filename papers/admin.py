@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .harvest_lock import harvest_runs_stale
+from .harvest.lock import harvest_runs_stale
 from .models import MATCH_CERTAIN, Authorship, HarvestRun, Paper, PaperCategory, RejectedRecord
 
 

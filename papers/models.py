@@ -321,7 +321,7 @@ class HarvestRun(models.Model):
     heartbeat_at = models.DateTimeField(
         null=True,
         blank=True,
-        help_text="Last sign of life of the process running it (papers.harvest_lock).",
+        help_text="Last sign of life of the process running it (papers.harvest.lock).",
     )
     task_id = models.CharField(
         max_length=64,

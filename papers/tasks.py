@@ -1,4 +1,4 @@
-"""Celery tasks for harvesting: thin wrappers that take primitives and call papers.harvesting.
+"""Celery tasks for harvesting: thin wrappers that take primitives and call papers.harvest.runs.
 
 A harvest window runs as a chain of short tasks: each runs the window for at most
 HARVEST_TASK_SECONDS, then replaces itself with a task resuming the run from its checkpoint
@@ -20,8 +20,9 @@ from django.conf import settings
 
 from wovepaper.lib import llm
 
-from . import analysis, embedding, harvesting, indexing
-from .harvest_lock import HarvestLocked, harvest_runs_stale
+from . import analysis, embedding, indexing
+from .harvest import runs as harvest_runs
+from .harvest.lock import HarvestLocked, harvest_runs_stale
 from .models import HarvestRun, Paper
 
 logger = logging.getLogger(__name__)
@@ -62,11 +63,11 @@ def harvest_window(
     if run is not None:
         if run.status == HarvestRun.Status.SUCCEEDED:
             # Delivered again after the run was finished (by us or by another delivery).
-            return harvesting.HarvestSummary.of(run).as_dict()
+            return harvest_runs.HarvestSummary.of(run).as_dict()
         resume_run_id = run.pk
     started: list[HarvestRun] = []
     try:
-        run = harvesting.harvest_window(
+        run = harvest_runs.harvest_window(
             set_spec=set_spec,
             metadata_prefix=metadata_prefix,
             from_date=_date(from_date),
@@ -81,24 +82,26 @@ def harvest_window(
     except HarvestLocked as exc:
         if inline or self.request.retries >= settings.HARVEST_LOCKED_RETRIES:
             logger.info("harvest of %r skipped: %s", set_spec, exc)
-            summary = harvesting.HarvestSummary(status="locked", set_spec=set_spec, error=str(exc))
+            summary = harvest_runs.HarvestSummary(
+                status="locked", set_spec=set_spec, error=str(exc)
+            )
             return summary.as_dict()
         # Perhaps the lock of a worker that died running this very run: it lapses by then.
         raise self.retry(countdown=settings.HARVEST_LOCK_TTL, max_retries=None) from exc
     except Exception as exc:
         run_id = started[0].pk if started else resume_run_id
-        message = harvesting.harvest_failure_message(run_id, exc)
+        message = harvest_runs.harvest_failure_message(run_id, exc)
         logger.error("%s", message)
         if not started:
-            return harvesting.HarvestSummary(
+            return harvest_runs.HarvestSummary(
                 status="failed", run_id=run_id, set_spec=set_spec, error=message
             ).as_dict()
-        return harvesting.HarvestSummary.of(started[0], error=message).as_dict()
+        return harvest_runs.HarvestSummary.of(started[0], error=message).as_dict()
     if run.status == HarvestRun.Status.RUNNING:
         # Past HARVEST_TASK_SECONDS: the rest of the run goes on in a task of its own.
         logger.info("harvest run %s: page %s reached, continuing in a new task", run.pk, run.pages)
         return self.replace(harvest_window.si(resume_run_id=run.pk))
-    return harvesting.HarvestSummary.of(run).as_dict()
+    return harvest_runs.HarvestSummary.of(run).as_dict()
 
 
 @shared_task(name="papers.harvest_daily")

@@ -17,9 +17,9 @@ from django.test.utils import CaptureQueriesContext
 from accounts.models import Follow
 from institutions.models import AuthorshipInstitution, Institution
 from papers.indexing import search_index_papers
-from papers.ingest import papers_upsert
+from papers.ingest.snapshot import parse_snapshot_line
+from papers.ingest.upsert import papers_upsert
 from papers.models import Authorship, Paper
-from papers.snapshot import parse_snapshot_line
 from researchers.models import Researcher
 from researchers.names import name_key
 

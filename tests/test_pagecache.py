@@ -14,9 +14,9 @@ from django.test import override_settings
 from accounts.models import Follow
 from institutions.models import Institution
 from institutions.services import institutions_update_stats
-from papers.ingest import papers_upsert
+from papers.ingest.snapshot import iter_snapshot_lines, parse_snapshot_line
+from papers.ingest.upsert import papers_upsert
 from papers.models import Paper
-from papers.snapshot import iter_snapshot_lines, parse_snapshot_line
 from researchers.models import Researcher
 from researchers.names import name_key
 from researchers.stats import researchers_update_stats

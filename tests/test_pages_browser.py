@@ -22,7 +22,7 @@ from django.contrib.auth import get_user_model
 
 from accounts.models import Follow
 from institutions.models import AuthorshipInstitution, Institution
-from papers.importing import snapshot_import
+from papers.ingest.importing import snapshot_import
 from papers.mathtext import formula_html, segments
 from papers.models import Authorship, Paper
 from researchers.models import Researcher

@@ -13,7 +13,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='harvestrun',
             name='heartbeat_at',
-            field=models.DateTimeField(blank=True, help_text='Last sign of life of the process running it (papers.harvest_lock).', null=True),
+            field=models.DateTimeField(blank=True, help_text='Last sign of life of the process running it (papers.harvest.lock).', null=True),
         ),
         migrations.AddField(
             model_name='harvestrun',

@@ -7,8 +7,8 @@ from typing import Any
 
 from wovepaper.lib.search.orm import id_batches
 
+from ..ingest.records import PaperRecord
 from ..models import Paper
-from ..records import PaperRecord
 
 
 def paper_documents(paper_ids: Sequence[int]) -> Iterator[dict[str, Any]]:

@@ -16,7 +16,7 @@ from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 from schemathesis.checks import CHECKS
 
-from papers.importing import snapshot_import
+from papers.ingest.importing import snapshot_import
 from papers.models import Authorship, Paper
 from wovepaper.wsgi import application
 

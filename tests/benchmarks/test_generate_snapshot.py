@@ -7,10 +7,10 @@ import json
 from email.utils import parsedate_to_datetime
 
 from benchmarks.generate_snapshot import MAX_AUTHORS, write_snapshot
-from papers.importing import snapshot_import
+from papers.ingest.importing import snapshot_import
+from papers.ingest.records import NEW_STYLE_ID
+from papers.ingest.snapshot import parse_snapshot_line
 from papers.models import Authorship, Paper
-from papers.records import NEW_STYLE_ID
-from papers.snapshot import parse_snapshot_line
 
 COUNT = 400
 

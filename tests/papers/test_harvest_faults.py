@@ -15,8 +15,8 @@ import pytest
 from django.core.cache import cache
 from django.core.management.base import CommandError
 
-from papers.clients.arxiv import ArxivOAIClient
-from papers.harvesting import harvest_window
+from papers.harvest.client import ArxivOAIClient
+from papers.harvest.runs import harvest_window
 from papers.models import HarvestRun, Paper
 from tests.papers.conftest import harvest_command, point_harvester_at
 from tests.papers.faulty_oai import FaultyOAI

@@ -23,8 +23,8 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.utils import timezone
 
-from papers.harvest_lock import HarvestLocked, Heartbeat, harvest_lock, harvest_lock_break
-from papers.harvesting import harvest_run_create
+from papers.harvest.lock import HarvestLocked, Heartbeat, harvest_lock, harvest_lock_break
+from papers.harvest.runs import harvest_run_create
 from papers.models import HarvestRun, Paper, PaperSearchDocument
 from papers.tasks import harvest_resume_stale
 from tests.papers.conftest import harvest_command, point_harvester_at

@@ -10,9 +10,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from lxml import etree
 
-from papers import oai
-from papers.clients.arxiv import ArxivOAIClient, IncompleteList
-from papers.harvesting import (
+from papers.harvest import oai
+from papers.harvest.client import ArxivOAIClient, IncompleteList
+from papers.harvest.runs import (
     HarvestLocked,
     harvest_lock,
     harvest_next_from,

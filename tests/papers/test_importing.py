@@ -6,10 +6,10 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from papers.importing import snapshot_import
+from papers.ingest.importing import snapshot_import
+from papers.ingest.records import RecordError
+from papers.ingest.snapshot import parse_snapshot_line
 from papers.models import Authorship, Paper, PaperCategory, RejectedRecord
-from papers.records import RecordError
-from papers.snapshot import parse_snapshot_line
 
 CORPUS_LINES = 200
 

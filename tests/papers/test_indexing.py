@@ -6,13 +6,15 @@ import threading
 
 import pytest
 
-from papers import importing, indexing, oai
-from papers.harvesting import harvest_page_ingest, harvest_run_create
-from papers.importing import snapshot_import
+from papers import indexing
+from papers.harvest import oai
+from papers.harvest.runs import harvest_page_ingest, harvest_run_create
 from papers.indexing import search_index_papers, search_index_pending
-from papers.ingest import papers_upsert
+from papers.ingest import importing
+from papers.ingest.importing import snapshot_import
+from papers.ingest.records import PaperRecord
+from papers.ingest.upsert import papers_upsert
 from papers.models import Paper, PaperSearchDocument
-from papers.records import PaperRecord
 from papers.search import paper_search
 from papers.tasks import index_search_pending
 from tests.papers.conftest import ARXIV_PAGE_3, oai_bytes

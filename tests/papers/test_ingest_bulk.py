@@ -11,12 +11,12 @@ import pytest
 from slugify import slugify
 
 from papers.authors import decode_tex
-from papers.importing import in_background, snapshot_import
-from papers.ingest import _paper_values, _papers_insert_new, paper_slug, papers_upsert
+from papers.ingest.importing import in_background, snapshot_import
+from papers.ingest.records import RecordError, clean_text
+from papers.ingest.records import parse_version_date as _parse_version_date
+from papers.ingest.snapshot import decode_byline, parse_snapshot_line
+from papers.ingest.upsert import _paper_values, _papers_insert_new, paper_slug, papers_upsert
 from papers.models import Authorship, Paper, PaperCategory
-from papers.records import RecordError, clean_text
-from papers.records import parse_version_date as _parse_version_date
-from papers.snapshot import decode_byline, parse_snapshot_line
 
 
 @pytest.fixture

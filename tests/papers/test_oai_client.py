@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 from werkzeug import Response
 
-from papers.clients.arxiv import (
+from papers.harvest.client import (
     ArxivOAIClient,
     ArxivOAIClientError,
     ArxivUnavailable,

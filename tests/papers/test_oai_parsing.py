@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 import pytest
 from lxml import etree
 
-from papers import oai
+from papers.harvest import oai
 from tests.papers.conftest import (
     ARXIV_PAGE_1,
     ARXIV_PAGE_3,

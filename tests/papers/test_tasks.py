@@ -10,8 +10,8 @@ from celery.contrib.testing.worker import start_worker
 from django.conf import settings
 from kombu import pools as kombu_pools
 
-from papers.handoff import HandOff
-from papers.harvesting import harvest_lock
+from papers.harvest.handoff import HandOff
+from papers.harvest.runs import harvest_lock
 from papers.models import HarvestRun, Paper
 from papers.tasks import harvest_daily, harvest_window
 from tests.papers.conftest import oai_bytes, requested, serve, serve_arxiv_chain

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from institutions.models import Institution
 from institutions.search import institutions_search
 from institutions.services import institutions_update_stats
-from papers.importing import snapshot_import
+from papers.ingest.importing import snapshot_import
 from papers.models import Paper
 from papers.search import PAPERS, paper_search, paper_search_backend
 from researchers.curation import researchers_merge

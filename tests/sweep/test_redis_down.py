@@ -17,7 +17,7 @@ import redis
 from django.contrib.auth import get_user_model
 from django.core.cache import caches
 
-from papers.harvest_lock import harvest_lock
+from papers.harvest.lock import harvest_lock
 from wovepaper.lib.http import RateLimiter
 
 pytestmark = pytest.mark.django_db

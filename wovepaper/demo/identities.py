@@ -1,10 +1,10 @@
 """The demo's researchers: the recorded papers, matched by production's matching task.
 
-1. The arXiv papers the recordings describe are written with `papers.ingest.papers_upsert`, as
-   the harvester writes papers. Where the project holds real arXiv metadata for one of them
-   it is left as it is; otherwise no arXiv record of it was found, so the paper carries only
-   what a source recorded (its title and author list, from Semantic Scholar, else OpenAlex), and
-   what only arXiv knows (categories, submission date, abstract) stays empty: unknown.
+1. The arXiv papers the recordings describe are written with `papers.ingest.upsert.papers_upsert`,
+   as the harvester writes papers. Where the project holds real arXiv metadata for one of them it is
+   left as it is; otherwise no arXiv record of it was found, so the paper carries only what a source
+   recorded (its title and author list, from Semantic Scholar, else OpenAlex), and what only arXiv
+   knows (categories, submission date, abstract) stays empty: unknown.
 2. Those papers go through `researchers.tasks.match_papers`, inline, with the clients pointed at
    the replay server (`wovepaper.demo.replay`): alignment, identities by external id, same-name
    records, conflicts, figures, institutions and the stored page figures are all production's.
@@ -24,9 +24,9 @@ from django.db.models import Count, Q
 
 from institutions.models import Institution
 from papers.authors import parse_display_name
-from papers.ingest import papers_upsert
+from papers.ingest.records import PaperRecord, normalize_arxiv_id
+from papers.ingest.upsert import papers_upsert
 from papers.models import Paper
-from papers.records import PaperRecord, normalize_arxiv_id
 from papers.tasks import index_search
 from researchers.clients.openalex import work_arxiv_id
 from researchers.models import Researcher, ResearcherExternalId

@@ -7,11 +7,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from papers.handoff import HandOff
-from papers.harvest_lock import HarvestLocked, harvest_lock_break
-from papers.harvesting import harvest_failure_message, harvest_window
+from papers.harvest.handoff import HandOff
+from papers.harvest.lock import HarvestLocked, harvest_lock_break
+from papers.harvest.oai import METADATA_PREFIXES
+from papers.harvest.runs import harvest_failure_message, harvest_window
 from papers.models import HarvestRun
-from papers.oai import METADATA_PREFIXES
 
 
 def _day(value: str) -> date:

@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from papers.importing import snapshot_import
+from papers.ingest.importing import snapshot_import
 
 
 class Command(BaseCommand):

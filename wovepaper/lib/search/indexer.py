@@ -3,7 +3,7 @@
 writer per index). With the database engine there is nothing to feed: the database keeps its
 own index.
 
-The feeds: harvest pages and snapshot import batches (papers.harvesting, papers.importing),
+The feeds: harvest pages and snapshot import batches (papers.harvest.runs, papers.ingest.importing),
 a paper saved one at a time (the admin), matching batches (citation counts: papers; new
 researchers and institutions and their paper counts), curation (merges and splits change
 which researcher records exist and their counts), all through `engine_index_enqueue`.

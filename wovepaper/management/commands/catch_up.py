@@ -1,8 +1,8 @@
 """`manage.py catch_up`: what an operator runs after the broker was down (or tasks were lost).
 
 A harvest that could not reach the broker built its pages' search documents itself but queued
-no matching (papers.handoff). This builds every search document still missing or stale, here,
-and queues one `researchers.match_next_batch` task per MATCH_BATCH_SIZE papers waiting for
+no matching (papers.harvest.handoff). This builds every search document still missing or stale,
+here, and queues one `researchers.match_next_batch` task per MATCH_BATCH_SIZE papers waiting for
 matching, for the match workers to take.
 """
 
@@ -13,7 +13,7 @@ from math import ceil
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from papers.handoff import UNREACHABLE, send_task
+from papers.harvest.handoff import UNREACHABLE, send_task
 from papers.indexing import search_index_pending
 from researchers.matching import papers_waiting_count
 

@@ -13,8 +13,8 @@ from slugify import slugify, smart_truncate
 
 from wovepaper.lib.pagecache import LISTS, pages_changed
 
-from .authors import AuthorName
-from .models import Authorship, Paper, PaperCategory, RejectedRecord
+from ..authors import AuthorName
+from ..models import Authorship, Paper, PaperCategory, RejectedRecord
 from .records import PaperRecord
 
 PAPER_UPDATE_FIELDS = [

@@ -14,7 +14,7 @@ from typing import BinaryIO
 
 import orjson
 
-from .authors import AuthorName, decode_tex, split_authors
+from ..authors import AuthorName, decode_tex, split_authors
 from .records import (
     PaperRecord,
     RecordError,

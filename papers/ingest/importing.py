@@ -17,14 +17,14 @@ from wovepaper.lib.search import backend_for
 from wovepaper.lib.search.base import BulkLoad, BulkLoadBusy
 from wovepaper.lib.search.indexer import engine_configured, engine_index_enqueue
 
-from .embedding import embed_enqueue
-from .indexing import BackgroundIndexer, search_index_enabled, search_index_pending
-from .ingest import UpsertCounts, UpsertResult, papers_upsert_records, record_rejection
-from .models import Authorship, Paper, PaperCategory, PaperSearchDocument
+from ..embedding import embed_enqueue
+from ..indexing import BackgroundIndexer, search_index_enabled, search_index_pending
+from ..models import Authorship, Paper, PaperCategory, PaperSearchDocument
+from ..search import PAPERS
+from ..search.documents import paper_document_of_record
 from .records import PaperRecord, RecordError
-from .search import PAPERS
-from .search.documents import paper_document_of_record
 from .snapshot import iter_snapshot_bytes, line_text, parse_snapshot_line
+from .upsert import UpsertCounts, UpsertResult, papers_upsert_records, record_rejection
 
 ProgressCallback = Callable[[int], None]
 T = TypeVar("T")

@@ -1,7 +1,7 @@
 """OAI-PMH harvest windows: pages in, papers upserted, a checkpoint after every page.
 
 A HarvestRun is one window (set, metadata prefix, from/until). Each page goes through
-`papers.ingest.papers_upsert` and the run's checkpoint (the next resumption token, counts,
+`papers.ingest.upsert.papers_upsert` and the run's checkpoint (the next resumption token, counts,
 page number) is saved in the same transaction, so a crashed or killed run resumes from the
 last page whose papers are in the database: nothing twice, nothing skipped.
 
@@ -12,12 +12,12 @@ last page whose papers are in the database: nothing twice, nothing skipped.
   the newest datestamp saved, when pages have come in datestamp order (the current server sorts
   by modification time), else the window's own `from`. The upsert makes the overlap harmless.
 - Deleted headers mark the paper `is_deleted`; the row stays.
-- Malformed records are set aside with `papers.ingest.record_rejection`; the run goes on.
+- Malformed records are set aside with `papers.ingest.upsert.record_rejection`; the run goes on.
 - A page that cannot continue its list (no resumption token in the answer to one, a list
   ending short of the size it announced) is asked for again, then fails the run, resumable.
-- Created or changed papers are handed on after the page commits (papers.handoff): to the
+- Created or changed papers are handed on after the page commits (papers.harvest.handoff): to the
   search index, and to matching when HARVEST_ENQUEUE_MATCHING is on.
-- One harvest per set at a time (papers.harvest_lock: a lock held by a heartbeat). A run given
+- One harvest per set at a time (papers.harvest.lock: a lock held by a heartbeat). A run given
   a deadline stops at the first page boundary past it, still "running", for a Celery task to
   hand the rest to its continuation (papers.tasks).
 """
@@ -38,11 +38,11 @@ from django.utils import timezone
 
 from wovepaper.lib.http import ServiceError
 
-from .clients.arxiv import ArxivOAIClient
+from ..ingest.upsert import UpsertCounts, papers_upsert, record_rejection
+from ..models import HarvestRun, Paper
+from .client import ArxivOAIClient
 from .handoff import HandOff
-from .harvest_lock import HarvestLock, HarvestLocked, HarvestLockLost, Heartbeat, harvest_lock
-from .ingest import UpsertCounts, papers_upsert, record_rejection
-from .models import HarvestRun, Paper
+from .lock import HarvestLock, HarvestLocked, HarvestLockLost, Heartbeat, harvest_lock
 from .oai import METADATA_PREFIXES, BadResumptionToken, ListPage, ListSoFar, OAIError
 
 logger = logging.getLogger(__name__)

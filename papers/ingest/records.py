@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
 
-from .authors import AuthorName
+from ..authors import AuthorName
 
 NEW_STYLE_ID = re.compile(r"^\d{4}\.\d{4,5}$")
 OLD_STYLE_ID = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}$")

@@ -23,9 +23,9 @@ from kombu.exceptions import OperationalError as BrokerError
 
 from wovepaper.lib.search.indexer import engine_index_enqueue
 
-from .embedding import embed_enqueue
-from .indexing import search_index_papers
-from .search import PAPERS
+from ..embedding import embed_enqueue
+from ..indexing import search_index_papers
+from ..search import PAPERS
 
 logger = logging.getLogger(__name__)
 

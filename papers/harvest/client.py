@@ -13,7 +13,8 @@ as arXiv's terms ask. Then, by `ARXIV_RETRY_POLICY` (wovepaper.lib.http.ServiceC
   ARXIV_OAI_MAX_RETRIES retries.
 - Other 4xx: raised at once (retrying cannot help).
 
-Parsing is done by the pure functions in `papers.oai`; this module returns their dataclasses.
+Parsing is done by the pure functions in `papers.harvest.oai`; this module returns their
+dataclasses.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ import httpx
 from django.conf import settings
 from lxml import etree
 
-from papers import oai
 from wovepaper.lib.http import RetryPolicy, ServiceClient, ServiceError, UnusableAnswer
+
+from . import oai
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -51,8 +53,8 @@ class MalformedResponse(ArxivOAIClientError):
 
 
 class IncompleteList(ArxivOAIClientError):
-    """A list page could not continue its list (see papers.oai.list_page_problem) after every
-    retry: taking it would end the harvest early and lose the rest of the list."""
+    """A list page could not continue its list (see papers.harvest.oai.list_page_problem) after
+    every retry: taking it would end the harvest early and lose the rest of the list."""
 
 
 class _NotWellFormed(UnusableAnswer):

@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from wovepaper.lib.cache import coordination_cache
 
-from .models import HarvestRun
+from ..models import HarvestRun
 
 logger = logging.getLogger(__name__)
 

@@ -30,8 +30,8 @@ from typing import BinaryIO, NoReturn
 
 from lxml import etree
 
-from .authors import AuthorName, decode_tex, split_authors
-from .records import (
+from ..authors import AuthorName, decode_tex, split_authors
+from ..ingest.records import (
     PaperRecord,
     RecordError,
     clean_abstract,
