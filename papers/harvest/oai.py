@@ -39,6 +39,7 @@ from ..ingest.records import (
     normalize_arxiv_id,
     parse_version_date,
 )
+from ..ingest.textmode import text_mode_to_unicode
 
 OAI_NS = "http://www.openarchives.org/OAI/2.0/"
 ARXIV_NS = "http://arxiv.org/OAI/arXiv/"
@@ -482,8 +483,8 @@ def _record_from_metadata(meta, header: Header, *, created_is_v1: bool) -> Paper
 
     record = PaperRecord(
         arxiv_id=arxiv_id,
-        title=clean_text(fields.get("title")),
-        abstract=clean_abstract(fields.get("abstract")),
+        title=text_mode_to_unicode(clean_text(fields.get("title"))),
+        abstract=text_mode_to_unicode(clean_abstract(fields.get("abstract"))),
         authors_raw=authors_raw,
         authors=authors,
         categories=clean_text(fields.get("categories")).split(),

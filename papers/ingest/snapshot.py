@@ -24,6 +24,7 @@ from .records import (
     normalize_arxiv_id,
     parse_version_date,
 )
+from .textmode import text_mode_to_unicode
 
 
 @dataclass(slots=True)
@@ -141,8 +142,8 @@ def parse_snapshot_line(text: str | bytes) -> PaperRecord:  # noqa: C901
 
     record = PaperRecord(
         arxiv_id=arxiv_id,
-        title=clean_text(data.get("title")),
-        abstract=clean_abstract(data.get("abstract")),
+        title=text_mode_to_unicode(clean_text(data.get("title"))),
+        abstract=text_mode_to_unicode(clean_abstract(data.get("abstract"))),
         authors_raw=decode_byline(authors_raw),
         authors=authors,
         categories=clean_text(data.get("categories")).split(),

@@ -8,6 +8,7 @@ import pytest
 from lxml import etree
 
 from papers.harvest import oai
+from papers.ingest.textmode import text_mode_to_unicode
 from tests.papers.conftest import (
     ARXIV_PAGE_1,
     ARXIV_PAGE_3,
@@ -66,7 +67,8 @@ def test_arxiv_format_matches_an_independent_reading_of_every_record():
     for rec in records:
         meta = rec.find(".//a:arXiv", ns)
         record = page[meta.findtext("a:id", namespaces=ns)]
-        assert record.title == " ".join(meta.findtext("a:title", namespaces=ns).split())
+        typed = " ".join(meta.findtext("a:title", namespaces=ns).split())
+        assert record.title == text_mode_to_unicode(typed)
         assert record.categories == meta.findtext("a:categories", namespaces=ns).split()
         assert record.doi == (meta.findtext("a:doi", namespaces=ns) or "").strip()
         assert record.updated.isoformat() == rec.findtext(".//o:datestamp", namespaces=ns)

@@ -1,0 +1,53 @@
+"""TeX's text mode in titles and abstracts, written as the Unicode it stands for.
+
+arXiv's metadata keeps what authors typed: `Schr\\"{o}dinger`, `S\\'emantique`, `{\\it in vivo}`,
+`\\emph{not}`, `\\AA`. Those are spellings, not content, so they are turned into the text they
+print as when a record is read (harvest and snapshot alike), and every surface (pages, feeds,
+the API, search) shows and finds `Schrödinger`. Formulas (`$...$`, `\\(...\\)`, `\\[...\\]`,
+`$$...$$`) are left exactly as written: papers.mathtext renders them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..authors import _TEX_COMMON, _tex_common_char
+
+_MATH = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|(?<!\\)\$[^$]+?(?<!\\)\$", re.DOTALL)
+# {\it words}, {\em words}: a switch inside a group, the group's words kept.
+_SWITCH_GROUP = re.compile(r"\{\\(?:it|em|bf|sl|sc|tt|rm|sf|up|md)\s+([^{}$\\]*)\}")
+# \emph{words}, \textit{words}, ...: the argument kept.
+_FORMAT_COMMAND = re.compile(
+    r"\\(?:emph|textit|textbf|textsl|textsc|texttt|textrm|textsf|textup|textmd|textnormal)"
+    r"\{([^{}$\\]*)\}"
+)
+# A switch left without its group ("\it Keywords:"): the switch goes, the words stay.
+_BARE_SWITCH = re.compile(r"\\(?:it|em|bf|sl|sc|tt|rm|sf)\b\s*")
+_ESCAPED = re.compile(r"\\([&%#_])")
+# What an accent leaves behind: `{\"o}` became `{ö}`; BibTeX-style case braces `{B}ayes` too.
+_ONE_LETTER_GROUP = re.compile(r"\{([^\W\d_])\}")
+
+
+def _text_piece(text: str) -> str:
+    text = _TEX_COMMON.sub(_tex_common_char, text)
+    text = _SWITCH_GROUP.sub(r"\1", text)
+    text = _FORMAT_COMMAND.sub(r"\1", text)
+    text = _BARE_SWITCH.sub("", text)
+    text = _ESCAPED.sub(r"\1", text)
+    return _ONE_LETTER_GROUP.sub(r"\1", text)
+
+
+def text_mode_to_unicode(text: str) -> str:
+    """`text` with its text-mode TeX (accents, special letters, emphasis, escaped symbols)
+    written as Unicode; formulas untouched. Plain text passes unchanged at the cost of one
+    `in` test, which keeps the import's hot path fast."""
+    if "\\" not in text and "{" not in text:
+        return text
+    out: list[str] = []
+    at = 0
+    for formula in _MATH.finditer(text):
+        out.append(_text_piece(text[at : formula.start()]))
+        out.append(formula.group(0))
+        at = formula.end()
+    out.append(_text_piece(text[at:]))
+    return "".join(out)
