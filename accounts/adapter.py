@@ -29,11 +29,11 @@ class AccountAdapter(DefaultAccountAdapter):
         return BaseThrottle().get_ident(request)  # type: ignore[arg-type]
 
     def get_signup_redirect_url(self, request: HttpRequest) -> str:
-        return reverse("accounts:chat")
+        return reverse("chat:page")
 
     def get_login_redirect_url(self, request: HttpRequest) -> str:
         if request.user.is_authenticated and onboarding_pending(user=request.user):
-            return reverse("accounts:chat")
+            return reverse("chat:page")
         return super().get_login_redirect_url(request)
 
 

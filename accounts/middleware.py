@@ -46,7 +46,7 @@ class OnboardingMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if self._should_redirect(request):
-            target = reverse("accounts:chat")
+            target = reverse("chat:page")
             if getattr(request, "htmx", False):
                 return HttpResponseClientRedirect(target)
             return redirect(target)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import chat_views, views
+from . import views
 
 app_name = "accounts"
 
@@ -33,16 +33,5 @@ urlpatterns = [
         views.unfollow_institution,
         name="unfollow_institution",
     ),
-    path("chat", chat_views.chat_page, name="chat"),
-    path("chat/<int:conversation_id>", chat_views.chat_page, name="conversation"),
-    path("chat/ask", chat_views.chat_ask, name="chat_ask"),
-    path("chat/answers/<int:answer_id>", chat_views.chat_answer, name="chat_answer"),
-    path(
-        "chat/answers/<int:answer_id>/stream",
-        chat_views.chat_answer_stream,
-        name="chat_answer_stream",
-    ),
-    path("chat/<int:conversation_id>/rename", chat_views.chat_rename, name="chat_rename"),
-    path("chat/<int:conversation_id>/delete", chat_views.chat_delete, name="chat_delete"),
     path("digest/unsubscribe/<str:token>", views.digest_unsubscribe, name="digest_unsubscribe"),
 ]

@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "institutions",
     "researchers",
     "accounts",
+    "chat",
 ]
 
 MIDDLEWARE = [
@@ -479,7 +480,7 @@ LLM_ANALYSIS_TIMEOUT = env_int("LLM_ANALYSIS_TIMEOUT", 120)
 # documents or digests. Celery beat analyses the newest papers without a current analysis.
 CELERY_TASK_ROUTES["papers.analyse_paper"] = {"queue": f"{CELERY_QUEUE_PREFIX}analysis"}
 CELERY_TASK_ROUTES["papers.analyse_backlog"] = {"queue": f"{CELERY_QUEUE_PREFIX}analysis"}
-# Chat with the papers (accounts.chat): questions one account may ask an hour, and model
+# Chat with the papers (chat.answers): questions one account may ask an hour, and model
 # tokens its answers may use in 24 hours.
 CHAT_MESSAGES_PER_HOUR = env_int("CHAT_MESSAGES_PER_HOUR", 30)
 CHAT_TOKENS_PER_DAY = env_int("CHAT_TOKENS_PER_DAY", 100_000)

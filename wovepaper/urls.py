@@ -31,6 +31,7 @@ api_v1 = [
     path("", include("researchers.api.urls")),
     path("", include("institutions.api.urls")),
     path("me/", include("accounts.api.urls")),
+    path("me/", include("chat.api.urls")),
 ]
 
 CATEGORY = r"(?P<code>[A-Za-z][A-Za-z\-]*(?:\.[A-Za-z][A-Za-z\-]*)?)"
@@ -79,6 +80,7 @@ urlpatterns = [
     path("", include("researchers.urls")),
     path("", include("institutions.urls")),
     path("", include("accounts.urls")),
+    path("", include("chat.urls")),
     path("accounts/", include("allauth.urls")),
 ]
 

@@ -1,4 +1,4 @@
-"""Chat with the papers (accounts.chat): sign-in only, retrieval through the search interface,
+"""Chat with the papers (chat.answers): sign-in only, retrieval through the search interface,
 citations, "I can't answer that", quoting without a model, streaming a real recorded answer
 from 127.0.0.1, a timeout, a 429 with Retry-After, quotas, saved conversations (list, rename,
 delete, export, account deletion) and an abstract that gives instructions."""
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from werkzeug import Response
 
-from accounts import chat
-from accounts.models import ChatMessage, Conversation
 from accounts.services import user_delete, user_export
+from chat import answers
+from chat.models import ChatMessage, Conversation
 from papers.analysis import NO_MODEL_REASON
 from papers.models import Authorship, PaperAnalysis
 from tests.llm_replay import LLM_FIXTURES, interaction, recorded_json, recorded_response
@@ -118,7 +118,7 @@ def test_without_a_model_the_answer_quotes_abstracts_with_citations_and_says_so(
     asked = ask(client, "How do one-dimensional quantum walks behave?")
     assert asked["status"] == 200
     text = streamed(client, asked["stream_url"])
-    assert text.startswith(chat.QUOTING_NOTE)
+    assert text.startswith(answers.QUOTING_NOTE)
     answer = ChatMessage.objects.get(pk=asked["answer"])
     assert answer.mode == ChatMessage.Mode.QUOTED and answer.tokens == 0
     cited = [c["arxiv_id"] for c in answer.citations]
@@ -147,7 +147,7 @@ def test_nothing_relevant_says_it_cannot_answer(client, reader, papers, no_model
     # One word of three is not enough: this paper's "recipe" is not about bread.
     paper_factory(title="Vacuum energy", abstract="We give a recipe for constructing models.")
     asked = ask(client, "What is the best recipe for sourdough bread?")
-    assert streamed(client, asked["stream_url"]) == chat.NOTHING_FOUND
+    assert streamed(client, asked["stream_url"]) == answers.NOTHING_FOUND
     answer = ChatMessage.objects.get(pk=asked["answer"])
     assert answer.mode == ChatMessage.Mode.NOTHING_FOUND and answer.citations == []
 
@@ -186,7 +186,7 @@ def test_the_model_answer_is_streamed_from_a_recorded_answer_with_tokens_recorde
     assert "data: [DONE]" in recorded["body"]["string"]
     sent = json.loads(model_server.log[0][0].data)
     assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}
-    assert sent["messages"][0]["content"] == chat.SYSTEM_PROMPT
+    assert sent["messages"][0]["content"] == answers.SYSTEM_PROMPT
     assert (
         "[1] An analytic solution for one-dimensional quantum walks"
         in (sent["messages"][-1]["content"])
@@ -208,7 +208,7 @@ def test_an_abstract_that_gives_instructions_is_data_for_the_model(
     asked = ask(client, "How are sparse random graphs coloured?")
     streamed(client, asked["stream_url"])
     messages = json.loads(model_server.log[0][0].data)["messages"]
-    assert messages[0] == {"role": "system", "content": chat.SYSTEM_PROMPT}
+    assert messages[0] == {"role": "system", "content": answers.SYSTEM_PROMPT}
     assert [m["role"] for m in messages] == ["system", "user"]
     user = messages[1]["content"]
     assert user.count("</sources>") == 1  # the abstract's cannot close our tag
@@ -374,7 +374,7 @@ def test_without_javascript_the_form_answers_and_redirects(client, reader, paper
     conversation = Conversation.objects.get()
     assert response["Location"] == conversation.get_absolute_url()
     page = client.get(response["Location"]).content.decode()
-    assert chat.QUOTING_NOTE.replace("'", "&#x27;") in page
+    assert answers.QUOTING_NOTE.replace("'", "&#x27;") in page
     assert papers["0705.0077"].get_absolute_url() in page
 
 
@@ -414,7 +414,7 @@ def test_the_api_asks_and_answers_with_citations_as_the_page_does(api_reader, pa
     body = response.json()
     assert body["question"]["content"] == "How do one-dimensional quantum walks behave?"
     answer = body["answer"]
-    assert answer["mode"] == "quoted" and answer["content"].startswith(chat.QUOTING_NOTE)
+    assert answer["mode"] == "quoted" and answer["content"].startswith(answers.QUOTING_NOTE)
     assert answer["citations"][0]["arxiv_id"] == "0705.0077"
     assert answer["citations"][0]["url"] == papers["0705.0077"].get_absolute_url()
     conversation = body["conversation"]["id"]
@@ -438,7 +438,7 @@ def test_the_api_asks_and_answers_with_citations_as_the_page_does(api_reader, pa
     nothing = api_reader.post(
         "/api/v1/me/conversations/", {"question": "sourdough bread recipes"}, format="json"
     ).json()["answer"]
-    assert nothing["mode"] == "nothing" and nothing["content"] == chat.NOTHING_FOUND
+    assert nothing["mode"] == "nothing" and nothing["content"] == answers.NOTHING_FOUND
 
 
 def test_the_api_streams_nothing_but_calls_the_model_as_the_page_does(
@@ -525,7 +525,7 @@ def test_two_questions_at_once_cannot_both_pass_the_hourly_quota(
     settings.CHAT_MESSAGES_PER_HOUR = 1
     user = user_factory()
     both_checked = threading.Barrier(2)
-    check = chat.quota_check
+    check = answers.quota_check
 
     def check_then_linger(asker):
         problem = check(asker)
@@ -537,14 +537,14 @@ def test_two_questions_at_once_cannot_both_pass_the_hourly_quota(
             pass  # the other question is waiting for this one, as it should
         return problem
 
-    monkeypatch.setattr(chat, "quota_check", check_then_linger)
+    monkeypatch.setattr(answers, "quota_check", check_then_linger)
     outcomes = []
 
     def ask_now():
         try:
-            chat.ask(user, "What is known about quantum walks?")
+            answers.ask(user, "What is known about quantum walks?")
             outcomes.append("asked")
-        except chat.QuotaExceeded:
+        except answers.QuotaExceeded:
             outcomes.append("refused")
         finally:
             connection.close()

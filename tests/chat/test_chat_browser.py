@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
-from accounts.models import ChatMessage, Profile
+from accounts.models import Profile
+from chat.models import ChatMessage
 from tests.conftest import csp_violations, signed_in_browser_page
 
 

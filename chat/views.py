@@ -1,5 +1,5 @@
 """Chat pages: /chat (conversations, a conversation), asking, the streamed answer, renaming and
-deleting. Signed-in users only. Thin: accounts.chat does the work.
+deleting. Signed-in users only. Thin: chat.answers does the work.
 
 Asking is a form post. With JavaScript (static/js/chat.js) the post answers JSON naming the
 answer's stream, which the page reads as it comes (a chunked plain-text response, shown with
@@ -15,11 +15,11 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, Stream
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.selectors import onboarding_pending
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from . import chat
+from . import answers
 from .models import ChatMessage, Conversation
-from .selectors import onboarding_pending
 
 LIST_SIZE = 50
 
@@ -41,13 +41,13 @@ def chat_page(
     thread = list(conversation.messages.order_by("pk")) if conversation else []
     return render(
         request,
-        "accounts/chat/page.html",
+        "chat/page.html",
         {
-            "conversations": list(chat.conversations_for(request.user)[:LIST_SIZE]),
+            "conversations": list(answers.conversations_for(request.user)[:LIST_SIZE]),
             "conversation": conversation,
             "thread": thread,
             "chat_scope": conversation.scope if conversation else request.GET.get("scope", ""),
-            "quota_problem": chat.quota_problem(request.user),
+            "quota_problem": answers.quota_problem(request.user),
             # New accounts land here (accounts.middleware); the page offers the setup steps.
             "onboarding_pending": onboarding_pending(user=request.user),
         },
@@ -69,13 +69,13 @@ def chat_ask(request: AuthenticatedHttpRequest) -> HttpResponse:
         messages.error(request, error)
         return redirect(conversation.get_absolute_url() if conversation else "/chat")
     try:
-        conversation, answer = chat.ask(
+        conversation, answer = answers.ask(
             request.user,
             question,
             conversation=conversation,
             scope=request.POST.get("scope", ""),
         )
-    except chat.QuotaExceeded as exc:
+    except answers.QuotaExceeded as exc:
         if _wants_json(request):
             refused = JsonResponse({"error": str(exc)}, status=429)
             if exc.retry_after is not None:
@@ -93,7 +93,7 @@ def chat_ask(request: AuthenticatedHttpRequest) -> HttpResponse:
                 "answer_url": f"/chat/answers/{answer.pk}",
             }
         )
-    chat.answer_whole(answer)
+    answers.answer_whole(answer)
     return redirect(conversation.get_absolute_url())
 
 
@@ -114,7 +114,7 @@ def chat_answer_stream(request: AuthenticatedHttpRequest, answer_id: int) -> Str
     LLM_TIMEOUT, per piece of the stream)."""
     answer = _own_answer(request, answer_id)
     response = StreamingHttpResponse(
-        chat.stream_answer(answer), content_type="text/plain; charset=utf-8"
+        answers.stream_answer(answer), content_type="text/plain; charset=utf-8"
     )
     response["Cache-Control"] = "no-store"
     response["X-Accel-Buffering"] = "no"  # nginx: pass each piece on at once
@@ -127,14 +127,14 @@ def chat_answer(request: AuthenticatedHttpRequest, answer_id: int) -> HttpRespon
     answer = _own_answer(request, answer_id)
     if answer.mode in (ChatMessage.Mode.PENDING, ChatMessage.Mode.STREAMING):
         raise Http404("this answer is still being made")
-    return render(request, "accounts/chat/_message.html", {"message": answer})
+    return render(request, "chat/_message.html", {"message": answer})
 
 
 @login_required
 @require_POST
 def chat_rename(request: AuthenticatedHttpRequest, conversation_id: int) -> HttpResponse:
     conversation = _own_conversation(request, conversation_id)
-    chat.conversation_rename(conversation, request.POST.get("title", ""))
+    answers.conversation_rename(conversation, request.POST.get("title", ""))
     return redirect(conversation.get_absolute_url())
 
 
