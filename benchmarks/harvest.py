@@ -9,8 +9,8 @@ reach year-month 9000 for decades), writes them to a temporary directory, then m
                (papers.harvest.runs.harvest_page_ingest: papers_upsert + checkpoint, one
                transaction per page)
   rerun        the same pages again: every record unchanged (the idempotent path)
-  search index the search documents of the harvested papers (papers.indexing), which a
-               harvest hands to a worker through the broker after each page
+  search index the search documents of the harvested papers (papers.search.postgres_documents),
+               which a harvest hands to a worker through the broker after each page
   searchable   the harvester loop with a real Celery worker (another process) indexing each
                page as it lands, timed until the last paper is searchable
 
@@ -53,8 +53,8 @@ from papers.harvest.runs import (  # noqa: E402
     harvest_run_create,
     harvest_run_execute,
 )
-from papers.indexing import search_index_pending  # noqa: E402
 from papers.models import HarvestRun, Paper, PaperSearchDocument  # noqa: E402
+from papers.search.postgres_documents import search_index_pending  # noqa: E402
 
 PAGES = [
     ("listrecords_arXiv_2013-05-24_token_436115-4001.xml", "arXiv"),

@@ -139,7 +139,7 @@ def _run_processes(texts: list[str], processes: int) -> list[tuple[int, float, f
 
 
 def throughput(args) -> None:
-    from papers.embedding import paper_text
+    from papers.search.embedding_stage import paper_text
 
     records = sample_records()[: args.papers]
     texts = [paper_text(r.get("title", ""), r.get("abstract", "")) for r in records]
@@ -181,7 +181,7 @@ def runtimes(args) -> None:
     torch's (cosine per paper), and known-item search by meaning alone over its own vectors."""
     from django.utils.module_loading import import_string
 
-    from papers.embedding import paper_text
+    from papers.search.embedding_stage import paper_text
 
     records = sample_records()
     wanted = {arxiv_id for arxiv_id, _ in paraphrases()}

@@ -13,7 +13,7 @@ from django.utils import timezone
 from slugify import slugify
 
 from wovepaper.lib.pagecache import pages_changed
-from wovepaper.lib.search.indexer import engine_index_enqueue
+from wovepaper.lib.search.engine_feed import engine_index_enqueue
 from wovepaper.lib.text import folded_words
 
 from .clients.ror import RorClient

@@ -7,8 +7,8 @@ class PapersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from .indexing import paper_saved_reindex
         from .models import Paper
+        from .search.postgres_documents import paper_saved_reindex
 
         post_save.connect(
             paper_saved_reindex, sender=Paper, dispatch_uid="papers.search_index_on_save"

@@ -101,9 +101,9 @@ class PaperSearchDocument(models.Model):
     """A paper's keyword-search document on PostgreSQL: its weighted text-search vector (title
     above abstract), with a GIN index that migration 0008 creates on PostgreSQL only.
 
-    Built by papers.indexing after the paper is written, not with it: computing the vector and
-    adding it to the GIN index costs more than writing the paper's rows. `source_hash` is the
-    paper's digest the document was built from, so a changed paper shows as stale.
+    Built by papers.search.postgres_documents after the paper is written, not with it: computing the
+    vector and adding it to the GIN index costs more than writing the paper's rows. `source_hash` is
+    the paper's digest the document was built from, so a changed paper shows as stale.
     SQLite searches an FTS5 table kept by triggers instead, and leaves this table empty.
     """
 
@@ -130,7 +130,8 @@ class PaperEmbedding(models.Model):
     `model` is the name of the encoder that made it (wovepaper.lib.embeddings): a paper whose
     vector came from another model, or from an older digest of the paper (`source_hash`), is
     pending and gets embedded again. The vector is float16 bytes, `dimensions` numbers.
-    Written by papers.embedding, from Celery's embed queue; the vector index is built from here.
+    Written by papers.search.embedding_stage, from Celery's embed queue; the vector index is built
+    from here.
     """
 
     # No database foreign key, as for search documents: derived data reached through its paper.

@@ -20,10 +20,11 @@ from django.conf import settings
 
 from wovepaper.lib import llm
 
-from . import analysis, embedding, indexing
+from . import analysis
 from .harvest import runs as harvest_runs
 from .harvest.lock import HarvestLocked, harvest_runs_stale
 from .models import HarvestRun, Paper
+from .search import embedding_stage, postgres_documents
 
 logger = logging.getLogger(__name__)
 
@@ -130,13 +131,13 @@ def harvest_resume_stale() -> list[int]:
 @shared_task(name="papers.index_search", acks_late=True)
 def index_search(paper_ids: list[int]) -> int:
     """Build the search documents of papers a harvest page created or changed."""
-    return indexing.search_index_papers(paper_ids)
+    return postgres_documents.search_index_papers(paper_ids)
 
 
 @shared_task(name="papers.index_search_pending", acks_late=True)
 def index_search_pending() -> int:
     """The periodic catch-up: whatever a lost task or an interrupted import left unindexed."""
-    return indexing.search_index_pending()
+    return postgres_documents.search_index_pending()
 
 
 @shared_task(bind=True, name="papers.analyse_paper", acks_late=True, max_retries=5)
@@ -173,11 +174,11 @@ def analyse_backlog() -> int:
 @shared_task(name="papers.embed_papers", acks_late=True)
 def embed_papers(paper_ids: list[int]) -> int:
     """Embed the papers a harvest page or an import batch created or changed (queue `embed`)."""
-    return embedding.embed_papers(paper_ids)
+    return embedding_stage.embed_papers(paper_ids)
 
 
 @shared_task(name="papers.embed_pending", acks_late=True)
 def embed_pending() -> int:
     """The periodic sweep: papers a lost message or a failed task left without a vector, at
     most EMBED_SWEEP_LIMIT a run (the backfill command is for a whole archive)."""
-    return embedding.embed_pending(limit=settings.EMBED_SWEEP_LIMIT)
+    return embedding_stage.embed_pending(limit=settings.EMBED_SWEEP_LIMIT)

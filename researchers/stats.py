@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from papers.models import Authorship, PaperCategory
 from wovepaper.lib.pagecache import pages_changed
-from wovepaper.lib.search.indexer import engine_index_enqueue
+from wovepaper.lib.search.engine_feed import engine_index_enqueue
 
 from .models import Researcher
 from .search import RESEARCHERS

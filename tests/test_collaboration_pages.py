@@ -16,10 +16,10 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Follow
 from institutions.models import AuthorshipInstitution, Institution
-from papers.indexing import search_index_papers
 from papers.ingest.snapshot import parse_snapshot_line
 from papers.ingest.upsert import papers_upsert
 from papers.models import Authorship, Paper
+from papers.search.postgres_documents import search_index_papers
 from researchers.models import Researcher
 from researchers.names import name_key
 

@@ -14,7 +14,15 @@ from django.urls.resolvers import RoutePattern
 ROOT = Path(__file__).resolve().parent.parent
 LIB = ROOT / "wovepaper" / "lib"
 APPS = {"papers", "researchers", "institutions", "accounts", "chat"}
-SITE_ROOT_MODULES = {"views", "urls", "sitemaps", "selectors", "readers", "settings", "celery"}
+SITE_ROOT_MODULES = {
+    "views",
+    "urls",
+    "sitemaps",
+    "selectors",
+    "machine_readers",
+    "settings",
+    "celery",
+}
 # Routes whose argument is free text by design, each with its reason; every other argument of
 # the project's routes goes through a converter that parses it.
 FREE_TEXT_ROUTES = {

@@ -13,9 +13,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.services import researcher_follow
-from papers.embedding import embed_papers
 from papers.models import Authorship
 from papers.search import PAPERS
+from papers.search.embedding_stage import embed_papers
 from researchers.similar import FOLLOWED_LOOKED_AT
 from tests.researchers.conftest import researcher_factory  # noqa: F401  (shared fixture)
 from wovepaper.lib.search import backend_for

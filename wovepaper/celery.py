@@ -14,4 +14,4 @@ if app.conf.task_always_eager and not app.conf.broker_url:
     app.conf.broker_url = "memory://localhost/"
 app.autodiscover_tasks()
 # The search indexer's task lives in the shared library, which is no app.
-app.autodiscover_tasks(["wovepaper.lib.search"], related_name="indexer")
+app.autodiscover_tasks(["wovepaper.lib.search"], related_name="engine_feed")

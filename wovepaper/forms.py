@@ -4,7 +4,7 @@ import re
 
 from django import forms
 
-from .search import SiteSearch
+from .site_search import SiteSearch
 
 SORTS = [
     ("relevance", "Best match"),

@@ -518,8 +518,8 @@ if VECTOR_ENGINE in ("usearch", "auto"):
         "task": "search.merge_vectors",
         "schedule": env_int("VECTOR_MERGE_SECONDS", 3600),
     }
-# Sentence embeddings (papers.embedding, wovepaper.lib.embeddings): computed on the queue
-# "embed" after harvest pages and import batches commit, by as many worker processes on as
+# Sentence embeddings (papers.search.embedding_stage, wovepaper.lib.embeddings): computed on the
+# queue "embed" after harvest pages and import batches commit, by as many worker processes on as
 # many machines as wanted; `manage.py embed_papers` backfills, and the sweep below catches up.
 # The default is all-MiniLM-L6-v2 on ONNX Runtime with int8 matrix products: 1.19x torch's
 # papers per CPU-second at the same known-item recall and category agreement (docs/performance.md).
@@ -585,7 +585,7 @@ X_FRAME_OPTIONS = "DENY"
 # browser tests meet the policy production serves. The pages load only our own scripts and
 # styles (htmx and the site's JS from our static files; JSON-LD is a data block, not a script,
 # and CSP does not apply to it): no inline script or style, nothing from another host. The API
-# reference pages add only what Swagger UI and Redoc need (wovepaper/readers.py).
+# reference pages add only what Swagger UI and Redoc need (wovepaper/machine_readers.py).
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],

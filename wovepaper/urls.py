@@ -6,7 +6,7 @@ from institutions.feeds import InstitutionAtomFeed, InstitutionFeed
 from papers.converters import ArxivIdConverter, PaperKeyConverter
 from papers.feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, LatestPapersFeed
 from researchers.feeds import ResearcherAtomFeed, ResearcherFeed
-from wovepaper import health, readers, views
+from wovepaper import health, machine_readers, views
 from wovepaper.lib.api.converters import (
     IdConverter,
     InstitutionKeyConverter,
@@ -43,20 +43,22 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     re_path(r"^api/", api_not_found),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
-    path("developers", readers.developers, name="developers"),
+    path("developers", machine_readers.developers, name="developers"),
     path(
         "developers/reference",
-        readers.SwaggerView.as_view(url_name="openapi"),
+        machine_readers.SwaggerView.as_view(url_name="openapi"),
         name="api-reference",
     ),
-    path("developers/redoc", readers.RedocView.as_view(url_name="openapi"), name="api-redoc"),
-    path("llms.txt", readers.llms_txt, name="llms-txt"),
-    path("robots.txt", readers.robots_txt, name="robots-txt"),
+    path(
+        "developers/redoc", machine_readers.RedocView.as_view(url_name="openapi"), name="api-redoc"
+    ),
+    path("llms.txt", machine_readers.llms_txt, name="llms-txt"),
+    path("robots.txt", machine_readers.robots_txt, name="robots-txt"),
     path("health", health.health, name="health"),
-    path("favicon.ico", readers.favicon, name="favicon"),
+    path("favicon.ico", machine_readers.favicon, name="favicon"),
     re_path(
         r"^data/(?P<name>identity-links\.(?:jsonl\.gz|json))$",
-        readers.identity_links,
+        machine_readers.identity_links,
         name="data-identity-links",
     ),
     path("sitemap.xml", sitemap_index, name="sitemap-index"),

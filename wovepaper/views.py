@@ -22,8 +22,8 @@ from wovepaper.lib.paging import page_number, search_window, window
 from wovepaper.lib.request_types import HtmxHttpRequest
 
 from .forms import MODES, SORTS, TABS, SearchForm
-from .search import SiteSearch, site_search
 from .selectors import site_figures
+from .site_search import SiteSearch, site_search
 
 PER_PAGE = 20
 LIST_PER_PAGE = 24

@@ -21,11 +21,11 @@ from django.conf import settings
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from wovepaper.lib.search.indexer import engine_index_enqueue
+from wovepaper.lib.search.engine_feed import engine_index_enqueue
 
-from ..embedding import embed_enqueue
-from ..indexing import search_index_papers
 from ..search import PAPERS
+from ..search.embedding_stage import embed_enqueue
+from ..search.postgres_documents import search_index_papers
 
 logger = logging.getLogger(__name__)
 

@@ -15,13 +15,17 @@ from django.db import DatabaseError, connection
 
 from wovepaper.lib.search import backend_for
 from wovepaper.lib.search.base import BulkLoad, BulkLoadBusy
-from wovepaper.lib.search.indexer import engine_configured, engine_index_enqueue
+from wovepaper.lib.search.engine_feed import engine_configured, engine_index_enqueue
 
-from ..embedding import embed_enqueue
-from ..indexing import BackgroundIndexer, search_index_enabled, search_index_pending
 from ..models import Authorship, Paper, PaperCategory, PaperSearchDocument
 from ..search import PAPERS
 from ..search.documents import paper_document_of_record
+from ..search.embedding_stage import embed_enqueue
+from ..search.postgres_documents import (
+    BackgroundIndexer,
+    search_index_enabled,
+    search_index_pending,
+)
 from .records import PaperRecord, RecordError
 from .snapshot import iter_snapshot_bytes, line_text, parse_snapshot_line
 from .upsert import UpsertCounts, UpsertResult, papers_upsert_records, record_rejection
@@ -118,11 +122,11 @@ def snapshot_import(
     new papers go in as documents made from their records, changed ones are read back, and
     the index commits before this returns, so every paper is searchable when it ends.
     PostgreSQL's own search documents are then not built: nothing reads them with an engine
-    (papers.indexing). Should another process hold the index's writer, the ids go to the
-    search indexer's queue as other writes do.
+    (papers.search.postgres_documents). Should another process hold the index's writer, the ids go
+    to the search indexer's queue as other writes do.
 
-    With the database engine, the search documents (papers.indexing) are built as each batch
-    commits, on a connection of their own beside the load, then a sweep catches anything
+    With the database engine, the search documents (papers.search.postgres_documents) are built as
+    each batch commits, on a connection of their own beside the load, then a sweep catches anything
     missed; inside a transaction, where no other connection can see the new rows, after the
     load. `build_search_index=False` leaves them (and the engine's documents) to the periodic
     sweeps (the benchmark uses it to time the load alone).

@@ -2,7 +2,7 @@
 
 As a stored generated column, the vector was computed and GIN-indexed inside every paper
 insert: about two thirds of PostgreSQL's work in an import. In a table of its own it is built
-by papers.indexing after the papers are written. Existing vectors are copied over, so nothing
+by papers.search.postgres_documents after the papers are written. Existing vectors are copied over, so nothing
 needs reindexing. SQLite keeps its FTS5 table; the new table stays empty there.
 """
 

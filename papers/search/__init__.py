@@ -1,5 +1,15 @@
 """Paper search: the papers collection and its selector, over whichever engine is configured
-(wovepaper.lib.search). Pages, the API and the markdown variant all call `paper_search`."""
+(wovepaper.lib.search). Pages, the API and the markdown variant all call `paper_search`.
+
+- `database`: search in the database itself when no engine is configured (SQLite FTS5,
+  PostgreSQL full text).
+- `postgres_documents`: PostgreSQL's weighted search documents (PaperSearchDocument), built as
+  a stage of their own after papers are written.
+- `documents`: the papers' documents for an engine (tantivy, OpenSearch).
+- `vectors`: the papers' vectors for search by meaning, read from PaperEmbedding.
+- `embedding_stage`: the papers' sentence embeddings (PaperEmbedding), computed on Celery's
+  `embed` queue after papers are written.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Paper search in the database itself, when no engine is configured: SQLite FTS5 (the
 embedded default, an FTS5 table kept by triggers) and PostgreSQL full text (a fallback, over
-the weighted documents papers.indexing builds, GIN-indexed).
+the weighted documents papers.search.postgres_documents builds, GIN-indexed).
 
 PostgreSQL cannot rank the matches of a common word without scoring every one of them (242k
 papers for "quantum" at 1M: 1-2 s), so past COUNT_CAP matches it ranks a bounded pool, the

@@ -14,7 +14,7 @@ from institutions.services import institutions_complete_from_ror, institutions_u
 from papers.models import Paper
 from papers.search import PAPERS
 from wovepaper.lib.http import ServiceError
-from wovepaper.lib.search.indexer import engine_index_enqueue
+from wovepaper.lib.search.engine_feed import engine_index_enqueue
 
 from ..figures import researchers_refresh_figures
 from ..models import MatchRun

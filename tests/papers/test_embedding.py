@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from papers.embedding import (
+from papers.models import PaperEmbedding
+from papers.search.embedding_stage import (
     embed_enqueue,
     embed_papers,
     embed_pending,
@@ -18,7 +19,6 @@ from papers.embedding import (
     paper_text,
     papers_pending,
 )
-from papers.models import PaperEmbedding
 from wovepaper.lib.embeddings import MiniLMEncoder, from_stored, text_encoder
 
 

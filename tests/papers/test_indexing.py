@@ -1,4 +1,5 @@
-"""The search index stage (papers.indexing): documents follow the papers they are built from."""
+"""The search index stage (papers.search.postgres_documents): documents follow the papers they are
+built from."""
 
 from __future__ import annotations
 
@@ -6,16 +7,16 @@ import threading
 
 import pytest
 
-from papers import indexing
 from papers.harvest import oai
 from papers.harvest.runs import harvest_page_ingest, harvest_run_create
-from papers.indexing import search_index_papers, search_index_pending
 from papers.ingest import importing
 from papers.ingest.importing import snapshot_import
 from papers.ingest.records import PaperRecord
 from papers.ingest.upsert import papers_upsert
 from papers.models import Paper, PaperSearchDocument
 from papers.search import paper_search
+from papers.search import postgres_documents as indexing
+from papers.search.postgres_documents import search_index_papers, search_index_pending
 from papers.tasks import index_search_pending
 from tests.papers.conftest import ARXIV_PAGE_3, oai_bytes
 

@@ -9,13 +9,13 @@ import json
 import pytest
 from django.db import connection
 
-from papers.indexing import search_index_papers, search_index_pending
 from papers.ingest import importing
 from papers.ingest.importing import snapshot_import
 from papers.ingest.snapshot import iter_snapshot_lines, parse_snapshot_line
 from papers.models import Paper, PaperSearchDocument, RejectedRecord
 from papers.search import PAPERS, paper_search, paper_search_backend
 from papers.search.documents import paper_document_of_record, paper_documents
+from papers.search.postgres_documents import search_index_papers, search_index_pending
 from wovepaper.lib.search import SearchQuery, reset_backends
 from wovepaper.lib.search.tantivy import TantivyBackend
 

@@ -20,7 +20,7 @@ from researchers.curation import researchers_merge
 from researchers.search import researchers_search
 from researchers.stats import researchers_update_stats
 from wovepaper.lib.search import SearchQuery, reset_backends
-from wovepaper.lib.search.indexer import engine_index_enqueue
+from wovepaper.lib.search.engine_feed import engine_index_enqueue
 
 SNAPSHOT = Path(__file__).resolve().parent.parent / "fixtures" / "arxiv-snapshot" / "first200.jsonl"
 
@@ -135,7 +135,7 @@ def test_the_periodic_catch_up_indexes_what_lost_messages_left_out(
 
     from django.utils import timezone
 
-    from wovepaper.lib.search.indexer import caught_up_at, engine_catch_up_task
+    from wovepaper.lib.search.engine_feed import caught_up_at, engine_catch_up_task
 
     with django_capture_on_commit_callbacks(execute=False):  # the messages are lost
         fresh = paper_factory(title="Tropical curves")
@@ -158,7 +158,7 @@ def test_the_periodic_catch_up_indexes_what_lost_messages_left_out(
     # The round goes back from the mark, not from a fixed window: with the mark older than
     # the stale paper's change, it is found.
     mark = caught_up_at(PAPERS)
-    from wovepaper.lib.search.indexer import record_caught_up
+    from wovepaper.lib.search.engine_feed import record_caught_up
 
     record_caught_up(PAPERS, mark - timedelta(hours=60))
     engine_catch_up_task()
@@ -170,7 +170,7 @@ def test_a_rebuild_marks_where_the_catch_up_goes_on_from(tantivy_engine, paper_f
 
     from django.utils import timezone
 
-    from wovepaper.lib.search.indexer import caught_up_at
+    from wovepaper.lib.search.engine_feed import caught_up_at
 
     paper_factory(title="Tropical curves")
     assert caught_up_at(PAPERS) is None

@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from papers.embedding import embed_papers
 from papers.search import PAPERS
+from papers.search.embedding_stage import embed_papers
 from tests.search.test_vectors import VECTOR_ENGINES
 from wovepaper.lib.search import backend_for, reset_backends
 

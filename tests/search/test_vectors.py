@@ -9,13 +9,13 @@ from datetime import date
 import pytest
 from django.db import connection, connections
 
-from papers.embedding import embed_papers
 from papers.models import Paper
 from papers.search import PAPERS, paper_search
+from papers.search.embedding_stage import embed_papers
 from wovepaper.lib.search import SearchQuery, Term, backend_for, reset_backends
 from wovepaper.lib.search.base import Range
+from wovepaper.lib.search.engine_feed import merge_vectors
 from wovepaper.lib.search.hybrid import fuse, reciprocal_rank_fusion
-from wovepaper.lib.search.indexer import merge_vectors
 from wovepaper.lib.search.pgvector import EF_SEARCH_MAX, PgvectorBackend
 from wovepaper.lib.search.vectors import ExactVectorBackend, UsearchBackend
 

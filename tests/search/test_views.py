@@ -53,8 +53,8 @@ def test_search_pages_to_the_end_past_the_hundredth_page(engine, client, monkeyp
     """2,030 matches: page 102 is the last, reachable by number and linked from the first."""
     from datetime import UTC, datetime, timedelta
 
-    from papers.indexing import search_index_papers
     from papers.models import Paper
+    from papers.search.postgres_documents import search_index_papers
     from wovepaper.lib.search import tantivy
 
     start = datetime(2000, 1, 1, tzinfo=UTC)

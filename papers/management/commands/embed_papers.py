@@ -6,7 +6,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from papers.embedding import (
+from papers.search.embedding_stage import (
     PENDING_BATCH,
     embed_pending,
     embeddings_load,

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from papers.harvest.handoff import UNREACHABLE, send_task
-from papers.indexing import search_index_pending
+from papers.search.postgres_documents import search_index_pending
 from researchers.matching import papers_waiting_count
 
 MATCH_NEXT_BATCH = "researchers.match_next_batch"

@@ -8,7 +8,7 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from wovepaper.lib.search import backend_for
-from wovepaper.lib.search.indexer import collection_named, record_caught_up
+from wovepaper.lib.search.engine_feed import collection_named, record_caught_up
 
 
 class Command(BaseCommand):

@@ -34,10 +34,10 @@ from itertools import islice
 from django.db import connection, connections
 from django.db.models import Max, Min
 
-from wovepaper.lib.search.indexer import engine_configured, engine_index_enqueue
+from wovepaper.lib.search.engine_feed import engine_configured, engine_index_enqueue
 
-from .models import Paper, PaperSearchDocument
-from .search import PAPERS
+from ..models import Paper, PaperSearchDocument
+from . import PAPERS
 
 logger = logging.getLogger(__name__)
 

@@ -34,11 +34,11 @@ from wovepaper.lib.embeddings import (
     text_encoder,
     to_stored,
 )
-from wovepaper.lib.search.indexer import vector_index_enqueue
+from wovepaper.lib.search.engine_feed import vector_index_enqueue
 from wovepaper.lib.search.vectors import vectors_written
 
-from .models import Paper, PaperEmbedding
-from .search import PAPERS
+from ..models import Paper, PaperEmbedding
+from . import PAPERS
 
 logger = logging.getLogger(__name__)
 
@@ -162,7 +162,7 @@ def embed_enqueue(paper_ids: Sequence[int]) -> None:
 
 
 def _send(paper_ids: list[int]) -> None:
-    from .tasks import embed_papers as embed_task  # the tasks module imports this one
+    from ..tasks import embed_papers as embed_task  # the tasks module imports this one
 
     iterator = iter(paper_ids)
     try:
