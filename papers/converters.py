@@ -7,6 +7,8 @@ import re
 
 # Both identifier schemes: new-style 2401.01234, old-style math.GT/0309136 (with its slash).
 _ARXIV_ID = r"\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Za-z]{2})?/\d{7}"
+# An arXiv category code in a URL (cs.LG, hep-th, math.GT): the category page and its feeds.
+CATEGORY = r"(?P<code>[A-Za-z][A-Za-z\-]*(?:\.[A-Za-z][A-Za-z\-]*)?)"
 # A paper page's key, `<id>[vN][-slug]`: 2401.01234v2-title, math.GT/0309136-title. The 404 page
 # reads it too, to point at arXiv for a paper not harvested yet.
 PAPER_KEY = re.compile(

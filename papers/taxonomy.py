@@ -259,3 +259,8 @@ def archive_name(code: str) -> str:
 
 def is_known_category(code: str) -> bool:
     return code in CATEGORIES
+
+
+def popular_categories() -> list[dict]:
+    """The POPULAR categories with their names, as the home page and the papers list show them."""
+    return [{"code": code, "name": category_name(code)} for code in POPULAR]

@@ -1,11 +1,22 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import include, path, re_path
 
 from . import views
+from .converters import CATEGORY
+from .feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, LatestPapersFeed
 
-app_name = "papers"
+# The paper page is named under "papers:"; the list and the feeds keep the site-wide names they
+# had before they moved here from wovepaper/urls.py, so this module sets no app_name.
+paper_urlpatterns = [
+    path("papers/<paper_key:arxiv_id>", views.paper_detail, name="detail"),
+]
 
 urlpatterns = [
-    path("papers/<paper_key:arxiv_id>", views.paper_detail, name="detail"),
+    path("feeds/latest.rss", LatestPapersFeed(), name="feed-latest-rss"),
+    path("feeds/latest.atom", LatestPapersAtomFeed(), name="feed-latest-atom"),
+    re_path(rf"^feeds/category/{CATEGORY}\.rss$", CategoryFeed(), name="feed-category-rss"),
+    re_path(rf"^feeds/category/{CATEGORY}\.atom$", CategoryAtomFeed(), name="feed-category-atom"),
+    path("papers", views.papers_list, name="papers"),
+    path("", include((paper_urlpatterns, "papers"))),
 ]

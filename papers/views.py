@@ -9,17 +9,34 @@ from django.http import Http404, HttpRequest, HttpResponse
 from wovepaper.lib.api.redirects import permanent_redirect
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.pagecache import cache_public_page, page_shows
+from wovepaper.lib.paging import window
 from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
 from . import analysis as paper_analysis
 from .models import Paper
-from .selectors import paper_for_page
+from .selectors import paper_for_page, papers_newest
 from .similar import similar_papers
-from .taxonomy import category_name
+from .taxonomy import category_name, popular_categories
 
 # Bylines longer than BYLINE_FOLD_FROM names show their first BYLINE_OPEN, the rest folded.
 BYLINE_FOLD_FROM = 40
 BYLINE_OPEN = 30
+LIST_PER_PAGE = 24
+
+
+@cache_public_page(lists=True, query=["page"])
+def papers_list(request: HttpRequest) -> HttpResponse:
+    """The newest papers of the whole archive, paged."""
+    pager = window(
+        request,
+        lambda offset, limit: papers_newest(offset=offset, limit=limit),
+        per_page=LIST_PER_PAGE,
+    )
+    return render_page(
+        request,
+        "papers/list",
+        {"pager": pager, "papers": pager.items, "popular": popular_categories()},
+    )
 
 
 @cache_public_page()

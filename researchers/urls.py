@@ -1,13 +1,20 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import include, path
 
 from . import report_views, views
+from .feeds import ResearcherAtomFeed, ResearcherFeed
 
-app_name = "researchers"
-
-urlpatterns = [
+# The pages are named under "researchers:"; the feeds keep the site-wide names they had before
+# they moved here from wovepaper/urls.py, so this module sets no app_name.
+researcher_urlpatterns = [
     path("researchers", views.researcher_list, name="list"),
     path("researchers/report", report_views.match_report, name="report"),
     path("researchers/<page_key:pk>", views.researcher_detail, name="detail"),
+]
+
+urlpatterns = [
+    path("researchers/<api_id:pk>/feed.rss", ResearcherFeed(), name="feed-researcher-rss"),
+    path("researchers/<api_id:pk>/feed.atom", ResearcherAtomFeed(), name="feed-researcher-atom"),
+    path("", include((researcher_urlpatterns, "researchers"))),
 ]

@@ -2,10 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path, register_converter
 from drf_spectacular.views import SpectacularJSONAPIView
 
-from institutions.feeds import InstitutionAtomFeed, InstitutionFeed
-from papers.converters import ArxivIdConverter, PaperKeyConverter
-from papers.feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, LatestPapersFeed
-from researchers.feeds import ResearcherAtomFeed, ResearcherFeed
+from papers.converters import CATEGORY, ArxivIdConverter, PaperKeyConverter
 from wovepaper import health, machine_readers, views
 from wovepaper.lib.api.converters import (
     IdConverter,
@@ -34,8 +31,6 @@ api_v1 = [
     path("me/", include("chat.api.urls")),
 ]
 
-CATEGORY = r"(?P<code>[A-Za-z][A-Za-z\-]*(?:\.[A-Za-z][A-Za-z\-]*)?)"
-
 urlpatterns = [
     # Before the admin's own: staff sign in through allauth's rate-limited sign-in.
     path("admin/login/", views.admin_login, name="admin-login"),
@@ -63,17 +58,8 @@ urlpatterns = [
     ),
     path("sitemap.xml", sitemap_index, name="sitemap-index"),
     path("sitemap-<slug:section>.xml", sitemap_section, name="sitemap-section"),
-    path("feeds/latest.rss", LatestPapersFeed(), name="feed-latest-rss"),
-    path("feeds/latest.atom", LatestPapersAtomFeed(), name="feed-latest-atom"),
-    re_path(rf"^feeds/category/{CATEGORY}\.rss$", CategoryFeed(), name="feed-category-rss"),
-    re_path(rf"^feeds/category/{CATEGORY}\.atom$", CategoryAtomFeed(), name="feed-category-atom"),
-    path("researchers/<api_id:pk>/feed.rss", ResearcherFeed(), name="feed-researcher-rss"),
-    path("researchers/<api_id:pk>/feed.atom", ResearcherAtomFeed(), name="feed-researcher-atom"),
-    path("institutions/<api_id:pk>/feed.rss", InstitutionFeed(), name="feed-institution-rss"),
-    path("institutions/<api_id:pk>/feed.atom", InstitutionAtomFeed(), name="feed-institution-atom"),
     path("", views.home, name="home"),
     path("search", views.search, name="search"),
-    path("papers", views.papers_list, name="papers"),
     re_path(rf"^categories/{CATEGORY}$", views.category, name="category"),
     path("about", views.about, name="about"),
     path("contact", views.contact, name="contact"),

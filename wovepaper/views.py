@@ -1,4 +1,6 @@
-"""Site-wide pages: home, search, about, contact, privacy and the 404."""
+"""Site-wide pages: home, search, about, contact, privacy and the 404, and the category page,
+which shows the researchers active in a category beside its papers (so it is no page of the
+papers app, which imports no researchers module)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from papers.converters import PAPER_KEY
 from papers.selectors import category_is_held, papers_in_category, papers_newest
-from papers.taxonomy import POPULAR, archive_name, category_name, is_known_category
+from papers.taxonomy import archive_name, category_name, is_known_category, popular_categories
+from papers.views import LIST_PER_PAGE
 from researchers.selectors import researchers_active_in_category
 from wovepaper.lib.negotiation import render_page, wants_htmx_fragment, wants_markdown
 from wovepaper.lib.pagecache import cache_public_page
@@ -26,7 +29,6 @@ from .selectors import site_figures
 from .site_search import SiteSearch, site_search
 
 PER_PAGE = 20
-LIST_PER_PAGE = 24
 ACTIVE_WINDOW = 300
 SIDE_RESULTS = 5
 # Search results page to the end: an engine with exact counts (tantivy, FTS5) reads any page
@@ -43,23 +45,8 @@ def home(request: HttpRequest) -> HttpResponse:
         {
             "figures": site_figures(),
             "papers": papers_newest(limit=10),
-            "popular": _popular(),
+            "popular": popular_categories(),
         },
-    )
-
-
-@cache_public_page(lists=True, query=["page"])
-def papers_list(request: HttpRequest) -> HttpResponse:
-    """The newest papers of the whole archive, paged."""
-    pager = window(
-        request,
-        lambda offset, limit: papers_newest(offset=offset, limit=limit),
-        per_page=LIST_PER_PAGE,
-    )
-    return render_page(
-        request,
-        "papers/list",
-        {"pager": pager, "papers": pager.items, "popular": _popular()},
     )
 
 
@@ -88,10 +75,6 @@ def category(request: HttpRequest, code: str) -> HttpResponse:
             "active_window": ACTIVE_WINDOW,
         },
     )
-
-
-def _popular() -> list[dict]:
-    return [{"code": code, "name": category_name(code)} for code in POPULAR]
 
 
 # A query asked again (a popular one, or paging back) is served from the page cache like any
@@ -132,7 +115,7 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         "total_is_capped": found.total_is_capped,
         "total_is_approximate": found.approximate,
         "by_meaning": found.by_meaning,
-        "popular": _popular(),
+        "popular": popular_categories(),
         "tab_urls": {t: _tab_url(request, t) for t in TABS},
     }
     # Words that name a researcher or an institution but appear in no paper lead with the names.
