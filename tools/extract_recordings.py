@@ -1,6 +1,6 @@
 """Build the demo's recorded answers from the shared corpus (run by hand; see PROVENANCE.md).
 
-    python -m wovepaper.demo.extract_recordings ../shared/corpus wovepaper/demo/recordings \
+    python -m tools.extract_recordings ../shared/corpus wovepaper/demo/recordings \
         [openalex list answers...] [--s2-history <git dir> --readnext <git dir>] \
         [--openalex-history <git dir>] [--openalex-saved <owner/name>=<git dir> ...]
 
