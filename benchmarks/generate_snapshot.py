@@ -31,9 +31,20 @@ from itertools import accumulate
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from papers.ingest.records import format_version_date  # noqa: E402
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def format_version_date(value: datetime) -> str:
+    """The inverse of papers.ingest.records.parse_version_date, e.g. "Mon, 2 Apr 2007 19:18:42
+    GMT"."""
+    # Names from our own tables: strftime's %a and %b follow the locale.
+    return (
+        f"{_DAYS[value.weekday()]}, {value.day} {_MONTH_NAMES[value.month - 1]} "
+        f"{value.year} {value.hour:02d}:{value.minute:02d}:{value.second:02d} GMT"
+    )
+
 
 SAMPLE = ROOT / "papers" / "sample" / "arxiv-sample.jsonl.gz"
 MAX_AUTHORS = 30

@@ -113,7 +113,6 @@ def clean_abstract(value: str | None) -> str:
     return "\n\n".join(clean_text(p) for p in paragraphs if p.strip())
 
 
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _MONTHS = {name: number for number, name in enumerate(_MONTH_NAMES, start=1)}
 
@@ -142,12 +141,3 @@ def parse_version_date(value: str) -> datetime:
         return parsedate_to_datetime(value)
     except (TypeError, ValueError) as exc:
         raise RecordError(f"unreadable version date {value!r}") from exc
-
-
-def format_version_date(value: datetime) -> str:
-    """The inverse of parse_version_date, e.g. "Mon, 2 Apr 2007 19:18:42 GMT"."""
-    # Names from our own tables: strftime's %a and %b follow the locale.
-    return (
-        f"{_DAYS[value.weekday()]}, {value.day} {_MONTH_NAMES[value.month - 1]} "
-        f"{value.year} {value.hour:02d}:{value.minute:02d}:{value.second:02d} GMT"
-    )

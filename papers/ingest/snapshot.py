@@ -20,7 +20,6 @@ from .records import (
     RecordError,
     clean_abstract,
     clean_text,
-    format_version_date,
     normalize_arxiv_id,
     parse_version_date,
 )
@@ -207,27 +206,3 @@ def _parsed_author(
         forenames=decode_tex(" ".join(forenames.split())) if forenames is not None else "",
         suffix=" ".join(suffix.split()) if suffix is not None else "",
     )
-
-
-def record_to_snapshot_dict(record: PaperRecord, *, versions: list[dict] | None = None) -> dict:
-    """The inverse of parse_snapshot_line, used to write the bundled sample and benchmarks."""
-    if versions is None:
-        versions = []
-        if record.published:
-            versions.append({"version": "v1", "created": format_version_date(record.published)})
-    return {
-        "id": record.arxiv_id,
-        "submitter": record.submitter or None,
-        "authors": record.authors_raw,
-        "title": record.title,
-        "comments": record.comments or None,
-        "journal-ref": record.journal_ref or None,
-        "doi": record.doi or None,
-        "report-no": record.report_no or None,
-        "categories": " ".join(record.categories),
-        "license": record.license or None,
-        "abstract": record.abstract,
-        "versions": versions,
-        "update_date": record.updated.isoformat() if record.updated else None,
-        "authors_parsed": [[a.keyname, a.forenames, a.suffix] for a in record.authors],
-    }
