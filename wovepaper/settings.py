@@ -528,7 +528,7 @@ EMBEDDING_ENCODER = env("EMBEDDING_ENCODER", "wovepaper.lib.embeddings.MiniLMOnn
 # use (seconds; nothing is downloaded).
 EMBEDDING_MODEL_DIR = Path(env("EMBEDDING_MODEL_DIR", str(DATA_DIR / "models")))
 # torch threads per process (0: torch's default, every core). One per embed worker process,
-# with one process per core, is what benchmarks/embeddings.py measured fastest per core.
+# with one process per core, is what `benchmarks/semantic.py throughput` measured fastest per core.
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", 0)
 # Without a broker (tasks inline) a harvest or an import would wait on the model, at ~15 papers
 # a second: there `manage.py embed_papers` embeds afterwards, as matching is left to manage.py.

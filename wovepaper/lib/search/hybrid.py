@@ -19,12 +19,12 @@ from dataclasses import replace
 
 from .base import SearchBackend, SearchPage, SearchQuery, with_slice
 
-# Lower than the paper's 60: first places count for more. Chosen with RELAXED_WEIGHT (below)
-# on 28 of the first 56 paraphrases (2026-12-01). Rechecked the same day on all 206 (103 to
-# tune on, 103 held out; benchmarks/semantic.py fusion): the best of 896 rank and score
-# fusions on the tuning half (k = 10, any-word weight 1, 20 of each ranking) found one
-# held-out paper more in its first 10 (99 of 103 against 98) with a lower MRR, no evidence
-# that it is better, so these stayed (README, "Semantic search" under Performance).
+# Lower than the paper's 60: first places count for more. RRF_K and RELAXED_WEIGHT were chosen
+# together on known-item paraphrases (benchmarks/data/known-item-paraphrases.tsv). No fusion of
+# a wider grid, rank or score, chosen on half of the paraphrases did better on the other half
+# (one held-out paper more of 103 in the first 10, with a lower MRR), so they stay.
+# `python benchmarks/semantic.py fusion` reruns the comparison (README, "Semantic search"
+# under Performance, has its figures).
 RRF_K = 5
 # How many of each ranking's first ids are fused: at least this many, so that the first page
 # weighs more than its own 20 of each, and at most FUSED_MAX (past it, pages go on in
@@ -32,8 +32,7 @@ RRF_K = 5
 FUSED_MIN = 100
 FUSED_MAX = 1_000
 # The weight of a rank in the keyword ranking's any-word part (the full matches' weigh 1, as
-# the semantic ranking's do). Chosen with RRF_K on half of the first 56 lines of
-# benchmarks/data/known-item-paraphrases.tsv, and rechecked on 206 (see RRF_K).
+# the semantic ranking's do). Chosen with RRF_K (see there).
 RELAXED_WEIGHT = 0.5
 
 
