@@ -65,7 +65,7 @@ class PaperRecord:
     def digest(self) -> str:
         """A stable fingerprint of everything we store, so reruns can count "unchanged".
 
-        Every field goes in (tests/papers/test_ingest_bulk.py changes each one and checks the
+        Every field goes in (tests/papers/ingest/test_ingest_bulk.py changes each one and checks the
         digest moves), joined by ASCII separator characters \\x1c-\\x1f, which the text
         cleaners take out of every field: str.split() counts them as whitespace. This is on the
         hot path of every import, so it builds one string rather than serialising objects.

@@ -78,7 +78,7 @@ def paper_slug(title: str) -> str:
     Most titles are ASCII without an "&": for them its pipeline comes down to the four
     substitutions below, which give the same slug in half its time (its entity pattern alone is an
     alternation of every HTML entity name, tried at every character).
-    tests/papers/test_ingest_bulk.py compares the two over every title in the sample.
+    tests/papers/ingest/test_ingest_bulk.py compares the two over every title in the sample.
     """
     if title.isascii() and "&" not in title:
         text = (_SLUG_QUOTES.sub("-", title) if "'" in title else title).lower()

@@ -268,7 +268,7 @@ def test_semantic_mode_leaves_deleted_papers_out(vector_engine):
 
 
 def test_vectors_of_another_model_are_never_searched(vector_engine, settings):
-    settings.EMBEDDING_ENCODER = "tests.papers.test_embedding.RenamedMiniLM"
+    settings.EMBEDDING_ENCODER = "tests.papers.search.test_embedding_stage.RenamedMiniLM"
     reset_backends()
     assert semantic("quantum error correction") == []
 

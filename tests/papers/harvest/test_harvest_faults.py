@@ -19,7 +19,7 @@ from papers.harvest.client import ArxivOAIClient
 from papers.harvest.runs import harvest_window
 from papers.models import HarvestRun, Paper
 from tests.papers.conftest import harvest_command, point_harvester_at
-from tests.papers.faulty_oai import FaultyOAI
+from tests.papers.harvest.faulty_oai import FaultyOAI
 
 RETRIES = 2  # ARXIV_OAI_MAX_RETRIES: each page is asked for at most three times
 WHY = {

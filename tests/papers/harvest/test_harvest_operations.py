@@ -28,7 +28,7 @@ from papers.harvest.runs import harvest_run_create
 from papers.models import HarvestRun, Paper, PaperSearchDocument
 from papers.tasks import harvest_resume_stale
 from tests.papers.conftest import harvest_command, point_harvester_at
-from tests.papers.faulty_oai import FaultyOAI
+from tests.papers.harvest.faulty_oai import FaultyOAI
 from tests.papers.test_tasks import _reset_broker_pools
 from tests.workers import ROOT, database_url, wait_for
 from wovepaper.celery import app as celery_app

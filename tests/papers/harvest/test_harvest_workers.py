@@ -11,7 +11,7 @@ import pytest
 from celery import Celery
 
 from papers.models import HarvestRun, Paper
-from tests.papers.faulty_oai import FaultyOAI
+from tests.papers.harvest.faulty_oai import FaultyOAI
 from tests.workers import BROKERS, WorkerPool, wait_for
 
 pytestmark = pytest.mark.postgres

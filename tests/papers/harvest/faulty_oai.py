@@ -33,7 +33,7 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 
 OAI_NS = "http://www.openarchives.org/OAI/2.0/"
 SOURCE = (
-    Path(__file__).parent.parent
+    Path(__file__).parent.parent.parent
     / "fixtures"
     / "arxiv-oai"
     / "listrecords_arXiv_2013-05-24_token_436115-4001.xml"
