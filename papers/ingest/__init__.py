@@ -5,4 +5,6 @@
 - `snapshot`: the public arXiv metadata snapshot (JSON lines): a streaming reader and a parser.
 - `importing`: the bulk import of that snapshot (`manage.py import_arxiv_snapshot`): batched,
   resumable, with the search documents and embeddings built beside it.
+- `textmode`: TeX's text mode in titles and abstracts (accents, emphasis), written as Unicode
+  when a record is read, harvest and snapshot alike.
 """
