@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.utils.cache import patch_cache_control
 
-from wovepaper.lib.api.errors import api_not_found
+from wovepaper.lib.api.errors import api_not_found, error_body
 
 # C0 controls and DEL. No URL of ours holds one (ids, slugs, ROR ids, names and tokens never do),
 # and PostgreSQL refuses NUL in a text comparison with a DataError, so a key lookup given one
@@ -16,17 +17,69 @@ from wovepaper.lib.api.errors import api_not_found
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 
 
-class ControlCharacterPathMiddleware:
-    """A path with a control character names nothing: 404 (the API's JSON one under /api/)."""
+NUL_REFUSED = "Text may not contain NUL characters (U+0000)."
+
+
+def _fields_with_nul(request: HttpRequest) -> list[str]:
+    """The query parameters and the form's or JSON body's fields whose text holds a NUL. File
+    contents are not looked at: a file may hold any bytes."""
+    found = []
+    if "%00" in request.META.get("QUERY_STRING", ""):
+        found += [name for name, values in request.GET.lists() if _nul_in(name, values)]
+    if request.method not in ("POST", "PUT", "PATCH"):
+        return found
+    if request.content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        found += [name for name, values in request.POST.lists() if _nul_in(name, values)]
+    elif (request.content_type or "").endswith(("/json", "+json")):
+        if b"\\u0000" in request.body.lower():
+            try:
+                data = json.loads(request.body)
+            except ValueError:
+                return found  # not JSON: the view's parser says so
+            if isinstance(data, dict):
+                found += [k for k, v in data.items() if _holds_nul(k) or _holds_nul(v)]
+            else:
+                found.append("non_field_errors")
+    return found
+
+
+def _holds_nul(value: object) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
+
+
+def _nul_in(name: str, values: list[str]) -> bool:
+    return "\x00" in name or any("\x00" in value for value in values)
+
+
+class ControlCharacterMiddleware:
+    """The one rule for control characters from a request. A path with one names nothing: 404.
+    A NUL in a query parameter or in a form's or JSON body's text is refused with 400 before
+    any view sees it: PostgreSQL can neither store nor compare text holding one (a DataError,
+    so a 500), and no field of ours means one. Under /api/ both answers keep the API's JSON
+    error shape."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        api = request.path.startswith("/api/")
         if CONTROL_CHARACTERS.search(request.path):
-            if request.path.startswith("/api/"):
+            if api:
                 return api_not_found(request)
             raise Http404("control character in the path")
+        if fields := _fields_with_nul(request):
+            if api:
+                body = error_body(
+                    400, "invalid", NUL_REFUSED, fields={f: [NUL_REFUSED] for f in fields}
+                )
+                return JsonResponse(body, status=400)
+            return HttpResponseBadRequest(NUL_REFUSED, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
 
 
