@@ -11,9 +11,9 @@ class AccountsConfig(AppConfig):
 
     def ready(self):
         # Follows and claims move with researcher merges and come back with splits.
-        from researchers.curation import merge_participant_register
+        from researchers.curation.decisions import merge_participant_register
 
-        from .curation import PARTICIPANT
+        from .researcher_merges import PARTICIPANT
 
         merge_participant_register(PARTICIPANT)
 

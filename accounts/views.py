@@ -28,8 +28,8 @@ from rest_framework.authtoken.models import Token
 from institutions.models import Institution
 from papers.models import Paper
 from papers.selectors import papers_with_short_bylines
+from researchers.curation.reports import reports_of_user
 from researchers.models import Researcher
-from researchers.reports import reports_of_user
 from researchers.search import researchers_search
 from researchers.similar import more_like_followed
 from wovepaper.lib.negotiation import render_page

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from .admin_curation import PERMISSION, CurationAdminMixin
+from .curation.admin_views import PERMISSION, CurationAdminMixin
 from .models import (
     CurationEntry,
     DistinctPair,

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from . import report_views, views
+from . import views
+from .curation import report_views
 from .feeds import ResearcherAtomFeed, ResearcherFeed
 
 # The pages are named under "researchers:"; the feeds keep the site-wide names they had before

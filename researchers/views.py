@@ -13,8 +13,9 @@ from wovepaper.lib.pagecache import cache_public_page, page_shows
 from wovepaper.lib.paging import query_choice, window
 from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
-from . import identity, selectors
+from . import selectors
 from .coauthors import coauthor_graph, coauthor_path
+from .curation import identity
 from .models import Researcher
 from .similar import similar_researchers
 

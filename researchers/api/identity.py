@@ -11,7 +11,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, serializers
 from rest_framework.response import Response
 
-from researchers import identity
+from researchers.curation import identity
 from researchers.models import Researcher
 from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.redirects import site_url

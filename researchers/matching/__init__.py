@@ -5,7 +5,7 @@ paper's byline with each source's author list (`researchers.alignment`), then fi
 researcher for each aligned authorship by external id: the Semantic Scholar author id first,
 then the OpenAlex id, then the ORCID. A paper only one source knows is matched through that
 source. Records are never merged because names agree (merging is the curators' job, see
-`researchers.curation`); where the sources disagree (one OpenAlex id across two Semantic
+`researchers.curation.decisions`); where the sources disagree (one OpenAlex id across two Semantic
 Scholar ids, or the reverse) the records stay apart and an IdentityConflict is recorded for the
 curators.
 

@@ -9,7 +9,7 @@ from django.contrib.auth.models import Permission
 
 from accounts.models import Claim, Follow
 from accounts.services import researcher_follow
-from researchers.curation import merge_participants, merge_split, researchers_merge
+from researchers.curation.decisions import merge_participants, merge_split, researchers_merge
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from django.test.signals import template_rendered
 from papers import listitems
 from papers.models import Authorship, Paper
 from papers.selectors import papers_with_short_bylines
-from researchers.curation import researchers_merge
+from researchers.curation.decisions import researchers_merge
 from researchers.models import Researcher
 
 ITEM = "papers/_paper_item.html"

@@ -6,7 +6,7 @@ import pytest
 
 from accounts.models import Claim, Follow
 from papers.models import Authorship
-from researchers.curation import (
+from researchers.curation.decisions import (
     CurationError,
     authorship_move,
     merge_plan,

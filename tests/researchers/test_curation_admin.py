@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Follow
 from papers.models import Authorship
-from researchers.curation import researchers_merge
+from researchers.curation.decisions import researchers_merge
 from researchers.models import CurationEntry, DistinctPair, Researcher
 
 URLS = [

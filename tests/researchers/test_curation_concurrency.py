@@ -15,8 +15,8 @@ from django.db import connection
 
 from accounts.models import Follow
 from papers.models import Authorship
-from researchers import curation
-from researchers.curation import CurationError, MergeParticipant, researchers_merge
+from researchers.curation import decisions
+from researchers.curation.decisions import CurationError, MergeParticipant, researchers_merge
 from researchers.models import CurationEntry, Researcher, ResearcherExternalId
 
 
@@ -34,9 +34,9 @@ def holding_participant():
     participant = MergeParticipant(
         name="zz-test-hold", preview=lambda **kw: {}, merge=merge, split=lambda **kw: None
     )
-    curation.merge_participant_register(participant)
+    decisions.merge_participant_register(participant)
     yield inside, release
-    curation._participants.pop("zz-test-hold", None)
+    decisions._participants.pop("zz-test-hold", None)
 
 
 def run(results, key, **kwargs):

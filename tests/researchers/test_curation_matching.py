@@ -13,13 +13,13 @@ from datetime import UTC, datetime
 import pytest
 
 from papers.models import Authorship
-from researchers.clusters import curation_clusters
-from researchers.curation import (
+from researchers.curation.decisions import (
     authorship_move,
     merge_split,
     researchers_mark_distinct,
     researchers_merge,
 )
+from researchers.curation.queue import curation_clusters
 from researchers.matching import match_papers, papers_to_match
 from researchers.models import Researcher, ResearcherExternalId
 

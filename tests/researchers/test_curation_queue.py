@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from institutions.models import AuthorshipInstitution, Institution
-from researchers.clusters import curation_clusters
-from researchers.curation import researchers_mark_distinct
+from researchers.curation.decisions import researchers_mark_distinct
+from researchers.curation.queue import curation_clusters
 from researchers.models import IdentityConflict, ResearcherExternalId
 from researchers.stats import researchers_update_stats
 

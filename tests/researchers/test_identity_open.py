@@ -14,7 +14,12 @@ from django.utils import timezone
 
 from accounts.models import Claim
 from accounts.services import orcid_merge_proposals, researcher_claim
-from researchers.curation import authorship_move, researchers_mark_distinct, researchers_merge
+from researchers.curation.decisions import (
+    authorship_move,
+    researchers_mark_distinct,
+    researchers_merge,
+)
+from researchers.curation.reports import ReportError, match_report_create
 from researchers.figures import researchers_refresh_figures
 from researchers.identity_links import FILE_NAME, META_NAME, identity_links_export
 from researchers.models import (
@@ -24,7 +29,6 @@ from researchers.models import (
     Researcher,
     ResearcherExternalId,
 )
-from researchers.reports import ReportError, match_report_create
 
 
 @pytest.fixture

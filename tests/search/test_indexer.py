@@ -16,7 +16,7 @@ from institutions.services import institutions_update_stats
 from papers.ingest.importing import snapshot_import
 from papers.models import Paper
 from papers.search import PAPERS, paper_search, paper_search_backend
-from researchers.curation import researchers_merge
+from researchers.curation.decisions import researchers_merge
 from researchers.search import researchers_search
 from researchers.stats import researchers_update_stats
 from wovepaper.lib.search import SearchQuery, reset_backends

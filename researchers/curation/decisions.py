@@ -23,7 +23,7 @@ from django.utils import timezone
 from papers.models import Authorship, Paper
 from wovepaper.lib.pagecache import pages_changed
 
-from .models import (
+from ..models import (
     CurationEntry,
     DistinctPair,
     IdentityConflict,
@@ -32,8 +32,8 @@ from .models import (
     Researcher,
     ResearcherExternalId,
 )
+from ..stats import researchers_update_stats
 from .reports import reports_close_for_entry
-from .stats import researchers_update_stats
 
 # A merge folds a handful of records; more at once is a mistake in the form, not a real cluster.
 MAX_FOLDED = 20

@@ -10,10 +10,10 @@ from datetime import datetime
 
 from django.db.models import Q
 
-from .clusters import SameNameExplained, same_name_explained
-from .models import CurationEntry, IdentityConflict, Researcher, ResearcherExternalId
-from .names import name_key
-from .selectors import EXTERNAL_URLS, researcher_same_name
+from ..models import CurationEntry, IdentityConflict, Researcher, ResearcherExternalId
+from ..names import name_key
+from ..selectors import EXTERNAL_URLS, researcher_same_name
+from .queue import SameNameExplained, same_name_explained
 
 SOURCE_LABELS = dict(ResearcherExternalId.SOURCES)
 # Citation totals further apart than this factor (and by more than FAR_APART_MIN) are flagged:

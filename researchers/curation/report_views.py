@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods
 from papers.models import Authorship, Paper
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from .models import MatchReport, Researcher
+from ..models import MatchReport, Researcher
 from .reports import ReportError, ReportThrottled, match_report_create
 
 RESEARCHER_IN_TEXT = re.compile(r"(?:researchers/)?(\d{1,18})")

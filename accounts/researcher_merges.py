@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.utils.dateparse import parse_datetime
 
-from researchers.curation import MergeParticipant
+from researchers.curation.decisions import MergeParticipant
 
 from .models import Claim, Follow
 

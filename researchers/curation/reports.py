@@ -1,7 +1,7 @@
 """Readers' reports of wrong matches: filed by signed-in readers, closed by curators' decisions.
 
 A report never changes a record by itself. It waits in the curators' queue (admin) with the
-evidence for the records it names; the curation services (`researchers.curation`) call
+evidence for the records it names; the curation services (`researchers.curation.decisions`) call
 `reports_close_for_entry` after each merge, split, move or "not the same person", which closes
 the open reports that decision answers. A curator may also close one without a change, saying
 why (`report_decline`). The reporter sees the outcome on their account page.
@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from papers.models import Authorship
 
-from .models import CurationEntry, MatchReport, Researcher
+from ..models import CurationEntry, MatchReport, Researcher
 
 
 class ReportError(ValueError):

@@ -1,7 +1,7 @@
 """Curation screens inside the Researcher admin: the review queue, merge (preview, confirm),
 split, move one authorship, and "not the same person".
 
-Views only check access, validate a form and call `researchers.curation`; the admin site's
+Views only check access, validate a form and call `researchers.curation.decisions`; the admin site's
 `admin_view` sends anonymous and non-staff users to the admin login, and staff without
 `researchers.curate_researcher` get 403.
 """
@@ -19,8 +19,9 @@ from django.urls import path, reverse
 from papers.models import MATCH_CERTAIN, Authorship
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from . import clusters, curation, reports, selectors
-from .models import CurationEntry, MatchReport, Researcher
+from .. import selectors
+from ..models import CurationEntry, MatchReport, Researcher
+from . import decisions, queue, reports
 
 PERMISSION = "researchers.curate_researcher"
 # The uncertain links' queue: one page is four queries, whatever the page.
@@ -122,7 +123,7 @@ class CurationAdminMixin(admin.ModelAdmin):
     def curation_queue_view(self, request: AuthenticatedHttpRequest) -> HttpResponse:
         self._require_curator(request)
         prefix = request.GET.get("q", "").strip()[:100]
-        found = clusters.curation_clusters(prefix=prefix)
+        found = queue.curation_clusters(prefix=prefix)
         return TemplateResponse(
             request,
             "admin/researchers/curation/queue.html",
@@ -132,7 +133,7 @@ class CurationAdminMixin(admin.ModelAdmin):
                 clusters=found,
                 reports=reports.reports_open(),
                 q=prefix,
-                weights=clusters.WEIGHTS,
+                weights=queue.WEIGHTS,
             ),
         )
 
@@ -154,9 +155,9 @@ class CurationAdminMixin(admin.ModelAdmin):
         if form.is_valid():
             survivor_id, folded_ids = form.cleaned_data["survivor"], form.cleaned_data["folded"]
             try:
-                plan = curation.merge_plan(survivor_id=survivor_id, folded_ids=folded_ids)
+                plan = decisions.merge_plan(survivor_id=survivor_id, folded_ids=folded_ids)
                 if request.method == "POST" and "confirm" in request.POST:
-                    entry = curation.researchers_merge(
+                    entry = decisions.researchers_merge(
                         survivor_id=survivor_id,
                         folded_ids=folded_ids,
                         actor=request.user,
@@ -168,7 +169,7 @@ class CurationAdminMixin(admin.ModelAdmin):
                         f"Merged {len(folded_ids)} record(s) "
                         f"into {plan.survivor} (entry #{entry.pk}).",
                     )
-            except curation.CurationError as exc:
+            except decisions.CurationError as exc:
                 error = str(exc)
         return TemplateResponse(
             request,
@@ -182,14 +183,14 @@ class CurationAdminMixin(admin.ModelAdmin):
         error = ""
         if request.method == "POST":
             try:
-                split = curation.merge_split(
+                split = decisions.merge_split(
                     entry_id=entry.pk, actor=request.user, note=request.POST.get("note", "")
                 )
-            except curation.CurationError as exc:
+            except decisions.CurationError as exc:
                 error = str(exc)
             else:
                 return self._done(request, split, f"Merge #{entry.pk} split (entry #{split.pk}).")
-        blockers = curation.merge_split_blockers(entry)
+        blockers = decisions.merge_split_blockers(entry)
         records = Researcher.objects.filter(
             pk__in=[entry.after.get("survivor"), *entry.after.get("folded", [])]
         ).order_by("pk")
@@ -221,13 +222,13 @@ class CurationAdminMixin(admin.ModelAdmin):
             target = Researcher.objects.filter(pk=form.cleaned_data["to"]).first()
             if request.method == "POST" and "confirm" in request.POST:
                 try:
-                    entry = curation.authorship_move(
+                    entry = decisions.authorship_move(
                         authorship_id=form.cleaned_data["authorship"],
                         to_researcher_id=form.cleaned_data["to"],
                         actor=request.user,
                         note=form.cleaned_data["note"],
                     )
-                except curation.CurationError as exc:
+                except decisions.CurationError as exc:
                     error = str(exc)
                 else:
                     return self._done(request, entry, f"Authorship moved (entry #{entry.pk}).")
@@ -282,7 +283,7 @@ class CurationAdminMixin(admin.ModelAdmin):
             back += f"?page={page}"
         if request.method != "POST":
             return HttpResponseRedirect(back)
-        decide = {"confirm": curation.authorship_confirm, "unlink": curation.authorship_unlink}
+        decide = {"confirm": decisions.authorship_confirm, "unlink": decisions.authorship_unlink}
         action = decide.get(request.POST.get("decision", ""))
         if action is None:
             messages.error(request, "Choose confirm or unlink.")
@@ -293,7 +294,7 @@ class CurationAdminMixin(admin.ModelAdmin):
                 actor=request.user,
                 note=request.POST.get("note", ""),
             )
-        except curation.CurationError as exc:
+        except decisions.CurationError as exc:
             messages.error(request, str(exc))
         else:
             name = entry.before.get("name", "")
@@ -325,13 +326,13 @@ class CurationAdminMixin(admin.ModelAdmin):
             messages.error(request, "Give the two record ids.")
         else:
             try:
-                entry = curation.researchers_mark_distinct(
+                entry = decisions.researchers_mark_distinct(
                     first_id=form.cleaned_data["first"],
                     second_id=form.cleaned_data["second"],
                     actor=request.user,
                     note=form.cleaned_data["note"],
                 )
-            except curation.CurationError as exc:
+            except decisions.CurationError as exc:
                 messages.error(request, str(exc))
             else:
                 messages.success(

@@ -24,8 +24,8 @@ from django.db.models import Count, Max, Min
 from institutions.models import AuthorshipInstitution
 from papers.models import Authorship
 
-from .models import DistinctPair, IdentityConflict, Researcher, ResearcherExternalId
-from .names import name_key as make_name_key
+from ..models import DistinctPair, IdentityConflict, Researcher, ResearcherExternalId
+from ..names import name_key as make_name_key
 
 MAX_CLUSTER = 8  # records shown per name; a name with more is shown with its 8 largest
 WINDOW = 60  # candidate names ranked per page
