@@ -30,7 +30,7 @@ from papers.models import Paper
 from papers.selectors import papers_with_short_bylines
 from researchers.curation.reports import reports_of_user
 from researchers.models import Researcher
-from researchers.search import researchers_search
+from researchers.name_search import researchers_search
 from researchers.similar import more_like_followed
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.request_types import AuthenticatedHttpRequest

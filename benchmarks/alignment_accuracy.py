@@ -3,8 +3,8 @@
 For each recorded paper (Semantic Scholar paper objects wherever they appear: paper batches,
 searches, an author's papers, a paper's citations and references; OpenAlex works, singletons and
 list pages), an arXiv-style byline is aligned with the source's author list by
-`researchers.alignment.align_authors`, and every aligned name is judged by the source's external
-id for the author at that position:
+`researchers.author_list_alignment.align_authors`, and every aligned name is judged by the
+source's external id for the author at that position:
 
 - OpenAlex: the byline is `raw_author_name` (the name as printed on the paper, e.g. "Touvron,
   Hugo"; OpenAlex's "None " prefix for a missing first part removed, as the client does),
@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 # reads them): see tests/fixtures/unseen/PROVENANCE.md.
 UNSEEN = ROOT / "tests" / "fixtures" / "unseen"
 
-from researchers.alignment import align_authors, align_links  # noqa: E402
+from researchers.author_list_alignment import align_authors, align_links  # noqa: E402
 from researchers.clients.openalex import clean_raw_author_name  # noqa: E402
 from researchers.names import PARTICLES, fold, is_person, parse_name  # noqa: E402
 

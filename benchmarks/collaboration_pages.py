@@ -54,7 +54,7 @@ from papers.ingest.importing import snapshot_import  # noqa: E402
 from papers.models import Authorship, Paper  # noqa: E402
 from researchers.models import Researcher  # noqa: E402
 from researchers.names import name_key  # noqa: E402
-from researchers.stats import researchers_update_stats  # noqa: E402
+from researchers.page_figures import researchers_update_stats  # noqa: E402
 
 SAMPLE = ROOT / "papers" / "sample" / "arxiv-sample.jsonl.gz"
 LHCB = ("1302.1213", "1302.1072")  # 628 and 622 authors; R. Lefèvre signs both

@@ -53,7 +53,7 @@ from institutions.services import institutions_update_stats  # noqa: E402
 from papers.models import Authorship, Paper, PaperCategory  # noqa: E402
 from researchers.models import Researcher  # noqa: E402
 from researchers.names import name_key  # noqa: E402
-from researchers.stats import researchers_update_stats  # noqa: E402
+from researchers.page_figures import researchers_update_stats  # noqa: E402
 
 RESEARCHER = "Synthetic Benchmark-Researcher"
 INSTITUTION = "Synthetic Benchmark Institute"

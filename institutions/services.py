@@ -18,7 +18,7 @@ from wovepaper.lib.text import folded_words
 
 from .clients.ror import RorClient
 from .models import AuthorshipInstitution, Institution
-from .search import INSTITUTIONS
+from .name_search import INSTITUTIONS
 
 logger = logging.getLogger(__name__)
 

@@ -212,7 +212,8 @@ class Authorship(models.Model):
     matched_at = models.DateTimeField(null=True, blank=True)
 
     class MatchMethod(models.TextChoices):
-        """How matching paired this byline name with a source's author (researchers.alignment)."""
+        """How matching paired this byline name with a source's author
+        (researchers.author_list_alignment)."""
 
         EXACT = "exact", "the same name"
         INITIALS = "initials", "initials of the name"

@@ -1,4 +1,4 @@
-"""The stored co-author entries of a researcher (researchers.stats) as pages and the API read
+"""The stored co-author entries of a researcher (researchers.page_figures) as pages and the API read
 them, and where the page's co-author graph draws them.
 
 The graph puts the researcher in the middle and their most frequent co-authors on a circle

@@ -17,8 +17,8 @@ class Researcher(models.Model):
     works_count = models.PositiveIntegerField(null=True, blank=True)
     figures_source = models.CharField(max_length=32, blank=True)
     figures_updated_at = models.DateTimeField(null=True, blank=True)
-    # Page figures maintained by matching (researchers.stats), so that a researcher with 2,000
-    # papers renders with the same few queries as one with 2. Never computed per request.
+    # Page figures maintained by matching (researchers.page_figures), so that a researcher with
+    # 2,000 papers renders with the same few queries as one with 2. Never computed per request.
     paper_count = models.PositiveIntegerField(default=0)
     # {"first": n, "middle": n, "last": n, "sole": n} over the papers where every author is matched;
     # `position_basis` is how many papers that is (the "X of Y" line: X = basis, Y = paper_count).

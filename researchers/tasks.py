@@ -1,4 +1,5 @@
-"""Celery tasks for matching: thin wrappers over researchers.matching and researchers.figures."""
+"""Celery tasks for matching: thin wrappers over researchers.matching and
+researchers.source_figures."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from django.conf import settings
 
 from wovepaper.lib.http import ServiceError
 
-from .figures import researchers_refresh_figures, researchers_with_stale_figures
 from .identity_links import identity_links_export
 from .matching import BatchResult, match_run
 from .matching.chains import chain_slot_release, chain_slot_renew, chain_slots_take
+from .source_figures import researchers_refresh_figures, researchers_with_stale_figures
 
 logger = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from papers.ingest.upsert import papers_upsert
 from papers.models import Paper
 from researchers.models import Researcher
 from researchers.names import name_key
-from researchers.stats import researchers_update_stats
+from researchers.page_figures import researchers_update_stats
 from wovepaper.lib.pagecache import SITE, pages_changed
 
 

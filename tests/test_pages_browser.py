@@ -27,7 +27,7 @@ from papers.mathtext import formula_html, segments
 from papers.models import Authorship, Paper
 from researchers.models import Researcher
 from researchers.names import name_key
-from researchers.stats import researchers_update_stats
+from researchers.page_figures import researchers_update_stats
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"

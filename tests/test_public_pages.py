@@ -12,7 +12,7 @@ from django.utils import timezone
 from papers.models import Authorship
 from researchers.models import Researcher, ResearcherExternalId
 from researchers.names import name_key
-from researchers.stats import researchers_update_stats
+from researchers.page_figures import researchers_update_stats
 
 pytestmark = pytest.mark.django_db
 

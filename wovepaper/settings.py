@@ -452,8 +452,8 @@ OPENSEARCH_URL = env("OPENSEARCH_URL", "http://127.0.0.1:9200")
 OPENSEARCH_INDEX_PREFIX = env("OPENSEARCH_INDEX_PREFIX", "wovepaper")
 SEARCH_COLLECTIONS = {
     "papers": "papers.search.PAPERS",
-    "researchers": "researchers.search.RESEARCHERS",
-    "institutions": "institutions.search.INSTITUTIONS",
+    "researchers": "researchers.name_search.RESEARCHERS",
+    "institutions": "institutions.name_search.INSTITUTIONS",
 }
 CELERY_TASK_ROUTES["search.index_engine"] = {"queue": f"{CELERY_QUEUE_PREFIX}search"}
 CELERY_TASK_ROUTES["search.engine_catch_up"] = {"queue": f"{CELERY_QUEUE_PREFIX}search"}

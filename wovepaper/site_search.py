@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from institutions.search import institutions_search
+from institutions.name_search import institutions_search
 from papers.search import paper_search
 from papers.selectors import papers_in_category, papers_with_short_bylines
-from researchers.search import researchers_search
+from researchers.name_search import researchers_search
 from wovepaper.lib.bounds import day_after
 from wovepaper.lib.search import SearchPage
 

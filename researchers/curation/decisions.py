@@ -32,7 +32,7 @@ from ..models import (
     Researcher,
     ResearcherExternalId,
 )
-from ..stats import researchers_update_stats
+from ..page_figures import researchers_update_stats
 from .reports import reports_close_for_entry
 
 # A merge folds a handful of records; more at once is a mistake in the form, not a real cluster.

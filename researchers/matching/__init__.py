@@ -1,7 +1,7 @@
 """Matching: attach each arXiv authorship to a researcher identity from the sources.
 
 For a batch of papers (newest first): ask both sources for the papers by arXiv id, align each
-paper's byline with each source's author list (`researchers.alignment`), then find the
+paper's byline with each source's author list (`researchers.author_list_alignment`), then find the
 researcher for each aligned authorship by external id: the Semantic Scholar author id first,
 then the OpenAlex id, then the ORCID. A paper only one source knows is matched through that
 source. Records are never merged because names agree (merging is the curators' job, see

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from papers.models import Authorship
 
-from ..alignment import Link, align_links, lists_disagree
+from ..author_list_alignment import Link, align_links, lists_disagree
 from ..clients.openalex import OAAuthorship, OAWork
 from ..clients.semantic_scholar import S2Author, S2Paper
 from ..names import best_display_name

@@ -16,10 +16,10 @@ from papers.search import PAPERS
 from wovepaper.lib.http import ServiceError
 from wovepaper.lib.search.engine_feed import engine_index_enqueue
 
-from ..figures import researchers_refresh_figures
 from ..models import MatchRun
+from ..page_figures import researchers_update_stats
 from ..selectors import papers_for_matching, researchers_without_figures
-from ..stats import researchers_update_stats
+from ..source_figures import researchers_refresh_figures
 from .apply import BatchResult, apply_batch
 from .backlog import papers_to_match
 from .claim import claim_papers

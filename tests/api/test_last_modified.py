@@ -12,7 +12,7 @@ from institutions.services import institutions_update_stats
 from papers.models import Paper
 from papers.services import PaperSourceRecord, papers_store_source_records
 from researchers.models import Researcher
-from researchers.stats import researchers_update_stats
+from researchers.page_figures import researchers_update_stats
 
 LONG_AGO = datetime(2020, 1, 1, tzinfo=UTC)
 

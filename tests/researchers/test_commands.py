@@ -13,8 +13,8 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from papers.models import Authorship
-from researchers.figures import researchers_with_stale_figures
 from researchers.models import MatchRun, PaperMatchState, Researcher, ResearcherExternalId
+from researchers.source_figures import researchers_with_stale_figures
 
 BYLINES = {
     "2302.13971": [

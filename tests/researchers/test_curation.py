@@ -23,7 +23,7 @@ from researchers.models import (
     Researcher,
     ResearcherExternalId,
 )
-from researchers.stats import researchers_update_stats
+from researchers.page_figures import researchers_update_stats
 
 
 def state():

@@ -10,7 +10,7 @@ from institutions.models import AuthorshipInstitution, Institution
 from researchers.curation.decisions import researchers_mark_distinct
 from researchers.curation.queue import curation_clusters
 from researchers.models import IdentityConflict, ResearcherExternalId
-from researchers.stats import researchers_update_stats
+from researchers.page_figures import researchers_update_stats
 
 
 @pytest.fixture

@@ -20,7 +20,6 @@ from researchers.curation.decisions import (
     researchers_merge,
 )
 from researchers.curation.reports import ReportError, match_report_create
-from researchers.figures import researchers_refresh_figures
 from researchers.identity_links import FILE_NAME, META_NAME, identity_links_export
 from researchers.models import (
     DistinctPair,
@@ -29,6 +28,7 @@ from researchers.models import (
     Researcher,
     ResearcherExternalId,
 )
+from researchers.source_figures import researchers_refresh_figures
 
 
 @pytest.fixture

@@ -315,7 +315,7 @@ def test_fields_of_papers_without_categories_are_unknown_not_pending(
     client, paper_factory, researcher_factory, link_author
 ):
     from papers.models import PaperCategory
-    from researchers.stats import researchers_update_stats
+    from researchers.page_figures import researchers_update_stats
 
     researcher = researcher_factory("Dan Zhao")
     paper = paper_factory(authors=["Dan Zhao"])

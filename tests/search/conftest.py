@@ -3,11 +3,11 @@ from __future__ import annotations
 import pytest
 
 from institutions.models import Institution
-from institutions.search import INSTITUTIONS
+from institutions.name_search import INSTITUTIONS
 from papers.models import Paper
 from papers.search import PAPERS
 from researchers.models import Researcher
-from researchers.search import RESEARCHERS
+from researchers.name_search import RESEARCHERS
 from tests.researchers.conftest import researcher_factory  # noqa: F401  (shared fixture)
 from wovepaper.lib.search import backend_for, reset_backends
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 from institutions.models import Institution
-from institutions.search import institutions_search
+from institutions.name_search import institutions_search
 from papers.search import PAPERS, paper_search
 from researchers.models import Researcher
+from researchers.name_search import researchers_search
 from researchers.names import name_key
-from researchers.search import researchers_search
 from wovepaper.lib.search import SearchQuery, backend_for
 
 

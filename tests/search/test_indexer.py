@@ -11,14 +11,14 @@ import pytest
 from django.core.management import call_command
 
 from institutions.models import Institution
-from institutions.search import institutions_search
+from institutions.name_search import institutions_search
 from institutions.services import institutions_update_stats
 from papers.ingest.importing import snapshot_import
 from papers.models import Paper
 from papers.search import PAPERS, paper_search, paper_search_backend
 from researchers.curation.decisions import researchers_merge
-from researchers.search import researchers_search
-from researchers.stats import researchers_update_stats
+from researchers.name_search import researchers_search
+from researchers.page_figures import researchers_update_stats
 from wovepaper.lib.search import SearchQuery, reset_backends
 from wovepaper.lib.search.engine_feed import engine_index_enqueue
 

@@ -19,7 +19,7 @@ from wovepaper.lib.pagecache import pages_changed
 from wovepaper.lib.search.engine_feed import engine_index_enqueue
 
 from .models import Researcher
-from .search import RESEARCHERS
+from .name_search import RESEARCHERS
 
 CHUNK = 500
 # Co-authors stored per researcher: the page draws the first ones and lists them all.

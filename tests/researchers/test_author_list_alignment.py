@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from papers.authors import split_authors
-from researchers.alignment import SAME_SLOT, align_authors, align_links, lists_disagree
+from researchers.author_list_alignment import SAME_SLOT, align_authors, align_links, lists_disagree
 from researchers.names import (
     EXACT,
     FAMILY_VARIANT,

@@ -10,7 +10,7 @@ from institutions.models import Institution
 from papers.models import Authorship, Paper
 from researchers.matching import match_papers
 from researchers.models import Researcher, ResearcherExternalId
-from researchers.stats import researchers_update_stats
+from researchers.page_figures import researchers_update_stats
 from tests.researchers.conftest import recorded_s2_authors
 
 SOMMERVILLE_PAPERS = {
