@@ -432,11 +432,6 @@ def _double_family(pa: ParsedName, pb: ParsedName) -> tuple[float, str]:
     return 0.0, ""
 
 
-def name_similarity(a: str, b: str) -> float:
-    """`name_match`'s score alone."""
-    return name_match(a, b)[0]
-
-
 def is_abbreviated(name: str) -> bool:
     """True when the given names are initials only ("E. Duflo")."""
     parsed = parse_name(name)

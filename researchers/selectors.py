@@ -76,7 +76,7 @@ def researcher_merge_and_name(pk: int) -> tuple[int | None, str] | None:
 def researchers_named(text: str) -> QuerySet[Researcher]:
     """Live researchers whose name key holds each folded word of `text` (a trigram index on
     PostgreSQL), unordered; nobody for fewer than NAME_SEARCH_MIN characters. The search
-    pages' database backend (researchers.search) and the API's search both read this."""
+    pages' database backend (researchers.name_search) and the API's search both read this."""
     key = name_key(text or "")
     if len(key) < NAME_SEARCH_MIN:
         return Researcher.objects.none()
@@ -114,23 +114,6 @@ def researcher_resolve(pk: int) -> tuple[Researcher | None, bool]:
     if survivor is None or survivor == pk:
         return researcher, False
     return records.filter(pk=survivor).first(), True
-
-
-def researcher_external_links(researcher: Researcher) -> list[dict]:
-    links = []
-    for ext in researcher.external_ids.order_by("source", "value"):
-        template = EXTERNAL_URLS.get(ext.source)
-        # Sources hand out both bare ids and URLs (https://openalex.org/A…, https://orcid.org/…).
-        value = ext.value.rstrip("/").rsplit("/", 1)[-1]
-        links.append(
-            {
-                "source": ext.source,
-                "label": ext.get_source_display(),
-                "value": value,
-                "url": template.format(value) if template else "",
-            }
-        )
-    return links
 
 
 def researcher_same_name(researcher: Researcher, *, limit: int = 8) -> list[Researcher]:
