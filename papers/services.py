@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from wovepaper.lib.pagecache import pages_changed
 
-from .models import Paper
+from .models import Authorship, Paper
 
 
 @dataclass(frozen=True)
@@ -84,4 +84,33 @@ def papers_store_source_records(*, records: Sequence[PaperSourceRecord]) -> None
             "modified_at",
         ],
         batch_size=500,
+    )
+
+
+# The researcher link of an Authorship is papers' row, written by researchers' flows (matching,
+# curation): they write it only through these, so papers knows every way it changes.
+
+
+def authorships_link_researcher(*, authorship_ids: Sequence[int], researcher_id: int) -> int:
+    """Point these authorships at `researcher_id`, their match fields (when, how, how sure)
+    left as they are: a curator's merge, split or move. One UPDATE, however many ids; callers
+    chunk long lists. Idempotent. Returns the rows updated."""
+    return Authorship.objects.filter(pk__in=authorship_ids).update(researcher_id=researcher_id)
+
+
+def authorship_unlink_researcher(*, authorship_id: int) -> int:
+    """Take the authorship off its researcher, with how it had been matched. One UPDATE.
+    Idempotent. Returns the rows updated."""
+    return Authorship.objects.filter(pk=authorship_id).update(
+        researcher=None, matched_at=None, match_method="", match_confidence=None
+    )
+
+
+def authorships_save_match_links(*, authorships: Sequence[Authorship]) -> None:
+    """Write matching's outcome as set on these objects: researcher, matched_at, match_method,
+    match_confidence, 1,000 rows an UPDATE (none for an empty list). Idempotent."""
+    Authorship.objects.bulk_update(
+        authorships,
+        ["researcher", "matched_at", "match_method", "match_confidence"],
+        batch_size=1000,
     )

@@ -21,6 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from papers.models import Authorship, Paper
+from papers.services import authorship_unlink_researcher, authorships_link_researcher
 from wovepaper.lib.pagecache import pages_changed
 
 from ..models import (
@@ -248,7 +249,7 @@ def researchers_merge(
 
     moved_authorships = {str(rid): pks for rid, pks in plan.authorships.items()}
     for chunk in _chunks([pk for pks in plan.authorships.values() for pk in pks]):
-        Authorship.objects.filter(pk__in=chunk).update(researcher_id=survivor_id)
+        authorships_link_researcher(authorship_ids=chunk, researcher_id=survivor_id)
     moved_ids = {str(rid): [pk for pk, _, _ in rows] for rid, rows in plan.external_ids.items()}
     ResearcherExternalId.objects.filter(
         pk__in=[pk for rows in plan.external_ids.values() for pk, _, _ in rows]
@@ -381,7 +382,7 @@ def merge_split(*, entry_id: int, actor: User | None, note: str = "") -> Curatio
 
     for rid, pks in after["authorships"].items():
         for chunk in _chunks(pks):
-            Authorship.objects.filter(pk__in=chunk).update(researcher_id=int(rid))
+            authorships_link_researcher(authorship_ids=chunk, researcher_id=int(rid))
     for rid, pks in after["external_ids"].items():
         ResearcherExternalId.objects.filter(pk__in=pks).update(
             researcher_id=int(rid), origin=ResearcherExternalId.MATCHING
@@ -458,7 +459,7 @@ def authorship_move(
         raise CurationError("This authorship was moved by someone else meanwhile; reload.")
     if from_id == to_researcher_id:
         raise CurationError("The authorship is already on that record.")
-    Authorship.objects.filter(pk=authorship_id).update(researcher_id=to_researcher_id)
+    authorships_link_researcher(authorship_ids=[authorship_id], researcher_id=to_researcher_id)
     entry = CurationEntry.objects.create(
         action=CurationEntry.MOVE,
         actor=_actor(actor),
@@ -566,9 +567,7 @@ def authorship_unlink(*, authorship_id: int, actor: User | None, note: str = "")
     leaves the record, and the name stays unlinked (pinned) until a curator moves it; the
     record's figures are recomputed."""
     authorship, researcher = _uncertain_link_locked(authorship_id)
-    Authorship.objects.filter(pk=authorship.pk).update(
-        researcher=None, matched_at=None, match_method="", match_confidence=None
-    )
+    authorship_unlink_researcher(authorship_id=authorship.pk)
     entry = _link_decided(
         authorship,
         researcher,

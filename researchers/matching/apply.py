@@ -17,7 +17,11 @@ from django.utils import timezone
 
 from institutions.services import AuthorshipAffiliations, institutions_link_authorships
 from papers.models import Authorship, Paper
-from papers.services import PaperSourceRecord, papers_store_source_records
+from papers.services import (
+    PaperSourceRecord,
+    authorships_save_match_links,
+    papers_store_source_records,
+)
 from wovepaper.lib.pagecache import pages_changed
 
 from ..models import IdentityConflict, PaperMatchState, Researcher, ResearcherExternalId
@@ -149,11 +153,7 @@ def _attach(
             authorship.match_method, authorship.match_confidence = method, confidence
             changed.append(authorship)
         result.researcher_ids.add(target)
-    Authorship.objects.bulk_update(
-        changed,
-        ["researcher", "matched_at", "match_method", "match_confidence"],
-        batch_size=1000,
-    )
+    authorships_save_match_links(authorships=changed)
     changed_papers = {a.paper_id for a in changed}
     # The paper's record (its API answer, its Last-Modified) now links other researchers.
     Paper.objects.filter(pk__in=changed_papers).update(modified_at=now)
