@@ -649,6 +649,9 @@ SPECTACULAR_SETTINGS = {
     "SERVERS": [{"url": SITE_URL}],
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The one PATCH (renaming a conversation) needs its one field: a "Patched" component with
+    # nothing required would say otherwise.
+    "COMPONENT_SPLIT_PATCH": False,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "wovepaper.lib.api.schema.schema_add_throttle_responses",

@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
+from wovepaper.lib.api.schema import JSONStringField
+
 from ..models import ChatMessage, Conversation
 
 
@@ -44,7 +46,7 @@ class ConversationDetailSerializer(ConversationSerializer):
 
 
 class ConversationRenameSerializer(serializers.Serializer):
-    title = serializers.CharField(max_length=200)
+    title = JSONStringField(max_length=200, help_text="The conversation's new title.")
 
 
 class ConversationPageSerializer(serializers.Serializer):
@@ -56,7 +58,7 @@ class ConversationPageSerializer(serializers.Serializer):
     results = ConversationSerializer(many=True)
 
 
-class QuestionField(serializers.CharField):
+class QuestionField(JSONStringField):
     """A question in a JSON body: at least one letter or digit (so it can be searched for), NUL
     characters dropped rather than refused (PostgreSQL cannot store them)."""
 
@@ -82,7 +84,7 @@ class QuestionSerializer(serializers.Serializer):
 
 
 class NewConversationSerializer(QuestionSerializer):
-    scope = serializers.CharField(
+    scope = JSONStringField(
         required=False,
         default="",
         allow_blank=True,

@@ -122,6 +122,18 @@ class JSONIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+class JSONStringField(serializers.CharField):
+    """Text in a JSON body: a JSON string only (DRF's own field also took `0` and `1.5` and
+    stored them as text, which the schema's `string` does not allow)."""
+
+    default_error_messages = {"invalid": "Must be a string."}
+
+    def to_internal_value(self, data) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class _Converter(Protocol):
     regex: str
 
