@@ -172,8 +172,10 @@ def quotes(question: str, sources: list[Source]) -> list[tuple[str, Source]]:
     return [(sentence, source) for *_, sentence, source in openings[:QUOTES_MAX]]
 
 
-def quota_check(user) -> QuotaExceeded | None:
-    """Why this user may not ask now, with when asking may work again; None when they may."""
+def quota_check(user, *, reserve: int = 0) -> QuotaExceeded | None:
+    """Why this user may not ask now, with when asking may work again; None when they may.
+    `reserve`: the tokens the new answer sets aside; it must fit beside what was used and what
+    answers still being made have set aside."""
     now = timezone.now()
     mine = ChatMessage.objects.filter(user=user)
     hour_ago = now - timedelta(hours=1)
@@ -192,8 +194,14 @@ def quota_check(user) -> QuotaExceeded | None:
     spent = mine.filter(role=ChatMessage.Role.ASSISTANT, created_at__gte=day_ago)
     used = spent.aggregate(prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens"))
     tokens = (used["prompt"] or 0) + (used["completion"] or 0)
+    # An answer still being made holds its reservation; one left pending for an hour (its
+    # page was closed) has stopped holding it.
+    in_flight = spent.filter(
+        mode__in=[ChatMessage.Mode.PENDING, ChatMessage.Mode.STREAMING], created_at__gte=hour_ago
+    ).aggregate(reserved=Sum("reserved_tokens"))["reserved"]
+    tokens += in_flight or 0
     budget = settings.CHAT_TOKENS_PER_DAY
-    if tokens >= budget:
+    if tokens >= budget or (reserve and tokens + reserve > budget):
         # Tokens come back as the answers that used them turn a day old, oldest first (a
         # day's answers are bounded by the hourly quota).
         left = tokens
@@ -219,8 +227,14 @@ def _seconds_until(moment, now) -> int:
 
 def quota_problem(user) -> str:
     """Why this user may not ask now, or ""."""
-    problem = quota_check(user)
+    problem = quota_check(user, reserve=_answer_reserve())
     return str(problem) if problem else ""
+
+
+def _answer_reserve() -> int:
+    """The most an answer is expected to cost, set aside before it is made: nothing without a
+    model (quoted answers cost no tokens)."""
+    return settings.CHAT_TOKENS_RESERVED_PER_ANSWER if llm.ModelConfig.from_settings() else 0
 
 
 def ask(user, question: str, *, conversation: Conversation | None = None, scope: str = ""):
@@ -234,7 +248,8 @@ def ask(user, question: str, *, conversation: Conversation | None = None, scope:
         # waits and counts the first; SQLite's transactions here start IMMEDIATE, which
         # serialises writers the same way.
         list(get_user_model().objects.select_for_update().filter(pk=user.pk).values("pk"))
-        problem = quota_check(user)
+        reserve = _answer_reserve()
+        problem = quota_check(user, reserve=reserve)
         if problem:
             raise problem
         if conversation is None:
@@ -249,6 +264,7 @@ def ask(user, question: str, *, conversation: Conversation | None = None, scope:
             user=user,
             role=ChatMessage.Role.ASSISTANT,
             mode=ChatMessage.Mode.PENDING,
+            reserved_tokens=reserve,
         )
         conversation.save(update_fields=["updated_at"])
     _ask_for_analysis(conversation.scope)

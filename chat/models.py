@@ -59,6 +59,9 @@ class ChatMessage(models.Model):
     model = models.CharField(max_length=128, blank=True)
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
+    # Tokens set aside for an answer from a model while it is pending or being made, so that
+    # questions asked at once cannot all pass a budget that only some of them fit.
+    reserved_tokens = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

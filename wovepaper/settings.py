@@ -484,6 +484,9 @@ CELERY_TASK_ROUTES["papers.analyse_backlog"] = {"queue": f"{CELERY_QUEUE_PREFIX}
 # tokens its answers may use in 24 hours.
 CHAT_MESSAGES_PER_HOUR = env_int("CHAT_MESSAGES_PER_HOUR", 30)
 CHAT_TOKENS_PER_DAY = env_int("CHAT_TOKENS_PER_DAY", 100_000)
+# Set aside for each answer from a model until it is made (about what one cost in a hostile
+# test: 20 answers used 180,600 tokens).
+CHAT_TOKENS_RESERVED_PER_ANSWER = env_int("CHAT_TOKENS_RESERVED_PER_ANSWER", 10_000)
 ANALYSIS_BATCH_SIZE = env_int("ANALYSIS_BATCH_SIZE", 200)
 CELERY_BEAT_SCHEDULE["papers-analyse-backlog"] = {
     "task": "papers.analyse_backlog",

@@ -58,6 +58,31 @@ def match_report_create(
         raise ReportError("Sign in to report a wrong match.")
     if kind not in dict(MatchReport.KINDS):
         raise ReportError("Choose what is wrong.")
+    with transaction.atomic():
+        # Counting, finding the same open report and filing are one step per reporter: on
+        # PostgreSQL the reporter's row is locked until this report is saved, so parallel
+        # requests (20 at once took 11 against a limit of 10, and 8 identical ones stored 2)
+        # wait and count the first. SQLite serialises writers the same way.
+        list(User.objects.select_for_update().filter(pk=user.pk).values("pk"))
+        return _report_file(
+            user=user,
+            kind=kind,
+            researcher_id=researcher_id,
+            other_researcher_id=other_researcher_id,
+            authorship_id=authorship_id,
+            note=note,
+        )
+
+
+def _report_file(
+    *,
+    user: User,
+    kind: str,
+    researcher_id: int | None,
+    other_researcher_id: int | None,
+    authorship_id: int | None,
+    note: str,
+) -> MatchReport:
     since = timezone.now() - timedelta(hours=1)
     recent = MatchReport.objects.filter(reporter=user, created_at__gte=since).count()
     if recent >= settings.MATCH_REPORTS_PER_HOUR:

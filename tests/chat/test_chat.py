@@ -312,6 +312,7 @@ def test_the_daily_token_quota_counts_recorded_tokens(
     client, reader, papers, model_server, settings
 ):
     settings.CHAT_TOKENS_PER_DAY = 80
+    settings.CHAT_TOKENS_RESERVED_PER_ANSWER = 1  # what is counted here is the recorded use
     model_server.expect_request("/v1/chat/completions").respond_with_response(
         recorded_response(STREAM_CASSETTE, 1)
     )
@@ -527,8 +528,8 @@ def test_two_questions_at_once_cannot_both_pass_the_hourly_quota(
     both_checked = threading.Barrier(2)
     check = answers.quota_check
 
-    def check_then_linger(asker):
-        problem = check(asker)
+    def check_then_linger(asker, **reservation):
+        problem = check(asker, **reservation)
         # Hold the gap between the check and the count open: were they two steps, both
         # questions would pass the check here before either was saved.
         try:
