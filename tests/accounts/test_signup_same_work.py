@@ -68,3 +68,11 @@ def test_accounts_never_confirmed_nor_used_expire(user_factory, settings, db):
         confirmed.username,
     }
     assert unverified_accounts_expire() == 0  # a rerun removes nothing more
+
+
+def test_the_daily_expiry_reads_an_index(db):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        indexes = connection.introspection.get_constraints(cursor, "auth_user")
+    assert "accounts_user_never_signed_in" in indexes
