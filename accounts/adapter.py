@@ -1,5 +1,7 @@
 """allauth hooks: every new account gets a profile and lands on the chat, which offers the
-onboarding steps (accounts.middleware says why)."""
+onboarding steps: signing in is what unlocks chat with the papers, as on the reference site.
+After that, readers go where they asked; every page offers the unfinished setup in a banner
+(templates/includes/onboarding_banner.html) rather than sending them away."""
 
 from __future__ import annotations
 

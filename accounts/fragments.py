@@ -96,12 +96,18 @@ def parts_from_query(query: QueryDict, *, next_url: str) -> Parts:
 def render_parts(request: HttpRequest, parts: Parts) -> str:
     """The reader's parts as out-of-band swaps. Queries: the researchers and the institutions
     named (one each), follow counts and the reader's follows (two for the researchers, two per
-    institution), the reader's claims (one): at most 5 + 2 × MAX_RECORDS, whatever the page."""
+    institution), the reader's claims (one), whether the setup is unfinished (one): at most
+    6 + 2 × MAX_RECORDS, whatever the page."""
     user = request.user
     if not user.is_authenticated:  # nobody's parts (me_fragments answers 204 before this)
         return ""
     pieces = [
         render_to_string("accounts/fragments/account_links.html", {}, request=request),
+        render_to_string(
+            "includes/onboarding_banner.html",
+            {"oob": True, "next_url": parts.next_url},
+            request=request,
+        ),
     ]
     named = Researcher.objects.in_bulk({*parts.researchers, *parts.claims})
     researchers = [named[pk] for pk in parts.researchers if pk in named]

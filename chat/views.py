@@ -48,7 +48,7 @@ def chat_page(
             "thread": thread,
             "chat_scope": conversation.scope if conversation else request.GET.get("scope", ""),
             "quota_problem": answers.quota_problem(request.user),
-            # New accounts land here (accounts.middleware); the page offers the setup steps.
+            # New accounts land here after signing up (accounts.adapter); the page offers the setup.
             "onboarding_pending": onboarding_pending(user=request.user),
         },
     )

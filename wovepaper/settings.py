@@ -97,7 +97,6 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
-    "accounts.middleware.OnboardingMiddleware",
 ]
 
 ROOT_URLCONF = "wovepaper.urls"
@@ -115,6 +114,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "wovepaper.context_processors.site",
+                "accounts.context_processors.onboarding",
             ],
         },
     },

@@ -3,6 +3,8 @@ them, and how skipping and coming back work."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from accounts.models import Profile
@@ -18,50 +20,36 @@ def pending_client(client, user_factory):
     return client
 
 
-@pytest.mark.parametrize("path", ["/following", "/accounts/", "/accounts/email/", "/no-such-page"])
-def test_pages_send_unfinished_users_to_the_chat(pending_client, path):
+@pytest.mark.parametrize(
+    "path", ["/following", "/accounts/", "/accounts/email/", "/researchers", "/institutions"]
+)
+def test_readers_go_where_they_asked_and_are_offered_the_setup(pending_client, path):
     response = pending_client.get(path)
-    assert response.status_code == 302
-    assert response["Location"] == "/chat"
+    assert response.status_code == 200
+    shown = response.content.decode()
+    assert "Finish setting up" in shown and 'href="/onboarding/"' in shown
 
 
-def test_the_chat_offers_the_setup_and_skipping_it_stays_on_the_chat(pending_client):
+def test_the_chat_offers_the_setup_and_skipping_it_ends_the_offer(pending_client):
     page = pending_client.get("/chat")
     assert page.status_code == 200
     shown = page.content.decode()
     assert "data-onboarding" in shown and 'href="/onboarding/"' in shown
+    assert 'id="onboarding-banner"' not in shown  # the chat makes the offer itself
     response = pending_client.post("/onboarding/skip", {"next": "/chat"})
     assert response["Location"] == "/chat"
     assert "data-onboarding" not in pending_client.get("/chat").content.decode()
-    # Once skipped, pages are pages again.
-    assert pending_client.get("/following").status_code == 200
+    assert "Finish setting up" not in pending_client.get("/following").content.decode()
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        "/accounts/logout/",
-        "/onboarding/fields",
-        "/onboarding/researchers",
-        "/onboarding/claim",
-        "/onboarding/",
-        "/chat",
-        "/static/css/site.css",
-        "/admin/",
-        "/api/v1/me/follows/",
-        "/accounts/confirm-email/not-a-key/",
-        "/digest/unsubscribe/bad-token",
-    ],
-)
-def test_exempt_paths_are_not_redirected(pending_client, path):
-    response = pending_client.get(path)
-    assert response.get("Location") != "/chat"
-
-
-def test_htmx_requests_get_a_client_redirect(pending_client):
-    response = pending_client.get("/following", HTTP_HX_REQUEST="true")
-    assert response.status_code == 200
-    assert response["HX-Redirect"] == "/chat"
+def test_shared_cached_pages_get_the_offer_with_the_readers_fragment(pending_client, paper_factory):
+    url = paper_factory().get_absolute_url()
+    page = pending_client.get(url).content.decode()
+    assert "Finish setting up" not in page  # the body is every signed-in reader's
+    loader = re.search(r'hx-get="(/me/fragments[^"]*)"', page)[1].replace("&amp;", "&")
+    fragment = pending_client.get(loader).content.decode()
+    assert 'id="onboarding-banner" hx-swap-oob="true"' in fragment
+    assert "Finish setting up" in fragment
 
 
 def test_posts_are_not_redirected(pending_client, researcher_factory):
@@ -71,10 +59,10 @@ def test_posts_are_not_redirected(pending_client, researcher_factory):
     assert response["Location"] == researcher.get_absolute_url()
 
 
-def test_signed_out_and_onboarded_users_are_not_redirected(client, user_factory):
+def test_signed_out_and_onboarded_users_are_offered_nothing(client, user_factory):
     assert client.get("/following")["Location"].startswith("/accounts/login/")
     client.force_login(user_factory())
-    assert client.get("/following").status_code == 200
+    assert "Finish setting up" not in client.get("/following").content.decode()
 
 
 def test_users_without_a_profile_are_not_sent_to_onboarding(client, django_user_model):

@@ -35,8 +35,10 @@ def test_signup_onboarding_follow_feed(client, researcher_factory, authored_pape
     # The new reader lands on the chat, as on the reference site, which offers the setup.
     assert response["Location"] == "/chat"
 
-    # Any page sends the new user there; its setup link starts onboarding with fields.
-    assert client.get("/following")["Location"] == "/chat"
+    # After that the reader goes where they asked, and the page offers the setup; the
+    # chat's setup link starts onboarding with fields.
+    following = client.get("/following")
+    assert following.status_code == 200 and "Finish setting up" in following.content.decode()
     landing = client.get("/chat").content.decode()
     assert "data-onboarding" in landing and 'href="/onboarding/"' in landing
     assert 'name="question"' in landing
