@@ -1,4 +1,12 @@
-"""Author names as arXiv writes them: TeX accents decoded, raw bylines split into people."""
+"""Author names as arXiv writes them: TeX accents decoded, raw bylines split into people.
+
+A byline is split at commas, semicolons, "&" and "and"; a parenthesised block ("(MIT)",
+"(1)", "((1) MIT, (2) Caltech)") is the affiliation of the name before it. Then every piece
+is classified by the rule set in `papers.nonpersons` (`author_list_cleaned`): notes ("et al",
+"for the ATLAS Collaboration" to the byline's end) are dropped, affiliations and places written
+after a comma ("J. Doe, Department of Astronomy, Manchester, UK") join the affiliation of the
+name before them, and a collaboration named as an author stays, marked not a person.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from pylatexenc.latex2text import LatexNodes2Text
+
+from . import nonpersons
 
 
 class AuthorName(NamedTuple):
@@ -19,6 +29,8 @@ class AuthorName(NamedTuple):
     forenames: str = ""
     suffix: str = ""
     affiliation: str = ""
+    # False for a collaboration named as an author ("The ATLAS Collaboration").
+    person: bool = True
 
     @property
     def display(self) -> str:
@@ -162,7 +174,70 @@ def split_authors(raw: str) -> list[AuthorName]:
             chunk = ""
             affiliation = ""
     _close_piece(pieces, chunk.strip(), affiliation, at_end=True)
-    return [parse_display_name(decode_tex(n), affiliation=decode_tex(a)) for n, a in pieces]
+    return author_list_cleaned(
+        [parse_display_name(decode_tex(n), affiliation=decode_tex(a)) for n, a in pieces]
+    )
+
+
+# "R. Preghenella for the ALICE Collaboration": a note glued to the name, cut off.
+_GLUED_NOTE = re.compile(r"[\s,;(]+(?:for|on\s+behalf\s+of|representing)\s.*$", re.IGNORECASE)
+# "T. Aaltonen et al": the person stays, the note goes.
+_GLUED_ET_AL = re.compile(r"[\s,]+et\.?\s*al\.?$", re.IGNORECASE)
+# Footnote marks glued to a family name ("Smith1", "Smith1,2", "Smith*"): not part of it.
+_FOOTNOTE_MARK = re.compile(r"(?<=[^\W\d_])(?:\d+(?:,\d+)*|\*+)$")
+
+
+def _author_trimmed(author: AuthorName) -> tuple[AuthorName, bool]:
+    """The entry without a note or footnote mark glued to it, and whether a note was cut."""
+    display = author.display
+    cut = _GLUED_NOTE.search(display)
+    note = bool(cut and cut.start() > 0 and not nonpersons.is_person(display[cut.start() :]))
+    text = display[: cut.start()] if note and cut else display
+    text = _FOOTNOTE_MARK.sub("", _GLUED_ET_AL.sub("", text).strip()).strip()
+    if text == display:
+        return author, False
+    return parse_display_name(text, affiliation=author.affiliation), note
+
+
+def _split_team_prefix(author: AuthorName) -> list[AuthorName]:
+    """ "CDF Collaboration: T. Aaltonen" is a collaboration and a person."""
+    display = author.display
+    head, colon, tail = display.partition(":")
+    if colon and tail.strip() and nonpersons.entry_kind(head) == nonpersons.COLLABORATION:
+        return [
+            parse_display_name(head),
+            parse_display_name(tail, affiliation=author.affiliation),
+        ]
+    return [author]
+
+
+def author_list_cleaned(authors: list[AuthorName]) -> list[AuthorName]:
+    """The people (and collaborations) of a parsed author list, by `papers.nonpersons`' rules:
+    notes dropped ("et al"; "for the X Collaboration" and everything after it), affiliations
+    and places joined to the affiliation of the name before them, collaborations kept with
+    `person=False`. Pure; a list with nothing to change comes back equal."""
+    entries: list[AuthorName] = []
+    for author in authors:
+        trimmed, note_cut = _author_trimmed(author)
+        entries.extend(_split_team_prefix(trimmed))
+        if note_cut:
+            break
+    kinds = nonpersons.list_kinds([a.display for a in entries])
+    kept: list[AuthorName] = []
+    for author, kind in zip(entries, kinds, strict=True):
+        if kind == nonpersons.NOTE:
+            if nonpersons.note_runs_to_end(author.display):
+                break
+            continue
+        if kind in (nonpersons.AFFILIATION, nonpersons.PLACE):
+            if kept:
+                last = kept[-1]
+                joined = ", ".join(filter(None, (last.affiliation, author.display)))
+                kept[-1] = last._replace(affiliation=joined)
+            continue
+        person = kind == nonpersons.PERSON
+        kept.append(author if author.person == person else author._replace(person=person))
+    return kept
 
 
 def parse_display_name(name: str, *, affiliation: str = "") -> AuthorName:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from nicknames import NickNamer
 from rapidfuzz.distance import JaroWinkler
 
+from papers.nonpersons import PERSON, entry_kind
 from wovepaper.lib.text import fold
 
 # Lower-case words that belong to the family name ("van der Berg", "de la Cruz", "bin Salman").
@@ -248,8 +249,14 @@ def person_part(name: str) -> str:
 
     Sources glue such words on in two ways: after the name ("J. Smith for the ATLAS
     Collaboration", "on behalf of ...") and before it ("Gemini Team Rohan Anil", "LHCb
-    Collaboration: R. Aaij").
+    Collaboration: R. Aaij"). An entry that `papers.nonpersons` reads as an affiliation, a place
+    or a note ("A. Building", "UK.", "Usa Google Research") names no one either.
     """
+    found = _person_part(name)
+    return found if found and entry_kind(found) == PERSON else ""
+
+
+def _person_part(name: str) -> str:
     text = _ET_AL.sub("", " ".join((name or "").split()))
     match = _ON_BEHALF.search(text)
     if match and match.start() > 0 and _NOT_PEOPLE & set(_tokens(text[match.end() :])):

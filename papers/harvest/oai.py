@@ -30,7 +30,7 @@ from typing import BinaryIO, NoReturn
 
 from lxml import etree
 
-from ..authors import AuthorName, decode_tex, split_authors
+from ..authors import AuthorName, author_list_cleaned, decode_tex, split_authors
 from ..ingest.records import (
     PaperRecord,
     RecordError,
@@ -418,7 +418,8 @@ def _authors_from_arxiv(authors_elem) -> list[AuthorName]:
                 affiliation="; ".join(a for a in affiliations if a),
             )
         )
-    return authors
+    # arXiv's own split of the byline reads affiliations and notes as names as well.
+    return author_list_cleaned(authors)
 
 
 def _version_number(label: str | None) -> int:

@@ -14,7 +14,7 @@ from typing import BinaryIO
 
 import orjson
 
-from ..authors import AuthorName, decode_tex, split_authors
+from ..authors import AuthorName, author_list_cleaned, decode_tex, split_authors
 from .records import (
     PaperRecord,
     RecordError,
@@ -136,6 +136,8 @@ def parse_snapshot_line(text: str | bytes) -> PaperRecord:  # noqa: C901
                 raise RecordError(
                     f"{arxiv_id}: malformed 'authors_parsed' entry {entry!r}"
                 ) from None
+        # arXiv's own split reads affiliations and notes as names as well.
+        authors = author_list_cleaned(authors)
     else:
         authors = split_authors(authors_raw)
 

@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from institutions.models import Institution
-from papers.authors import parse_display_name
+from papers.authors import author_list_cleaned, parse_display_name
 from papers.ingest.records import PaperRecord, normalize_arxiv_id
 from papers.ingest.upsert import papers_upsert
 from papers.models import Paper
@@ -89,7 +89,8 @@ def paper_records(recordings: Recordings, arxiv_ids: list[str]) -> list[PaperRec
     records = []
     for arxiv_id in arxiv_ids:
         title, names = _source_byline(recordings, arxiv_id)
-        authors = [parse_display_name(n) for n in names if n.strip()]
+        # A source's list holds pieces of affiliations as authors too ("A. Building", "UK.").
+        authors = author_list_cleaned([parse_display_name(n) for n in names if n.strip()])
         records.append(
             PaperRecord(
                 arxiv_id=arxiv_id,

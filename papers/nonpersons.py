@@ -1,0 +1,321 @@
+"""Byline entries that name no person: the rule set, in one place.
+
+arXiv bylines carry affiliations, places and notes among the names ("J. Doe, Department of
+Astronomy, Manchester, UK", "..., for the ATLAS Collaboration", "et al."), and Semantic
+Scholar's author lists carry pieces of affiliations as authors ("A. Building", "UK.",
+"Socorro", "J. B. C. F. Astrophysics"). `entry_kind` says what one entry is, `list_kinds` what
+each entry of a whole list is (one rule needs its neighbours). The rules, in the order applied:
+
+1. NOTE: the entry stands for unnamed people or says who signs for whom: "et al", "and others",
+   "136 additional authors", "for the ATLAS Collaboration", "on behalf of the ...". A note is
+   never an authorship.
+2. COLLABORATION: the entry names a group ("The BABAR Collaboration", "LHCb collaboration",
+   "Gemini Team"): one of the collective words below. It may stay an authorship, marked as not
+   a person.
+3. AFFILIATION: the entry holds a word of institutions, departments, buildings or addresses
+   ("University", "Department", "Observatory", "Building", "Road"), a science's name
+   ("Astronomy", "Astrophysics", "Physics"), a company form ("GmbH", "Inc."), or a digit
+   (postcodes, street numbers: no one's name has one).
+4. PLACE: the whole entry is a country or a country's abbreviation ("UK.", "U.S.A.", "Usa",
+   "Sweden."), or a US state's two-letter code in capitals ("NM"); an entry that opens with
+   "USA" or "UK" and goes on ("Usa Google DeepMind") is the next address, an AFFILIATION.
+5. PLACE by context (lists only): a one-word entry that follows an affiliation or a place in
+   the same list is the rest of that address ("..., Jodrell Bank Observatory, Macclesfield,
+   Cheshire", "Socorro, Nm"), and so is "U. <word>" there, Semantic Scholar's shortening of
+   "University of <word>" ("A. Building, U. Manchester, UK."). A one-word entry elsewhere may
+   be a mononym ("Ariando") and stays a person.
+
+Words are matched whole and case-folded, so a family name that merely contains one ("Labadie",
+"Deppe", "Hall") is untouched. Some words are family names too and are left out on purpose:
+"Hall", "Street", "Labs", "Field", "House" (R. N. Manchester, P. B. Hall and Oliver Labs are
+people); a one-word place only counts by rule 5. What the rules miss is listed with the
+hand-checked sample in docs/bylines.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from wovepaper.lib.text import fold
+
+PERSON = "person"
+COLLABORATION = "collaboration"
+NOTE = "note"
+AFFILIATION = "affiliation"
+PLACE = "place"
+
+COLLECTIVE = frozenset(
+    {
+        "collaboration",
+        "collaborations",
+        "consortium",
+        "consortia",
+        "team",
+        "group",
+        "panel",
+        "committee",
+        "organization",
+        "organisation",
+        "association",
+        "society",
+        "network",
+        "initiative",
+        "survey",
+        "project",
+    }
+)
+# Institutions, their parts, buildings and addresses, and the sciences departments are named
+# after, in the languages arXiv bylines use most.
+INSTITUTIONAL = frozenset(
+    {
+        "university",
+        "universities",
+        "univ",
+        "universite",
+        "universitat",
+        "universita",
+        "universidad",
+        "universidade",
+        "universiteit",
+        "uniwersytet",
+        "institute",
+        "institutes",
+        "institut",
+        "instituto",
+        "istituto",
+        "inst",
+        "department",
+        "dept",
+        "departamento",
+        "dipartimento",
+        "departement",
+        "laboratory",
+        "laboratories",
+        "laboratoire",
+        "laboratorio",
+        "lab",
+        "observatory",
+        "observatoire",
+        "observatorio",
+        "osservatorio",
+        "sternwarte",
+        "center",
+        "centre",
+        "centro",
+        "zentrum",
+        "faculty",
+        "facultad",
+        "fakultat",
+        "school",
+        "college",
+        "academy",
+        "academia",
+        "akademie",
+        "hospital",
+        "clinic",
+        "foundation",
+        "division",
+        "facility",
+        "agency",
+        "ministry",
+        "building",
+        "road",
+        "avenue",
+        "strasse",
+        "campus",
+        "physics",
+        "physik",
+        "physique",
+        "fisica",
+        "astronomy",
+        "astronomia",
+        "astrophysics",
+        "astrofisica",
+        "mathematics",
+        "matematica",
+        "mathematik",
+        "chemistry",
+        "sciences",
+        "science",
+        "engineering",
+        "technology",
+        "research",
+        "gmbh",
+        "inc",
+        "ltd",
+        "corp",
+        "llc",
+        "cnrs",
+        "infn",
+        "inaf",
+    }
+)
+# Countries as affiliations write them (names, and the abbreviations bylines use); an entry
+# that is one of these and nothing else is a place.
+COUNTRIES = frozenset(
+    {
+        "usa",
+        "us",
+        "u s a",
+        "u s",
+        "united states",
+        "united states of america",
+        "america",
+        "uk",
+        "u k",
+        "united kingdom",
+        "england",
+        "scotland",
+        "wales",
+        "ireland",
+        "great britain",
+        "canada",
+        "mexico",
+        "brazil",
+        "argentina",
+        "chile",
+        "colombia",
+        "peru",
+        "france",
+        "germany",
+        "deutschland",
+        "italy",
+        "italia",
+        "spain",
+        "espana",
+        "portugal",
+        "netherlands",
+        "the netherlands",
+        "holland",
+        "belgium",
+        "switzerland",
+        "austria",
+        "sweden",
+        "norway",
+        "denmark",
+        "finland",
+        "iceland",
+        "poland",
+        "czech republic",
+        "czechia",
+        "slovakia",
+        "hungary",
+        "romania",
+        "bulgaria",
+        "greece",
+        "turkey",
+        "russia",
+        "russian federation",
+        "ukraine",
+        "belarus",
+        "serbia",
+        "croatia",
+        "slovenia",
+        "estonia",
+        "latvia",
+        "lithuania",
+        "israel",
+        "iran",
+        "egypt",
+        "south africa",
+        "nigeria",
+        "india",
+        "pakistan",
+        "bangladesh",
+        "china",
+        "p r china",
+        "pr china",
+        "taiwan",
+        "hong kong",
+        "japan",
+        "korea",
+        "south korea",
+        "republic of korea",
+        "singapore",
+        "malaysia",
+        "thailand",
+        "vietnam",
+        "indonesia",
+        "philippines",
+        "australia",
+        "new zealand",
+        "saudi arabia",
+        "armenia",
+        "kazakhstan",
+        "uzbekistan",
+    }
+)
+US_STATE_CODES = frozenset(
+    "al ak az ar ca co ct de fl ga hi id il in ia ks ky la me md ma mi mn ms mo mt ne nv nh nj "
+    "nm ny nc nd oh ok or pa ri sc sd tn tx ut vt va wa wv wi wy dc".split()
+)
+_TOKEN = re.compile(r"[a-z0-9]+")
+_COUNTRY_PREFIXES = frozenset({"usa", "uk", "u.s.a", "u.k"})
+_NOBODY = frozenset({("et", "al"), ("and", "others"), ("others",), ("al", "et"), ("etal",)})
+# A note's opening words: "for the ATLAS Collaboration", "on behalf of ...", "representing".
+_NOTE_START = re.compile(r"^\W*(?:for|on\s+behalf\s+of|representing)\b", re.IGNORECASE)
+_ADDITIONAL = re.compile(r"\badditional\s+authors?\b|\bauthors?\s+not\s+shown\b", re.IGNORECASE)
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(fold(text))
+
+
+@lru_cache(maxsize=100_000)
+def entry_kind(name: str) -> str:
+    """What one byline or source entry names, by rules 1-4 (the module's docstring)."""
+    text = " ".join((name or "").split())
+    tokens = _tokens(text)
+    if not tokens:
+        return NOTE
+    if (
+        tuple(tokens) in _NOBODY
+        or tokens[-2:] == ["et", "al"]
+        or _ADDITIONAL.search(text)
+        or _NOTE_START.match(text)
+    ):
+        return NOTE
+    words = set(tokens)
+    if words & COLLECTIVE:
+        return COLLABORATION
+    if words & INSTITUTIONAL or any(ch.isdigit() for ch in text):
+        return AFFILIATION
+    joined = " ".join(tokens)
+    # A state's code only in capitals: "Ma", "De" and "La" alone are more often name pieces.
+    if joined in COUNTRIES or (joined in US_STATE_CODES and text.rstrip(".").isupper()):
+        return PLACE
+    # "Usa Google DeepMind", "UK Laboratoire AIM": the country that ended the previous address.
+    words_written = text.split()
+    if len(words_written) > 1 and words_written[0].rstrip(".").lower() in _COUNTRY_PREFIXES:
+        return AFFILIATION
+    return PERSON
+
+
+def list_kinds(names: Sequence[str]) -> list[str]:
+    """`entry_kind` of each entry of one list, with rule 5: a one-word entry right after an
+    affiliation or a place (or after such a one-word entry) is a place."""
+    kinds: list[str] = []
+    for name in names:
+        kind = entry_kind(name)
+        if kind == PERSON and kinds and kinds[-1] in (AFFILIATION, PLACE):
+            tokens = _tokens(name)
+            if len(tokens) == 1:
+                kind = PLACE
+            elif len(tokens) == 2 and name.lstrip().startswith("U."):
+                kind = AFFILIATION
+        kinds.append(kind)
+    return kinds
+
+
+def is_person(name: str) -> bool:
+    """True when the entry, read alone, may name a person (rules 1-4)."""
+    return entry_kind(name) == PERSON
+
+
+def note_runs_to_end(name: str) -> bool:
+    """True for a note that opens with "for"/"on behalf of": what follows it in the byline is
+    the rest of the note ("for the RBC and UKQCD Collaborations", "for the ATLAS, CDF, CMS, D0
+    collaborations")."""
+    return bool(_NOTE_START.match(name or ""))
