@@ -195,7 +195,9 @@ def researchers_suggested(
     if not counts:
         return []
     candidates = [rid for rid, _ in counts.most_common(limit * 4)]
-    researchers = Researcher.objects.filter(pk__in=candidates, merged_into__isnull=True)
+    researchers = Researcher.objects.filter(
+        pk__in=candidates, merged_into__isnull=True, is_person=True
+    )
     ranked = sorted(researchers, key=lambda r: (-counts[r.pk], -r.paper_count, r.pk))
     return ranked[:limit]
 

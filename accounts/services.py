@@ -175,7 +175,11 @@ def orcid_merge_proposals(*, researcher: Researcher) -> list[Researcher]:
         conflicts.exclude(other_researcher=None).values_list("other_researcher_id", flat=True)
     )
     ids.discard(researcher.pk)
-    return list(Researcher.objects.filter(pk__in=ids, merged_into__isnull=True).order_by("pk"))
+    return list(
+        Researcher.objects.filter(pk__in=ids, merged_into__isnull=True, is_person=True).order_by(
+            "pk"
+        )
+    )
 
 
 def _bare_orcid(value: str) -> str:

@@ -31,6 +31,10 @@ from itertools import accumulate
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# Pure (no Django): the rule set that tells a person's name from an address or a note.
+from papers.nonpersons import is_person  # noqa: E402
 
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -139,6 +143,10 @@ class Vocabulary:
             title_words.extend(words)
             abstract_words.extend(r["abstract"].split())
             for entry in r["authors_parsed"]:
+                # Only people's names: "Collaboration" or "for the ATLAS" drawn as a name
+                # would be dropped by the import (papers.nonpersons), so counts would not add up.
+                if entry and not is_person(" ".join(filter(None, entry[1:2] + entry[:1]))):
+                    continue
                 if entry and entry[0]:
                     keynames.append(entry[0])
                 if len(entry) > 1 and entry[1]:

@@ -216,27 +216,33 @@ def author_list_cleaned(authors: list[AuthorName]) -> list[AuthorName]:
     notes dropped ("et al"; "for the X Collaboration" and everything after it), affiliations
     and places joined to the affiliation of the name before them, collaborations kept with
     `person=False`. Pure; a list with nothing to change comes back equal."""
-    entries: list[AuthorName] = []
-    for author in authors:
+    return [author for _, author in author_list_sources(authors)]
+
+
+def author_list_sources(authors: list[AuthorName]) -> list[tuple[int, AuthorName]]:
+    """author_list_cleaned, each entry with the index in `authors` it comes from (a name split
+    in two gives two entries of one index): what the byline cleanup needs to keep rows."""
+    entries: list[tuple[int, AuthorName]] = []
+    for index, author in enumerate(authors):
         trimmed, note_cut = _author_trimmed(author)
-        entries.extend(_split_team_prefix(trimmed))
+        entries.extend((index, part) for part in _split_team_prefix(trimmed))
         if note_cut:
             break
-    kinds = nonpersons.list_kinds([a.display for a in entries])
-    kept: list[AuthorName] = []
-    for author, kind in zip(entries, kinds, strict=True):
+    kinds = nonpersons.list_kinds([a.display for _, a in entries])
+    kept: list[tuple[int, AuthorName]] = []
+    for (index, author), kind in zip(entries, kinds, strict=True):
         if kind == nonpersons.NOTE:
             if nonpersons.note_runs_to_end(author.display):
                 break
             continue
         if kind in (nonpersons.AFFILIATION, nonpersons.PLACE):
             if kept:
-                last = kept[-1]
+                last_index, last = kept[-1]
                 joined = ", ".join(filter(None, (last.affiliation, author.display)))
-                kept[-1] = last._replace(affiliation=joined)
+                kept[-1] = (last_index, last._replace(affiliation=joined))
             continue
         person = kind == nonpersons.PERSON
-        kept.append(author if author.person == person else author._replace(person=person))
+        kept.append((index, author if author.person == person else author._replace(person=person)))
     return kept
 
 

@@ -199,6 +199,10 @@ class Authorship(models.Model):
     forenames = models.CharField(max_length=255, blank=True)
     suffix = models.CharField(max_length=32, blank=True)
     affiliation = models.TextField(blank=True)
+    # False for a collaboration named as an author ("The ATLAS Collaboration"): it keeps its
+    # place in the byline and is no one's record (papers.nonpersons). A database default too,
+    # for the import's COPY.
+    is_person = models.BooleanField(default=True, db_default=True)
     researcher = models.ForeignKey(
         "researchers.Researcher",
         db_index=False,

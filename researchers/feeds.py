@@ -24,7 +24,9 @@ class ResearcherFeed(PaperFeed):
         return super().__call__(request, *args, **kwargs)
 
     def get_object(self, request, pk: int) -> Researcher:
-        return get_object_or_404(Researcher.objects.only("id", "display_name", "slug"), pk=pk)
+        return get_object_or_404(
+            Researcher.objects.only("id", "display_name", "slug"), pk=pk, is_person=True
+        )
 
     def title(self, researcher: Researcher) -> str:
         return f"wovepaper: papers by {researcher.display_name}"

@@ -39,6 +39,10 @@ class Researcher(models.Model):
     merged_into = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_records"
     )
+    # False for a record whose source entry names no person ("Astronomy", "UK.", "A. Building":
+    # pieces of an address a source read as an author; papers.nonpersons). The record and its
+    # history stay, but no list, search, graph, count, feed, sitemap or queue shows it.
+    is_person = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
 
@@ -295,6 +299,11 @@ class CurationEntry(models.Model):
     DISTINCT = "distinct"
     CONFIRM = "confirm"
     UNLINK = "unlink"
+    # The byline cleanup (papers.nonpersons): a record marked as naming no person, with the
+    # authorships it held and the byline entries removed from its papers.
+    NOT_PERSON = "not_person"
+    # The same cleanup, one paper: its authorships before and after (researchers.byline_cleanup).
+    BYLINE = "byline"
     ACTIONS = [
         (MERGE, "merge"),
         (SPLIT, "split (merge undone)"),
@@ -302,6 +311,8 @@ class CurationEntry(models.Model):
         (DISTINCT, "marked not the same person"),
         (CONFIRM, "uncertain link confirmed"),
         (UNLINK, "link undone"),
+        (NOT_PERSON, "marked as naming no person"),
+        (BYLINE, "byline read again"),
     ]
 
     action = models.CharField(max_length=16, choices=ACTIONS)
@@ -309,8 +320,11 @@ class CurationEntry(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    # The survivor of a merge, the record an authorship moved to, the first of a pair.
-    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="+")
+    # The survivor of a merge, the record an authorship moved to, the first of a pair; none for
+    # a byline read again (its records are in `researchers`).
+    researcher = models.ForeignKey(
+        Researcher, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     # Every record the action touched, for the history section of each of their pages.
     researchers = models.ManyToManyField(Researcher, related_name="curation_entries")
     before = models.JSONField(default=dict, blank=True)

@@ -31,7 +31,7 @@ from .selectors import NAME_SEARCH_MIN, RESEARCHER_ORDERING, researchers_named
 
 def researcher_documents(researcher_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
     rows = Researcher.objects.filter(
-        pk__in=list(researcher_ids), merged_into__isnull=True
+        pk__in=list(researcher_ids), merged_into__isnull=True, is_person=True
     ).values_list("id", "display_name", "name_key", "paper_count")
     for researcher_id, display_name, key, paper_count in rows:
         # The key adds the given-first order of "Family, Given" bylines.
@@ -57,8 +57,10 @@ RESEARCHERS = Collection(
     sorts={"relevance": Sort("papers", descending=True)},
     documents=researcher_documents,
     changed_since=lambda since, size: changed_id_batches(Researcher.objects.all(), since, size),
-    id_batches=lambda size: id_batches(Researcher.objects.filter(merged_into__isnull=True), size),
-    count=lambda: Researcher.objects.filter(merged_into__isnull=True).count(),
+    id_batches=lambda size: id_batches(
+        Researcher.objects.filter(merged_into__isnull=True, is_person=True), size
+    ),
+    count=lambda: Researcher.objects.filter(merged_into__isnull=True, is_person=True).count(),
     database=ResearcherDatabaseBackend,
 )
 

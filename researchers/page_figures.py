@@ -128,6 +128,7 @@ def _update_chunk(ids: list[int]) -> None:  # noqa: C901
         Authorship.objects.filter(
             paper_id__in=Authorship.objects.filter(researcher_id__in=ids).values("paper_id"),
             researcher__isnull=False,
+            researcher__is_person=True,
         )
         .exclude(Exists(large))
         .values_list("paper_id", "researcher_id")
@@ -143,7 +144,7 @@ def _update_chunk(ids: list[int]) -> None:  # noqa: C901
     wanted = {other for items in top.values() for other, _ in items}
     names = {
         pk: (name, slug)
-        for pk, name, slug in Researcher.objects.filter(pk__in=wanted).values_list(
+        for pk, name, slug in Researcher.objects.filter(pk__in=wanted, is_person=True).values_list(
             "pk", "display_name", "slug"
         )
     }

@@ -55,7 +55,7 @@ EXTERNAL_URLS = {
 
 def researchers_listed() -> QuerySet[Researcher]:
     """Live records (merged ones excluded), unordered."""
-    return Researcher.objects.filter(merged_into__isnull=True)
+    return Researcher.objects.filter(merged_into__isnull=True, is_person=True)
 
 
 def researcher_get(pk: int) -> Researcher | None:
@@ -176,7 +176,7 @@ def researchers_active_in_category(
         .values_list("researcher_id", "n")[: limit * 2]
     )
     live = Researcher.objects.filter(
-        pk__in=[rid for rid, _ in counts], merged_into__isnull=True
+        pk__in=[rid for rid, _ in counts], merged_into__isnull=True, is_person=True
     ).in_bulk()
     return [(live[rid], n) for rid, n in counts if rid in live][:limit]
 
@@ -194,9 +194,7 @@ def researchers_at_institution(institution: Institution, *, limit: int = 30) -> 
         "researcher_id"
     )
     return list(
-        Researcher.objects.filter(pk__in=researcher_ids, merged_into__isnull=True).order_by(
-            *LIST_SORTS["papers"]
-        )[:limit]
+        researchers_listed().filter(pk__in=researcher_ids).order_by(*LIST_SORTS["papers"])[:limit]
     )
 
 

@@ -93,7 +93,10 @@ def _nearest_authors(
     counts: dict[int, int] = {}
     closest: dict[int, int] = {}
     authorships = Authorship.objects.filter(
-        paper_id__in=list(rank), researcher__isnull=False, researcher__merged_into__isnull=True
+        paper_id__in=list(rank),
+        researcher__isnull=False,
+        researcher__merged_into__isnull=True,
+        researcher__is_person=True,
     ).exclude(researcher=researcher)
     similarity = dict(near)
     for paper_id, researcher_id in authorships.values_list("paper_id", "researcher_id"):

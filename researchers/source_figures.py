@@ -113,7 +113,7 @@ def researchers_with_stale_figures(*, limit: int, now: datetime | None = None) -
     """Researchers whose figures are missing or older than FIGURES_MAX_AGE_DAYS, oldest first."""
     now = now or timezone.now()
     cutoff = now - timedelta(days=settings.FIGURES_MAX_AGE_DAYS)
-    stale = Researcher.objects.filter(merged_into__isnull=True).filter(
+    stale = Researcher.objects.filter(merged_into__isnull=True, is_person=True).filter(
         Q(figures_updated_at__isnull=True) | Q(figures_updated_at__lt=cutoff)
     )
     never = list(

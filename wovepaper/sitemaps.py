@@ -147,7 +147,9 @@ class ResearcherSitemap(IdRangeSitemap):
 
     def items(self) -> QuerySet[Researcher]:
         # Merged records redirect to their survivor: only survivors are pages of their own.
-        return Researcher.objects.filter(merged_into__isnull=True).only(*self.fields)
+        return Researcher.objects.filter(merged_into__isnull=True, is_person=True).only(
+            *self.fields
+        )
 
 
 class InstitutionSitemap(IdRangeSitemap):

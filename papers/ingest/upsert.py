@@ -127,14 +127,15 @@ def _paper_values(record: PaperRecord, digest: str) -> dict[str, object]:
     return dict(zip(PAPER_VALUE_FIELDS, _paper_row(record, digest), strict=True))
 
 
-def _authorship_values(author: AuthorName) -> tuple[str, str, str, str, str]:
-    """(name, keyname, forenames, suffix, affiliation), cut to the column sizes."""
+def _authorship_values(author: AuthorName) -> tuple[str, str, str, str, str, bool]:
+    """(name, keyname, forenames, suffix, affiliation, is_person), cut to the column sizes."""
     return (
         author.display[:255],
         author.keyname[:255],
         author.forenames[:255],
         author.suffix[:32],
         author.affiliation,
+        author.person,
     )
 
 
@@ -299,6 +300,7 @@ _AUTHORSHIP_COPY_FIELDS = [
     "forenames",
     "suffix",
     "affiliation",
+    "is_person",
 ]
 
 
@@ -388,7 +390,7 @@ def _sync_authorships(
     if to_update:
         Authorship.objects.bulk_update(
             to_update,
-            ["name", "keyname", "forenames", "suffix", "affiliation", "researcher", "matched_at"],
+            [*_AUTHORSHIP_COPY_FIELDS[2:], "researcher", "matched_at"],
             batch_size=2000,
         )
     Authorship.objects.bulk_create(to_create, batch_size=5000)

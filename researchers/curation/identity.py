@@ -179,7 +179,7 @@ def _entry_record_ids(entry: CurationEntry) -> list[int | None]:
         return [before.get("researcher"), after.get("researcher")]
     if entry.action == CurationEntry.DISTINCT:
         return list(after.get("pair", []))
-    if entry.action in (CurationEntry.CONFIRM, CurationEntry.UNLINK):
+    if entry.action in (CurationEntry.CONFIRM, CurationEntry.UNLINK, CurationEntry.NOT_PERSON):
         return [before.get("researcher")]
     return []
 
@@ -217,6 +217,21 @@ def _history_item(entry: CurationEntry, names: dict[int, Researcher]) -> History
         name = before.get("name") or "an author"
         text = f"One paper's byline name ({name}) was found to be someone else and taken off."
         records = _names([before.get("researcher")], names)
+    elif entry.action == CurationEntry.NOT_PERSON:
+        text = (
+            "This record was found to name no person (a piece of an address or a note a "
+            "source read as an author) and was taken off its papers."
+            if after.get("is_person") is False
+            else "An earlier finding that this record names no person was undone."
+        )
+        records = _names([before.get("researcher")], names)
+    elif entry.action == CurationEntry.BYLINE:
+        arxiv_id = before.get("arxiv_id") or "a paper"
+        text = (
+            f"The byline of {arxiv_id} was read again: entries that name no one "
+            "(affiliations, places, notes) were taken out of its authors."
+        )
+        records = []
     else:
         text = "Two same-name records were marked as different people."
         records = _names(after.get("pair", []), names)

@@ -105,7 +105,7 @@ class Cluster:
 
 
 def _candidate_keys(*, prefix: str, limit: int) -> list[str]:
-    live = Researcher.objects.filter(merged_into__isnull=True).exclude(name_key="")
+    live = Researcher.objects.filter(merged_into__isnull=True, is_person=True).exclude(name_key="")
     if prefix:
         key = make_name_key(prefix)
         rows = (
@@ -287,9 +287,9 @@ def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
     if not keys:
         return []
     by_key: dict[str, list[Researcher]] = defaultdict(list)
-    for record in Researcher.objects.filter(name_key__in=keys, merged_into__isnull=True).order_by(
-        "name_key", "-paper_count", "pk"
-    ):
+    for record in Researcher.objects.filter(
+        name_key__in=keys, merged_into__isnull=True, is_person=True
+    ).order_by("name_key", "-paper_count", "pk"):
         by_key[record.name_key].append(record)
     totals = {k: len(v) for k, v in by_key.items()}
     shown = {k: v[:MAX_CLUSTER] for k, v in by_key.items() if len(v) > 1}

@@ -166,7 +166,7 @@ def demo_identities_load(recordings: Recordings | None = None) -> IdentitiesSumm
 
 def demo_tour(base: str) -> list[str]:
     """Where to look once the demo serves, with pages picked from what was just loaded."""
-    live = Researcher.objects.filter(merged_into__isnull=True)
+    live = Researcher.objects.filter(merged_into__isnull=True, is_person=True)
     lines = [
         f"  {Paper.objects.count():,} papers, {live.count():,} researcher records "
         f"({live.exclude(figures_source='').count():,} with figures from a source), "
