@@ -138,11 +138,13 @@ def _close_piece(
         pieces[-1] = (prev_name, prev_aff or affiliation)
 
 
-def split_authors(raw: str) -> list[AuthorName]:
+def split_authors(raw: str, *, clean: bool = True) -> list[AuthorName]:
     """Split an arXivRaw byline ("A. One, B. Two (Univ X) and C. Three") into names.
 
     Affiliations in parentheses attach to the name they follow; "Jr." after a comma stays with
-    the name before it. Names are TeX-decoded.
+    the name before it. Names are TeX-decoded. With `clean` (the default) the pieces go through
+    author_list_cleaned; without, they are what this function returned before that step
+    existed (benchmarks/bylines.py measures the two side by side).
     """
     text = re.sub(r"\s+", " ", raw or "").strip()
     if not text:
@@ -174,9 +176,8 @@ def split_authors(raw: str) -> list[AuthorName]:
             chunk = ""
             affiliation = ""
     _close_piece(pieces, chunk.strip(), affiliation, at_end=True)
-    return author_list_cleaned(
-        [parse_display_name(decode_tex(n), affiliation=decode_tex(a)) for n, a in pieces]
-    )
+    names = [parse_display_name(decode_tex(n), affiliation=decode_tex(a)) for n, a in pieces]
+    return author_list_cleaned(names) if clean else names
 
 
 # "R. Preghenella for the ALICE Collaboration": a note glued to the name, cut off.

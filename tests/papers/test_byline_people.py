@@ -194,3 +194,38 @@ def test_places_count_as_places_only_after_an_address():
         nonpersons.PLACE,
         nonpersons.PLACE,
     ]
+
+
+SAMPLE = ROOT / "papers" / "sample" / "arxiv-sample.jsonl.gz"
+# Sample papers whose authors_parsed (arXiv's split, or the earlier split of an arXivRaw
+# byline) holds notes and collaborations among the names.
+WITH_NOTES = {"0704.0020", "0705.0382", "0705.0678", "0801.3877", "0801.4016", "0801.4029"}
+
+
+@pytest.mark.django_db
+def test_the_import_writes_no_note_as_an_authorship_and_marks_collaborations(tmp_path):
+    import gzip
+
+    from papers.importing import snapshot_import
+    from papers.models import Authorship
+
+    lines = [
+        line
+        for line in gzip.open(SAMPLE, "rt", encoding="utf-8")
+        if json.loads(line)["id"] in WITH_NOTES
+    ]
+    assert len(lines) == len(WITH_NOTES)
+    path = tmp_path / "notes.jsonl"
+    path.write_text("".join(lines))
+    snapshot_import(path, batch_size=4)
+    rows = list(Authorship.objects.order_by("paper__arxiv_id", "position"))
+    kinds = nonpersons.list_kinds([a.name for a in rows])
+    assert {k for k in kinds} <= {nonpersons.PERSON, nonpersons.COLLABORATION}
+    assert [a.name for a, k in zip(rows, kinds, strict=True) if k != nonpersons.PERSON] == [
+        "The BABAR Collaboration",
+        "the ALADIN Collaboration",
+        "CDF Collaboration",
+    ]
+    assert all(a.is_person == (k == nonpersons.PERSON) for a, k in zip(rows, kinds, strict=True))
+    assert not Authorship.objects.filter(name__icontains="et al").exists()
+    assert not Authorship.objects.filter(name__istartswith="for the").exists()

@@ -20,7 +20,11 @@ from researchers.byline_cleanup import byline_cleanup_undo
 from researchers.clusters import curation_clusters
 from researchers.identity import researcher_public_history
 from researchers.models import CurationEntry, IdentityConflict, Researcher
-from researchers.selectors import researchers_browse, researchers_named
+from researchers.selectors import (
+    researchers_active_in_category,
+    researchers_browse,
+    researchers_named,
+)
 from researchers.stats import researchers_update_stats
 from wovepaper.sitemaps import ResearcherSitemap
 
@@ -70,6 +74,7 @@ def _visible_names() -> set[str]:
     listed |= {r.display_name for r in ResearcherSitemap().items()}
     for cluster in curation_clusters(limit=50):
         listed |= {r.display_name for r in cluster.records}
+    listed |= {r.display_name for r, _ in researchers_active_in_category("astro-ph", limit=50)}
     for r in Researcher.objects.all():
         listed |= {c["name"] for c in r.coauthors}
     return listed
