@@ -5,8 +5,9 @@ Papers imported before the rules hold authorships for affiliations, places and n
 some of them ("Astronomy", "A. Building"). `bylines_clean` reads each paper's authorships in
 order through `papers.authors.author_list_sources`, removes the entries that name no one (their
 text joins the affiliation of the name before, as a new import would write it), marks
-collaborations, and marks not-a-person every live record whose name names no one or whose
-every authorship was such an entry.
+collaborations, and marks not-a-person every live record left with no authorship that held
+only such entries or whose own name names no one (a record still on a person's byline name is
+a person, whatever its source called it).
 
 Every change is in the curators' history (CurationEntry): one BYLINE entry per paper whose
 authorships changed, with every row before and after, and one NOT_PERSON entry per record
@@ -225,14 +226,16 @@ def bylines_clean(*, paper_ids: Iterable[int] | None = None) -> CleanupResult:
                     _clean_paper(paper, rows, result, touched)
     with transaction.atomic():
         live = Researcher.objects.filter(merged_into__isnull=True, is_person=True)
-        # Records that held only entries removed above, and records whose own name names no
-        # one (made by an earlier matching from a source's slip).
-        orphans = live.filter(pk__in=touched).exclude(
+        # Records that hold no authorship now: those that held only entries removed above, and
+        # those whose own name names no one (made by an earlier matching from a source's slip).
+        # A record still on a person's byline name is a person whatever its source called it
+        # ("Jim Q. Smith The University of Warwick").
+        unlinked = live.exclude(
             pk__in=Authorship.objects.filter(researcher__isnull=False).values("researcher_id")
         )
-        suspects = list(orphans) + [
+        suspects = list(unlinked.filter(pk__in=touched)) + [
             r
-            for r in live.exclude(pk__in=touched).only("pk", "display_name")
+            for r in unlinked.exclude(pk__in=touched).only("pk", "display_name")
             if not is_person(r.display_name)
         ]
         for record in suspects:

@@ -164,7 +164,13 @@ def test_a_record_with_a_real_name_and_its_own_papers_is_left_alone(
     )
     manchester = researcher_factory("R. N. Manchester")
     link_author(paper, 3, manchester)
+    # Semantic Scholar glued an address to Jim Q. Smith (1811.08872); matched to his byline
+    # name, the record is his, whatever it is called.
+    smith_paper = paper_factory(arxiv_id="1811.08872", authors=["Aditi Shenvi", "Jim Q. Smith"])
+    smith = researcher_factory("Jim Q. Smith The University of Warwick")
+    link_author(smith_paper, 2, smith)
     call_command("clean_bylines", stdout=StringIO())
     assert Researcher.objects.get(pk=manchester.pk).is_person
+    assert Researcher.objects.get(pk=smith.pk).is_person
     assert paper.authorships.count() == 4
     assert not CurationEntry.objects.exists()
