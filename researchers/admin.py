@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from .byline_cleanup import byline_cleanup_undo
 from .curation.admin_views import PERMISSION, CurationAdminMixin
 from .models import (
     CurationEntry,
@@ -179,6 +180,22 @@ class CurationEntryAdmin(CuratorViewMixin, admin.ModelAdmin):
     )
     exclude = ("researchers",)
     show_full_result_count = False
+    actions = ["undo_byline_cleanup"]
+
+    def has_curate_permission(self, request) -> bool:
+        return request.user.has_perm(PERMISSION)
+
+    @admin.action(
+        permissions=["curate"], description="Undo the selected byline cleanups (clean_bylines)"
+    )
+    def undo_byline_cleanup(self, request, queryset) -> None:
+        undone = 0
+        for entry in queryset.filter(
+            action__in=[CurationEntry.BYLINE, CurationEntry.NOT_PERSON], undone_by__isnull=True
+        ).order_by("-pk"):
+            byline_cleanup_undo(entry_id=entry.pk, actor=request.user)
+            undone += 1
+        self.message_user(request, f"{undone} cleanup entries undone.")
 
     @admin.display(description="records")
     def records(self, obj: CurationEntry) -> str:

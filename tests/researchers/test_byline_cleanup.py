@@ -174,3 +174,21 @@ def test_a_record_with_a_real_name_and_its_own_papers_is_left_alone(
     assert Researcher.objects.get(pk=smith.pk).is_person
     assert paper.authorships.count() == 4
     assert not CurationEntry.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_curator_undoes_a_record_marked_no_person_from_the_admin_history(old_world, curator):
+    _, _, records = old_world
+    call_command("clean_bylines", stdout=StringIO())
+    building = records["A. Building"]
+    entry = CurationEntry.objects.get(action=CurationEntry.NOT_PERSON, researcher=building)
+    client = Client()
+    client.force_login(curator)
+    response = client.post(
+        "/admin/researchers/curationentry/",
+        {"action": "undo_byline_cleanup", "_selected_action": [entry.pk]},
+    )
+    assert response.status_code == 302
+    assert Researcher.objects.get(pk=building.pk).is_person
+    entry.refresh_from_db()
+    assert entry.undone_by.actor == curator
