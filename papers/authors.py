@@ -197,7 +197,13 @@ def _author_trimmed(author: AuthorName, display: str) -> tuple[AuthorName, bool]
         if "representing" not in display:
             return author, False
     cut = _GLUED_NOTE.search(display)
-    note = bool(cut and cut.start() > 0 and not nonpersons.is_person(display[cut.start() :]))
+    # Only a note that names a group: "Institute for Astronomy" is no note.
+    note = bool(
+        cut
+        and cut.start() > 0
+        and nonpersons.entry_kind(display[cut.start() :].lstrip(" ,;(")) == nonpersons.NOTE
+        and nonpersons.names_a_group(display[cut.start() :])
+    )
     text = display[: cut.start()] if note and cut else display
     text = _FOOTNOTE_MARK.sub("", _GLUED_ET_AL.sub("", text).strip()).strip()
     if text == display:
@@ -217,15 +223,20 @@ def _split_team_prefix(author: AuthorName) -> list[AuthorName]:
     return [author]
 
 
-def author_list_cleaned(authors: list[AuthorName]) -> list[AuthorName]:
+def author_list_cleaned(
+    authors: list[AuthorName], *, source_list: bool = False
+) -> list[AuthorName]:
     """The people (and collaborations) of a parsed author list, by `papers.nonpersons`' rules:
     notes dropped ("et al"; "for the X Collaboration" and everything after it), affiliations
     and places joined to the affiliation of the name before them, collaborations kept with
-    `person=False`. Pure; a list with nothing to change comes back equal."""
-    return [author for _, author in author_list_sources(authors)]
+    `person=False`. `source_list` for a source's author list (Semantic Scholar's, OpenAlex's):
+    rule 6 of papers.nonpersons. Pure; a list with nothing to change comes back equal."""
+    return [author for _, author in author_list_sources(authors, source_list=source_list)]
 
 
-def author_list_sources(authors: list[AuthorName]) -> list[tuple[int, AuthorName]]:
+def author_list_sources(
+    authors: list[AuthorName], *, source_list: bool = False
+) -> list[tuple[int, AuthorName]]:
     """author_list_cleaned, each entry with the index in `authors` it comes from (a name split
     in two gives two entries of one index): what the byline cleanup needs to keep rows."""
     entries: list[tuple[int, AuthorName]] = []
@@ -237,7 +248,7 @@ def author_list_sources(authors: list[AuthorName]) -> list[tuple[int, AuthorName
         displays.extend(part.display for part in parts)
         if note_cut:
             break
-    kinds = nonpersons.list_kinds(displays)
+    kinds = nonpersons.list_kinds(displays, source_list=source_list)
     kept: list[tuple[int, AuthorName]] = []
     for (index, author), display, kind in zip(entries, displays, kinds, strict=True):
         if kind == nonpersons.NOTE:

@@ -14,8 +14,8 @@ each entry of a whole list is (one rule needs its neighbours). The rules, in the
    a person.
 3. AFFILIATION: the entry holds a word of institutions, departments, buildings or addresses
    ("University", "Department", "Observatory", "Building", "Road"), a science's name
-   ("Astronomy", "Astrophysics", "Physics"), a company form ("GmbH", "Inc."), or a digit
-   (postcodes, street numbers: no one's name has one).
+   ("Astronomy", "Astrophysics", "Physics"), a company form ("GmbH", "Inc."), or a word that
+   opens with a digit (postcodes, street numbers: "BN1 9QH", "96 Euston Road").
 4. PLACE: the whole entry is a country or a country's abbreviation ("UK.", "U.S.A.", "Usa",
    "Sweden."), or a US state's two-letter code in capitals ("NM"); an entry that opens with
    "USA" or "UK" and goes on ("Usa Google DeepMind") is the next address, an AFFILIATION.
@@ -24,6 +24,12 @@ each entry of a whole list is (one rule needs its neighbours). The rules, in the
    Cheshire", "Socorro, Nm"), and so is "U. <word>" there, Semantic Scholar's shortening of
    "University of <word>" ("A. Building, U. Manchester, UK."). A one-word entry elsewhere may
    be a mononym ("Ariando") and stays a person.
+6. Address dump (a source's author list only, such as Semantic Scholar's): from three
+   affiliations or places in a row on, every entry is part of the addresses ("...,
+   Observatory, Socorro, Nm, U.S.A., ..., B. Hill, Edinburgh"): Semantic Scholar appends the
+   authors' addresses after its authors, pieces of which look like names ("B. Hill", "H. Mary").
+   Not for arXiv bylines, where people follow addresses ("A. Smith, Dept. of X, Univ. Y, UK,
+   B. Jones").
 
 Words are matched whole and case-folded, so a family name that merely contains one ("Labadie",
 "Deppe", "Hall") is untouched. Some words are family names too and are left out on purpose:
@@ -74,6 +80,7 @@ INSTITUTIONAL = frozenset(
         "universities",
         "univ",
         "universite",
+        "universites",
         "universitat",
         "universita",
         "universidad",
@@ -121,6 +128,7 @@ INSTITUTIONAL = frozenset(
         "agency",
         "ministry",
         "building",
+        "buildings",
         "road",
         "avenue",
         "strasse",
@@ -280,7 +288,9 @@ def entry_kind(name: str) -> str:
     words = set(tokens)
     if words & COLLECTIVE:
         return COLLABORATION
-    if words & INSTITUTIONAL or any(ch.isdigit() for ch in text):
+    # A word that opens with a digit: a postcode or a street number ("BN1 9QH", "96 Euston
+    # Road", "E-46980"). A digit after letters may be a footnote mark ("Smith1") and is left.
+    if words & INSTITUTIONAL or any(t[0].isdigit() for t in tokens):
         return AFFILIATION
     joined = " ".join(tokens)
     # A state's code only in capitals: "Ma", "De" and "La" alone are more often name pieces.
@@ -293,9 +303,16 @@ def entry_kind(name: str) -> str:
     return PERSON
 
 
-def list_kinds(names: Sequence[str]) -> list[str]:
+# Rule 6: in a source's author list, this many affiliations or places in a row start the
+# address dump that runs to the list's end.
+DUMP_RUN = 3
+
+
+def list_kinds(names: Sequence[str], *, source_list: bool = False) -> list[str]:
     """`entry_kind` of each entry of one list, with rule 5: a one-word entry right after an
-    affiliation or a place (or after such a one-word entry) is a place."""
+    affiliation or a place (or after such a one-word entry) is a place; and, for a source's
+    author list (`source_list`), rule 6: from DUMP_RUN affiliations or places in a row on,
+    every entry is part of the address."""
     kinds: list[str] = []
     for name in names:
         kind = entry_kind(name)
@@ -306,6 +323,13 @@ def list_kinds(names: Sequence[str]) -> list[str]:
             elif len(tokens) == 2 and name.lstrip().startswith("U."):
                 kind = AFFILIATION
         kinds.append(kind)
+    if source_list:
+        run = 0
+        for index, kind in enumerate(kinds):
+            run = run + 1 if kind in (AFFILIATION, PLACE) else 0
+            if run == DUMP_RUN:
+                kinds[index:] = [k if k != PERSON else AFFILIATION for k in kinds[index:]]
+                break
     return kinds
 
 
@@ -319,3 +343,8 @@ def note_runs_to_end(name: str) -> bool:
     the rest of the note ("for the RBC and UKQCD Collaborations", "for the ATLAS, CDF, CMS, D0
     collaborations")."""
     return bool(_NOTE_START.match(name or ""))
+
+
+def names_a_group(text: str) -> bool:
+    """True when the text holds a collective word ("for the ALICE Collaboration")."""
+    return bool(COLLECTIVE & set(_tokens(text)))

@@ -66,14 +66,14 @@ def _name_of(a: Authorship) -> AuthorName:
     return parse_display_name(a.name, affiliation=a.affiliation)._replace(person=a.is_person)
 
 
-def _planned_rows(rows: Sequence[Authorship]) -> list[dict]:
+def _planned_rows(rows: Sequence[Authorship], *, source_list: bool) -> list[dict]:
     """The paper's rows as today's rules write them: each kept row keeps its id (and so its
     researcher, institutions and pin); a name split in two ("CDF Collaboration: T. Aaltonen")
     gives a second row without an id. A row whose name changed loses its researcher."""
     planned: list[dict] = []
     used: set[int] = set()
     for position, (source, author) in enumerate(
-        author_list_sources([_name_of(a) for a in rows]), start=1
+        author_list_sources([_name_of(a) for a in rows], source_list=source_list), start=1
     ):
         old = rows[source]
         same_name = author.display == old.name
@@ -148,7 +148,9 @@ def authorships_rewrite(paper_id: int, planned: list[dict]) -> None:
 def _clean_paper(
     paper: Paper, rows: list[Authorship], result: CleanupResult, touched: set[int]
 ) -> None:
-    planned = _planned_rows(rows)
+    # A paper without arXiv's record (no v1 date) carries a source's author list (the demo
+    # writes Semantic Scholar's or OpenAlex's): rule 6 of papers.nonpersons applies.
+    planned = _planned_rows(rows, source_list=paper.published is None)
     if _unchanged(rows, planned):
         return
     kept = {p["id"] for p in planned if p.get("id")}
@@ -220,7 +222,7 @@ def bylines_clean(*, paper_ids: Iterable[int] | None = None) -> CleanupResult:
         for a in Authorship.objects.filter(paper_id__in=chunk).order_by("paper_id", "position"):
             by_paper.setdefault(a.paper_id, []).append(a)
         with transaction.atomic():
-            for paper in Paper.objects.filter(pk__in=chunk).only("pk", "arxiv_id"):
+            for paper in Paper.objects.filter(pk__in=chunk).only("pk", "arxiv_id", "published"):
                 rows = by_paper.get(paper.pk, [])
                 if rows:
                     _clean_paper(paper, rows, result, touched)

@@ -229,3 +229,45 @@ def test_the_import_writes_no_note_as_an_authorship_and_marks_collaborations(tmp
     assert all(a.is_person == (k == nonpersons.PERSON) for a, k in zip(rows, kinds, strict=True))
     assert not Authorship.objects.filter(name__icontains="et al").exists()
     assert not Authorship.objects.filter(name__istartswith="for the").exists()
+
+
+def test_a_source_list_ends_in_its_address_dump_but_keeps_people_between_addresses():
+    # 1203.2562: after three addresses in a row, "B. Hill" (Blackford Hill), "H. Mary",
+    # "C. Lane" are pieces of addresses, not people (rule 6).
+    names = _s2_names("1203.2562")
+    cleaned = [
+        a.display
+        for a in author_list_cleaned([parse_display_name(n) for n in names], source_list=True)
+    ]
+    assert cleaned[:3] == ["H. Oliver", "J. Bock", "B. Altieri"]
+    assert not {"B. Hill", "H. Mary", "C. Lane", "Edinburgh", "Madrid"} & set(cleaned)
+    # 2401.08572: a company glued to a country between people ends no list.
+    names = _s2_names("2401.08572")
+    cleaned = [
+        a.display
+        for a in author_list_cleaned([parse_display_name(n) for n in names], source_list=True)
+    ]
+    assert cleaned == [
+        "William Agnew",
+        "A. S. Bergman",
+        "Jennifer Chien",
+        "Mark Díaz",
+        "Seliem El-Sayed",
+        "Shakir Mohamed",
+        "Kevin R. McKee",
+        "Jaylen Pittman",
+    ]
+
+
+def test_an_institute_for_a_science_is_no_note():
+    # Semantic Scholar's list for 1203.2562 holds "Usa Institute for Astronomy" at 120 of 234:
+    # read as "... for <note>", it cut the list there.
+    names = _s2_names("1203.2562")
+    assert names[119] == "Usa Institute for Astronomy"
+    cleaned = author_list_cleaned([parse_display_name(n) for n in names])
+    assert "Usa Institute for Astronomy" in cleaned[-1].affiliation or any(
+        "Usa Institute for Astronomy" in a.affiliation for a in cleaned
+    )
+    assert [
+        a.display for a in split_authors("Roberto Preghenella for the ALICE Collaboration")
+    ] == ["Roberto Preghenella"]

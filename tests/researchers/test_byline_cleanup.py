@@ -49,7 +49,10 @@ OLD_SPLIT_0801_4016 = [
 @pytest.fixture
 def old_world(paper_factory, researcher_factory, link_author):
     names = [a["name"] for a in json.loads(S2_PAPERS.read_text())["0804.0849"]["answer"]["authors"]]
-    vlbi = paper_factory(arxiv_id="0804.0849", authors=names, categories=["astro-ph"])
+    # No arXiv record of 0804.0849 in the demo: the paper has no v1 date and the source's list.
+    vlbi = paper_factory(
+        arxiv_id="0804.0849", authors=names, categories=["astro-ph"], published=None
+    )
     lattice = paper_factory(arxiv_id="0801.4016", authors=OLD_SPLIT_0801_4016)
     records = {}
     for position, name in enumerate(names, start=1):

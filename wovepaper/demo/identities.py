@@ -90,7 +90,9 @@ def paper_records(recordings: Recordings, arxiv_ids: list[str]) -> list[PaperRec
     for arxiv_id in arxiv_ids:
         title, names = _source_byline(recordings, arxiv_id)
         # A source's list holds pieces of affiliations as authors too ("A. Building", "UK.").
-        authors = author_list_cleaned([parse_display_name(n) for n in names if n.strip()])
+        authors = author_list_cleaned(
+            [parse_display_name(n) for n in names if n.strip()], source_list=True
+        )
         records.append(
             PaperRecord(
                 arxiv_id=arxiv_id,

@@ -518,18 +518,19 @@ def test_arxiv_format_on_current_server_keeps_known_v1_date_and_version(
 
 def test_page_ingest_runs_a_bounded_number_of_queries(oai_url, db, django_assert_max_num_queries):
     """The query count depends on the page (bulk inserts are batched by the vendor's parameter
-    limit, so a column more on Paper is a few statements more: about 80 for 1,000 papers on
-    SQLite, fewer on PostgreSQL), never on how many papers the database already holds."""
+    limit, so a column more on Paper or Authorship is a few statements more: about 94 for
+    1,000 papers on SQLite since Authorship.is_person, fewer on PostgreSQL), never on how many
+    papers the database already holds."""
     run = harvest_run_create(set_spec="physics", metadata_prefix="arXiv")
     page = oai.parse_list_records(oai_bytes(ARXIV_PAGE_1), metadata_prefix="arXiv")
-    with django_assert_max_num_queries(90):
+    with django_assert_max_num_queries(100):
         counts, changed = harvest_page_ingest(run, page)
     assert counts.created == 1000 and len(changed) == 1000
     page = oai.parse_list_records(oai_bytes(ARXIV_PAGE_3), metadata_prefix="arXiv")
     with django_assert_max_num_queries(14):
         harvest_page_ingest(run, page)
     page = oai.parse_list_records(oai_bytes(ARXIV_PAGE_2), metadata_prefix="arXiv")
-    with django_assert_max_num_queries(90):
+    with django_assert_max_num_queries(100):
         harvest_page_ingest(run, page)
     run.refresh_from_db()
     assert (run.pages, run.created) == (3, 2002)
