@@ -14,13 +14,14 @@ For each data set, the authorships the earlier code wrote ("before") and those w
 The data sets:
 
 - the bundled sample (papers/sample/arxiv-sample.jsonl.gz, 3,200 records): before, its
-  `authors_parsed` entries as the import wrote them; after, papers.snapshot.parse_snapshot_line;
+  `authors_parsed` entries as the import wrote them; after,
+  papers.ingest.snapshot.parse_snapshot_line;
 - the demo's recorded source lists (wovepaper/demo/recordings, Semantic Scholar's author list,
   else OpenAlex's, of the 353 papers the demo matches; for the papers the sample lacks the demo
   writes them as bylines): before, each name an authorship; after, author_list_cleaned;
 - ../shared/corpus: the arXivRaw page's 1,000 raw bylines (before, split_authors(clean=False),
   which is the split before this change; after, split_authors), the two arXiv-format pages'
-  <author> lists (before, as given; after, papers.oai's parse) and the snapshot's first 200
+  <author> lists (before, as given; after, papers.harvest.oai's parse) and the snapshot's first 200
   lines (as the sample).
 
     python benchmarks/bylines.py [--corpus ../shared/corpus] [--show 20]
@@ -50,14 +51,15 @@ django.setup()
 
 from lxml import etree  # noqa: E402
 
-from papers import nonpersons, oai  # noqa: E402
+from papers import nonpersons  # noqa: E402
 from papers.authors import (  # noqa: E402
     AuthorName,
     author_list_cleaned,
     parse_display_name,
     split_authors,
 )
-from papers.snapshot import parse_snapshot_line  # noqa: E402
+from papers.harvest import oai  # noqa: E402
+from papers.ingest.snapshot import parse_snapshot_line  # noqa: E402
 from researchers.clients.openalex import work_arxiv_id  # noqa: E402
 from researchers.names import PARTICLES  # noqa: E402
 

@@ -206,7 +206,7 @@ WITH_NOTES = {"0704.0020", "0705.0382", "0705.0678", "0801.3877", "0801.4016", "
 def test_the_import_writes_no_note_as_an_authorship_and_marks_collaborations(tmp_path):
     import gzip
 
-    from papers.importing import snapshot_import
+    from papers.ingest.importing import snapshot_import
     from papers.models import Authorship
 
     lines = [
