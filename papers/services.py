@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import F
 from django.utils import timezone
 
 from wovepaper.lib.pagecache import pages_changed
@@ -114,3 +115,72 @@ def authorships_save_match_links(*, authorships: Sequence[Authorship]) -> None:
         ["researcher", "matched_at", "match_method", "match_confidence"],
         batch_size=1000,
     )
+
+
+def authorships_unlink_researchers(*, authorship_ids: Sequence[int]) -> int:
+    """Take these authorships off their researchers, with how they had been matched: records
+    found to name no one (researchers.byline_cleanup). One UPDATE. Idempotent."""
+    return Authorship.objects.filter(pk__in=authorship_ids).update(
+        researcher=None, matched_at=None, match_method="", match_confidence=None
+    )
+
+
+# The byline's own columns of an authorship, as paper_authorships_rewrite writes them.
+AUTHORSHIP_ROW_FIELDS = ("name", "keyname", "forenames", "suffix", "affiliation", "is_person")
+# Positions are unique per paper: a rewrite moves the kept rows out of the way first.
+_POSITION_SHIFT = 20_000
+
+
+def paper_authorships_rewrite(*, paper_id: int, rows: Sequence[dict]) -> None:
+    """Make the paper's authorships exactly `rows` (dicts of "position", AUTHORSHIP_ROW_FIELDS,
+    "researcher" and, for a row kept, its "id"): rows not named are deleted, the others updated
+    in place (their institutions and pins stay), new ones created; a researcher that no longer
+    exists is left out. The byline cleanup and its undo (researchers.byline_cleanup).
+    Idempotent."""
+    keep = {p["id"] for p in rows if p.get("id")}
+    current = Authorship.objects.filter(paper_id=paper_id)
+    current.exclude(pk__in=keep).delete()
+    current.update(position=F("position") + _POSITION_SHIFT)
+    existing = Authorship.objects.in_bulk(list(keep))
+    # papers sits below researchers in the dependency order: the model is read off the field.
+    researchers = Authorship._meta.get_field("researcher").related_model._default_manager
+    to_update, to_create = [], []
+    for p in rows:
+        values = {f: p[f] for f in AUTHORSHIP_ROW_FIELDS}
+        researcher = p.get("researcher")
+        if researcher is not None and not researchers.filter(pk=researcher).exists():
+            researcher = None
+        row = existing.get(p.get("id") or 0)
+        if row is None:
+            to_create.append(
+                Authorship(
+                    pk=p.get("id"),
+                    paper_id=paper_id,
+                    position=p["position"],
+                    researcher_id=researcher,
+                    **values,
+                )
+            )
+            continue
+        for f, v in values.items():
+            setattr(row, f, v)
+        if row.researcher_id != researcher:
+            row.researcher_id = researcher
+            row.matched_at = timezone.now() if researcher else None
+            row.match_method, row.match_confidence = "", None
+        row.position = p["position"]
+        to_update.append(row)
+    Authorship.objects.bulk_update(
+        to_update,
+        [
+            *AUTHORSHIP_ROW_FIELDS,
+            "position",
+            "researcher",
+            "matched_at",
+            "match_method",
+            "match_confidence",
+        ],
+        batch_size=1000,
+    )
+    Authorship.objects.bulk_create(to_create, batch_size=1000)
+    Paper.objects.filter(pk=paper_id).update(modified_at=timezone.now())

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from institutions.models import AuthorshipInstitution
@@ -30,14 +30,17 @@ from institutions.services import institutions_update_stats
 from papers.authors import AuthorName, author_list_sources, parse_display_name
 from papers.models import Authorship, Paper
 from papers.nonpersons import is_person
+from papers.services import (
+    AUTHORSHIP_ROW_FIELDS,
+    authorships_link_researcher,
+    authorships_unlink_researchers,
+    paper_authorships_rewrite,
+)
 from wovepaper.lib.pagecache import pages_changed
 
 from .models import CurationEntry, IdentityConflict, Researcher
-from .stats import researchers_update_stats
+from .page_figures import researchers_update_stats
 
-# Rows a rewrite writes; positions are moved out of the way first (unique per paper).
-ROW_FIELDS = ("name", "keyname", "forenames", "suffix", "affiliation", "is_person")
-_POSITION_SHIFT = 20_000
 CHUNK = 500
 
 
@@ -56,7 +59,7 @@ def _row(a: Authorship) -> dict:
     return {
         "id": a.pk,
         "position": a.position,
-        **{f: getattr(a, f) for f in ROW_FIELDS},
+        **{f: getattr(a, f) for f in AUTHORSHIP_ROW_FIELDS},
         "researcher": a.researcher_id,
     }
 
@@ -102,49 +105,6 @@ def _unchanged(rows: Sequence[Authorship], planned: list[dict]) -> bool:
     )
 
 
-def authorships_rewrite(paper_id: int, planned: list[dict]) -> None:
-    """Make the paper's authorships exactly `planned` (dicts of _row's keys; "id" absent for a
-    new row): rows not named are deleted, the others updated in place, new ones created."""
-    keep = {p["id"] for p in planned if p.get("id")}
-    current = Authorship.objects.filter(paper_id=paper_id)
-    current.exclude(pk__in=keep).delete()
-    current.update(position=F("position") + _POSITION_SHIFT)
-    existing = Authorship.objects.in_bulk(list(keep))
-    to_update, to_create = [], []
-    for p in planned:
-        values = {f: p[f] for f in ROW_FIELDS}
-        researcher = p.get("researcher")
-        if researcher is not None and not Researcher.objects.filter(pk=researcher).exists():
-            researcher = None
-        row = existing.get(p.get("id") or 0)
-        if row is None:
-            to_create.append(
-                Authorship(
-                    pk=p.get("id"),
-                    paper_id=paper_id,
-                    position=p["position"],
-                    researcher_id=researcher,
-                    **values,
-                )
-            )
-            continue
-        for f, v in values.items():
-            setattr(row, f, v)
-        if row.researcher_id != researcher:
-            row.researcher_id = researcher
-            row.matched_at = timezone.now() if researcher else None
-            row.match_method, row.match_confidence = "", None
-        row.position = p["position"]
-        to_update.append(row)
-    Authorship.objects.bulk_update(
-        to_update,
-        [*ROW_FIELDS, "position", "researcher", "matched_at", "match_method", "match_confidence"],
-        batch_size=1000,
-    )
-    Authorship.objects.bulk_create(to_create, batch_size=1000)
-    Paper.objects.filter(pk=paper_id).update(modified_at=timezone.now())
-
-
 def _clean_paper(
     paper: Paper, rows: list[Authorship], result: CleanupResult, touched: set[int]
 ) -> None:
@@ -157,7 +117,7 @@ def _clean_paper(
     removed = [a for a in rows if a.pk not in kept]
     before = [_row(a) for a in rows]
     involved = {a.researcher_id for a in rows if a.researcher_id}
-    authorships_rewrite(paper.pk, planned)
+    paper_authorships_rewrite(paper_id=paper.pk, rows=planned)
     after = [_row(a) for a in Authorship.objects.filter(paper_id=paper.pk).order_by("position")]
     entry = CurationEntry.objects.create(
         action=CurationEntry.BYLINE,
@@ -198,9 +158,7 @@ def _mark_not_person(record: Researcher, result: CleanupResult) -> None:
         note=f"{record.display_name!r} names no person (papers.nonpersons).",
     )
     entry.researchers.set([record.pk])
-    Authorship.objects.filter(pk__in=[a.pk for a in held]).update(
-        researcher=None, matched_at=None, match_method="", match_confidence=None
-    )
+    authorships_unlink_researchers(authorship_ids=[a.pk for a in held])
     Researcher.objects.filter(pk=record.pk).update(is_person=False, modified_at=timezone.now())
     pages_changed("paper", {a.paper_id for a in held})
     result.researchers_marked += 1
@@ -269,15 +227,18 @@ def byline_cleanup_undo(*, entry_id: int, actor: User | None = None) -> Curation
         raise ValueError(f"Entry {entry_id} is no byline cleanup, or was undone already.")
     before, after = entry.before or {}, entry.after or {}
     if entry.action == CurationEntry.BYLINE:
-        authorships_rewrite(before["paper"], before["authorships"])
+        paper_authorships_rewrite(paper_id=before["paper"], rows=before["authorships"])
         involved = sorted({r["researcher"] for r in before["authorships"] if r["researcher"]})
     else:
         involved = [before["researcher"]]
         Researcher.objects.filter(pk=before["researcher"]).update(
             is_person=True, modified_at=timezone.now()
         )
-        Authorship.objects.filter(pk__in=before["authorships"], researcher__isnull=True).update(
-            researcher_id=before["researcher"], matched_at=timezone.now()
+        still_unlinked = Authorship.objects.filter(
+            pk__in=before["authorships"], researcher__isnull=True
+        ).values_list("pk", flat=True)
+        authorships_link_researcher(
+            authorship_ids=list(still_unlinked), researcher_id=before["researcher"]
         )
         IdentityConflict.objects.filter(
             pk__in=before.get("open_conflicts", []), status=IdentityConflict.DISMISSED

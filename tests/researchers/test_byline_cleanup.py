@@ -17,15 +17,15 @@ from django.core.management import call_command
 from django.test import Client
 
 from researchers.byline_cleanup import byline_cleanup_undo
-from researchers.clusters import curation_clusters
-from researchers.identity import researcher_public_history
+from researchers.curation.identity import researcher_public_history
+from researchers.curation.queue import curation_clusters
 from researchers.models import CurationEntry, IdentityConflict, Researcher
+from researchers.page_figures import researchers_update_stats
 from researchers.selectors import (
     researchers_active_in_category,
     researchers_browse,
     researchers_named,
 )
-from researchers.stats import researchers_update_stats
 from wovepaper.sitemaps import ResearcherSitemap
 
 ROOT = Path(__file__).resolve().parent.parent.parent
