@@ -9,8 +9,11 @@ from io import StringIO
 
 import httpx
 import pytest
+from django.conf import settings as django_settings
+from django.contrib.sites.models import Site
 from django.core import mail
 from django.core.management import call_command
+from drf_spectacular.settings import spectacular_settings
 
 from institutions.models import Institution
 from papers.models import Authorship, Paper, PaperEmbedding
@@ -47,16 +50,34 @@ def _state() -> dict:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(settings, client):
+def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(
+    settings, client, monkeypatch
+):
     # Nothing outside this machine: the live services' addresses lead nowhere.
     settings.SEMANTIC_SCHOLAR_API_URL = "http://127.0.0.1:9/s2"
     settings.OPENALEX_API_URL = "http://127.0.0.1:9/openalex"
     settings.ROR_API_URL = "http://127.0.0.1:9/ror"
     recordings = Recordings()
     out = StringIO()
-    call_command("demo", no_serve=True, stdout=out, stderr=StringIO())
+    # What the demo sets from the port it serves on goes back as it was after the test.
+    settings.SITE_URL = settings.SITE_URL
+    monkeypatch.delenv("SITE_URL", raising=False)
+    try:
+        call_command(
+            "demo", no_serve=True, addrport="127.0.0.1:8123", stdout=out, stderr=StringIO()
+        )
+        # Canonical links, e-mails and the API's "Try it out" point where the demo serves.
+        assert django_settings.SITE_URL == "http://127.0.0.1:8123"
+        servers = client.get("/openapi.json").json()["servers"]
+        assert servers == [{"url": "http://127.0.0.1:8123"}]
+        assert Site.objects.get_current().domain == "127.0.0.1:8123"
+    finally:
+        spectacular_settings.clear_patches()
     output = out.getvalue()
     assert "Demo data ready." in output
+    assert "http://127.0.0.1:8123/" in output
+    # The open identity-links file that /llms.txt lists is there.
+    assert client.get("/data/identity-links.jsonl.gz").status_code == 200
     # The sample is left for live matching, which is out of reach and says so.
     assert "Semantic Scholar (http://127.0.0.1:9/s2) is unreachable" in output
     assert "Matching skipped: nothing was changed" in output

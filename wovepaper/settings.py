@@ -616,6 +616,9 @@ DEMO_EMBEDDINGS = BASE_DIR / "papers" / "sample" / "demo-embeddings.npz"
 DEMO_STEPS.append(
     {"command": ["embed_papers"], "options": {"load": DEMO_EMBEDDINGS, "no_progress": True}}
 )
+# The open identity-links file that /llms.txt lists (production writes it daily, at
+# IDENTITY_LINKS_HOUR_UTC): without it /data/identity-links.jsonl.gz is a 404 on the demo.
+DEMO_STEPS.append({"command": ["export_identity_links"]})
 
 # Public API (Django REST framework) and its OpenAPI schema (drf-spectacular).
 # Rates are per IP for anonymous clients and per account for signed-in ones; the counters live in

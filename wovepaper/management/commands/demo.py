@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from django.conf import settings
@@ -7,6 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from wovepaper.demo.identities import demo_identities_load, demo_tour
+from wovepaper.site_record import site_record_sync
 
 SAMPLE = Path(settings.BASE_DIR) / "papers" / "sample" / "arxiv-sample.jsonl.gz"
 
@@ -23,6 +25,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, no_serve: bool, addrport: str, **options):
         verbosity = options["verbosity"]
+        base = f"http://{addrport}"
+        if "SITE_URL" not in os.environ:
+            # Canonical links, e-mails and the API reference's "Try it out" point at the
+            # address the demo serves on, not the default port.
+            _site_url_set(base)
         self.stdout.write("Migrating the database…")
         call_command("migrate", interactive=False, verbosity=0)
         self.stdout.write(f"Importing the bundled arXiv sample ({SAMPLE.name})…")
@@ -43,10 +50,19 @@ class Command(BaseCommand):
             call_command(
                 *step["command"], stdout=self.stdout, stderr=self.stderr, **step.get("options", {})
             )
-        base = f"http://{addrport}"
+        site_record_sync()
         self.stdout.write(self.style.SUCCESS("Demo data ready."))
         self.stdout.write("\n".join(demo_tour(base)))
         if no_serve:
             return
         self.stdout.write(self.style.SUCCESS(f"Serving the demo on {base}/"))
         call_command("runserver", addrport, use_reloader=False)
+
+
+def _site_url_set(base: str) -> None:
+    """SITE_URL for this process, and what is made from it at start-up (the API schema's
+    server), as if the environment had said it."""
+    from drf_spectacular.settings import spectacular_settings
+
+    settings.SITE_URL = base
+    spectacular_settings.apply_patches({"SERVERS": [{"url": base}]})
