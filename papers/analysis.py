@@ -351,7 +351,8 @@ def request_analysis(paper: Paper, analysis: PaperAnalysis | None) -> PaperAnaly
 
 
 def analysis_parts_for_display(analysis: PaperAnalysis | None) -> list[dict]:
-    """The parts a page lists as missing, each with its reason, in display order."""
+    """The parts a page lists as missing, grouped by their reason (one line for every part a
+    missing model leaves out, not the same reason four times), in display order."""
     if analysis is None:
         return []
     labels = {
@@ -362,8 +363,13 @@ def analysis_parts_for_display(analysis: PaperAnalysis | None) -> list[dict]:
         "novelty": "What is new",
         "significance_score": "Significance",
     }
-    return [
-        {"part": part, "label": labels[part], "reason": analysis.missing[part]}
-        for part in PARTS
-        if part in analysis.missing
-    ]
+    groups: dict[str, list[str]] = {}
+    for part in PARTS:
+        if part in analysis.missing:
+            groups.setdefault(analysis.missing[part], []).append(labels[part])
+    return [{"label": _listed(parts), "reason": reason} for reason, parts in groups.items()]
+
+
+def _listed(labels: list[str]) -> str:
+    """ "A", "A and B", "A, B and C"."""
+    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"

@@ -14,9 +14,10 @@ from django.http import (
     HttpResponsePermanentRedirect,
 )
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_safe
-from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from researchers.identity_links import FILE_NAME, META_NAME, export_dir
 from wovepaper.lib.api.pagination import KeysetPagination
@@ -66,10 +67,11 @@ def favicon(request: HttpRequest) -> HttpResponse:
     return HttpResponsePermanentRedirect(staticfiles_storage.url("img/favicon.svg"))
 
 
-# What the API reference pages add to the site's Content-Security-Policy: Swagger UI and Redoc
-# write their styles into <style> elements at run time, and Redoc runs its search in a worker it
-# makes from a blob. Scripts stay our own files only (no inline script, no eval).
-API_REFERENCE_CSP = {"style-src": ["'unsafe-inline'"], "worker-src": ["blob:"]}
+# What the API reference page adds to the site's Content-Security-Policy: Swagger UI writes its
+# styles into <style> elements at run time. Scripts stay our own files only (no inline script,
+# no eval). Redoc is not served: its bundle always shows a "powered by" image from its makers'
+# CDN, which the policy (rightly) refuses; /developers/redoc leads to this reference.
+API_REFERENCE_CSP = {"style-src": ["'unsafe-inline'"]}
 
 
 @method_decorator(csp_update(API_REFERENCE_CSP), name="dispatch")
@@ -78,12 +80,9 @@ class SwaggerView(SpectacularSwaggerSplitView):
     split view) rather than inline, so script-src stays 'self'."""
 
 
-@method_decorator(csp_update(API_REFERENCE_CSP), name="dispatch")
-class RedocView(SpectacularRedocView):
-    """Redoc from our static files; the template leaves out drf-spectacular's Google Fonts and
-    its inline start-up script (the <redoc> element starts itself)."""
-
-    template_name = "wovepaper/redoc.html"
+def redoc_moved(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """The readable reference that was Redoc is the Swagger UI reference now."""
+    return HttpResponsePermanentRedirect(reverse("api-reference"))
 
 
 @require_safe

@@ -588,7 +588,7 @@ X_FRAME_OPTIONS = "DENY"
 # browser tests meet the policy production serves. The pages load only our own scripts and
 # styles (htmx and the site's JS from our static files; JSON-LD is a data block, not a script,
 # and CSP does not apply to it): no inline script or style, nothing from another host. The API
-# reference pages add only what Swagger UI and Redoc need (wovepaper/machine_readers.py).
+# reference page adds only what Swagger UI needs (wovepaper/machine_readers.py).
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
@@ -664,7 +664,6 @@ SPECTACULAR_SETTINGS = {
     ],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
     # Swagger UI would otherwise ask validator.swagger.io to draw a badge: no third-party hosts.
     "SWAGGER_UI_SETTINGS": {"validatorUrl": None, "deepLinking": True},
     "CONTACT": {"email": CONTACT_EMAIL},

@@ -44,9 +44,7 @@ urlpatterns = [
         machine_readers.SwaggerView.as_view(url_name="openapi"),
         name="api-reference",
     ),
-    path(
-        "developers/redoc", machine_readers.RedocView.as_view(url_name="openapi"), name="api-redoc"
-    ),
+    path("developers/redoc", machine_readers.redoc_moved, name="api-redoc"),
     path("llms.txt", machine_readers.llms_txt, name="llms-txt"),
     path("robots.txt", machine_readers.robots_txt, name="robots-txt"),
     path("health", health.health, name="health"),

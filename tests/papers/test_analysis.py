@@ -101,11 +101,16 @@ def test_opening_the_page_analyses_inline_without_a_model_and_shows_what_is_miss
     made = PaperAnalysis.objects.get(paper=real_paper)
     assert "Analysis" in html and "without a language model" in html
     assert made.topics[0] in html
-    assert "no language model is configured on this site" in html
+    # One line for the parts a missing model leaves out, not the same reason once a part.
+    assert html.count("no language model is configured on this site") == 1
+    assert "Summary, Paper type, What is new and Significance" in html
     markdown = client.get(real_paper.get_absolute_url(), HTTP_ACCEPT="text/markdown")
     text = markdown.content.decode()
     assert "## Analysis" in text
-    assert "- Summary: not available (no language model is configured on this site)" in text
+    assert (
+        "- Summary, Paper type, What is new and Significance: not available "
+        "(no language model is configured on this site)"
+    ) in text
     assert "Research field: Computer Science: Information Theory" in text
 
 
