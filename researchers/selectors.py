@@ -387,3 +387,27 @@ def uncertain_links(*, limit: int = 50, offset: int = 0) -> tuple[list[Uncertain
         )
         for a in page
     ], total
+
+
+@dataclass(frozen=True)
+class LatestAffiliation:
+    """Where a researcher's newest paper with a known affiliation says they were."""
+
+    institutions: list[Institution]
+    paper: Paper
+
+
+def researcher_latest_affiliation(researcher: Researcher) -> LatestAffiliation | None:
+    """The institutions listed on the researcher's newest paper that lists any (OpenAlex's
+    affiliations of that byline), or None when no paper of theirs lists one. One query, bounded
+    by the researcher's own papers."""
+    links = list(
+        AuthorshipInstitution.objects.filter(authorship__researcher_id=researcher.pk)
+        .select_related("institution", "paper")
+        .order_by("-paper__published", "-paper_id", "institution__name")[:10]
+    )
+    if not links:
+        return None
+    newest = links[0].paper
+    at = [link.institution for link in links if link.paper_id == newest.pk]
+    return LatestAffiliation(institutions=at, paper=newest)

@@ -85,6 +85,7 @@ def researcher_detail(request: HttpRequest, pk: int) -> HttpResponse:
         # The docked chat asks about this researcher's papers.
         "chat_scope": f"researcher:{researcher.pk}",
         "similar": similar_researchers(researcher),
+        "affiliation": selectors.researcher_latest_affiliation(researcher),
     }
     records = panel.records
     context["figures_source"] = _figures_source(researcher, records)

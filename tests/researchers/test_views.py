@@ -13,7 +13,8 @@ from researchers.models import ResearcherExternalId
 # number of homonyms): a fixed number, whatever the number of papers or homonyms.
 # Two of them for researchers working on similar things: the vector index's version (none once
 # its file exists), then this researcher's papers' vectors; more only when there are some.
-RESEARCHER_PAGE_QUERIES = 16
+# One more for the affiliation listed on the researcher's newest paper that lists one.
+RESEARCHER_PAGE_QUERIES = 17
 
 
 def jsonld_graph(html: str) -> list[dict]:
@@ -327,3 +328,30 @@ def test_fields_of_papers_without_categories_are_unknown_not_pending(
     assert "Unknown: we hold no arXiv categories for this paper." in html
     markdown = client.get(researcher.get_absolute_url(), HTTP_ACCEPT="text/markdown")
     assert "Unknown: we hold no arXiv categories for this paper." in markdown.content.decode()
+
+
+def test_a_researcher_page_says_where_their_newest_listed_affiliation_is(
+    client, author_with_papers
+):
+    from institutions.models import AuthorshipInstitution, Institution
+    from papers.models import Authorship
+
+    researcher, papers = author_with_papers(3)
+    old_place = Institution.objects.create(name="Old University", ror_id="00old0000")
+    new_place = Institution.objects.create(name="New Institute", ror_id="00new0000")
+    for paper, place in ((papers[0], old_place), (papers[2], new_place)):
+        authorship = Authorship.objects.get(paper=paper, researcher=researcher)
+        AuthorshipInstitution.objects.create(authorship=authorship, institution=place, paper=paper)
+    html = client.get(researcher.get_absolute_url()).content.decode()
+    assert "New Institute" in html and "Old University" not in html
+    assert f"newest paper with an affiliation, {papers[2].published.year}" in html
+    markdown = client.get(researcher.get_absolute_url(), HTTP_ACCEPT="text/markdown")
+    assert "[New Institute]" in markdown.content.decode()
+
+
+def test_a_researcher_without_any_listed_affiliation_shows_none(client, author_with_papers):
+    researcher, _ = author_with_papers(2)
+    assert (
+        "newest paper with an affiliation"
+        not in client.get(researcher.get_absolute_url()).content.decode()
+    )
