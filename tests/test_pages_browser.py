@@ -119,6 +119,8 @@ def test_public_pages_at_desktop_and_phone_widths(live_server, browser, site):
         "researcher-20-coauthors": (site["graphs"][20].get_absolute_url(), True),
         "researcher-200-coauthors": (site["graphs"][200].get_absolute_url(), True),
         "institution": (site["cnrs"].get_absolute_url(), True),
+        # Names once broke letter by letter there, and the table widened a phone's page.
+        "institutions": ("/institutions", False),
         "category": ("/categories/hep-ex", True),
         "papers": ("/papers", False),
         # Its commands and URLs once widened a phone's page by 498 px.
@@ -137,6 +139,15 @@ def test_public_pages_at_desktop_and_phone_widths(live_server, browser, site):
                 " height: document.documentElement.scrollHeight})"
             )
             assert metrics["scroll"] <= metrics["view"], (name, width, metrics)
+            if width < 860 and page.locator(".layout > aside .card").count():
+                # On one column the papers come before the side cards, not 1,600-3,600 px down.
+                tops = page.evaluate(
+                    "() => [document.querySelector('.paper-item'),"
+                    " document.querySelector('.layout > aside .card')]"
+                    ".map(e => e ? e.getBoundingClientRect().top + scrollY : null)"
+                )
+                if tops[0] is not None:
+                    assert tops[0] < tops[1], (name, width, tops)
             heights[(name, width)] = metrics["height"]
             text = page.inner_text("main")
             assert _unconverted_formulas(text) == [], (name, width)
