@@ -29,6 +29,12 @@ GRAPH_NODES = 24
 WIDTH, HEIGHT = 640, 440
 CX, CY, RADIUS = WIDTH / 2, HEIGHT / 2, 150
 LABEL_CHARS = 22
+# Labels around the circle before they touch: past this, every other node's name is left to
+# its tooltip and the list below (both name every co-author).
+LABELLED_NODES = 14
+# A chord set this dense says nothing (one large author list makes every pair co-authors: a
+# complete-graph "sunburst"); the graph then shows the spokes alone and says why.
+DENSE_LINKS = 0.6
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,8 @@ class Graph:
     height: int = HEIGHT
     cx: float = CX
     cy: float = CY
+    # Why the chords between co-authors are not drawn, when they are not.
+    links_note: str = ""
 
 
 def _order(ids: list[int], counts: dict[int, int], links: dict[tuple[int, int], int]) -> list[int]:
@@ -106,6 +114,7 @@ def coauthor_graph(coauthors: list[dict]) -> Graph | None:
     top_link = max(links.values(), default=1)
     place: dict[int, tuple[float, float, float]] = {}
     nodes = []
+    label_every = math.ceil(len(order) / LABELLED_NODES)
     for index, cid in enumerate(order):
         angle = 2 * math.pi * index / len(order) - math.pi / 2
         cos, sin = math.cos(angle), math.sin(angle)
@@ -117,7 +126,11 @@ def coauthor_graph(coauthors: list[dict]) -> Graph | None:
             Node(
                 id=cid,
                 name=name,
-                label=name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1] + "…",
+                label=""
+                if index % label_every
+                else name
+                if len(name) <= LABEL_CHARS
+                else name[: LABEL_CHARS - 1] + "…",
                 url=coauthor_path(c),
                 count=counts[cid],
                 x=round(x, 1),
@@ -138,6 +151,13 @@ def coauthor_graph(coauthors: list[dict]) -> Graph | None:
         )
         for n in nodes
     ]
+    pairs = len(order) * (len(order) - 1) // 2
+    if len(order) > 4 and len(links) > DENSE_LINKS * pairs:
+        note = (
+            f"Nearly every pair of these co-authors wrote together ({len(links)} of {pairs} "
+            "pairs), as one large author list makes them: the links between them are not drawn."
+        )
+        return Graph(nodes=nodes, spokes=spokes, edges=[], links_note=note)
     edges = []
     for (a, b), n in sorted(links.items(), key=lambda item: item[1]):
         ax, ay, _ = place[a]
