@@ -12,7 +12,7 @@ from django.urls import reverse
 from rest_framework.throttling import BaseThrottle
 
 from .selectors import onboarding_pending
-from .services import profile_create_for_signup
+from .services import profile_create_for_signup, superuser_address_confirm
 
 
 class AccountAdapter(DefaultAccountAdapter):
@@ -29,6 +29,13 @@ class AccountAdapter(DefaultAccountAdapter):
         reader would share one limit."""
         # get_ident reads only request.META, which a Django request has as DRF's does.
         return BaseThrottle().get_ident(request)  # type: ignore[arg-type]
+
+    def pre_login(self, request: HttpRequest, user, **kwargs):
+        # Before allauth's e-mail verification stage, which would otherwise send the person
+        # holding the server hunting for a confirmation link on their first sign-in.
+        if user.is_superuser:
+            superuser_address_confirm(user=user)
+        return super().pre_login(request, user, **kwargs)
 
     def get_signup_redirect_url(self, request: HttpRequest) -> str:
         return reverse("chat:page")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from .conftest import PASSWORD
 
@@ -83,3 +84,25 @@ def test_accounts_without_staff_access_are_refused_not_looped(client, user_facto
 def test_next_stays_in_the_admin(client, next_url):
     response = client.get("/admin/login/", {"next": next_url})
     assert response["Location"] == "/accounts/login/?next=%2Fadmin%2F"
+
+
+def test_a_createsuperuser_account_signs_in_without_a_confirmation_link(client, settings):
+    from django.core.management import call_command
+
+    settings.ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+    call_command(
+        "createsuperuser",
+        username="root",
+        email="root@example.org",
+        interactive=False,
+        verbosity=0,
+    )
+    user = get_user_model().objects.get(username="root")
+    user.set_password("a long passphrase 42")
+    user.save()
+    response = client.post(
+        "/accounts/login/", {"login": "root@example.org", "password": "a long passphrase 42"}
+    )
+    assert response.status_code == 302
+    assert "confirm-email" not in response["Location"]
+    assert client.get("/admin/").status_code == 200
