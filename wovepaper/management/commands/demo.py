@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from io import StringIO
 from pathlib import Path
 
 from django.conf import settings
@@ -47,9 +48,12 @@ class Command(BaseCommand):
         summary = demo_identities_load()
         self.stdout.write(summary.describe())
         for step in settings.DEMO_STEPS:
-            call_command(
-                *step["command"], stdout=self.stdout, stderr=self.stderr, **step.get("options", {})
-            )
+            said = StringIO()
+            call_command(*step["command"], stdout=said, stderr=said, **step.get("options", {}))
+            if "offline" in step and "unreachable" in said.getvalue():
+                self.stdout.write(step["offline"])
+            else:
+                self.stdout.write(said.getvalue(), ending="")
         site_record_sync()
         self.stdout.write(self.style.SUCCESS("Demo data ready."))
         self.stdout.write("\n".join(demo_tour(base)))
