@@ -82,6 +82,8 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(
     # what it is (offline by design), not as failures.
     assert "Live matching of the rest of the sample is skipped" in output
     assert "unreachable" not in output and "Errno" not in output
+    # The recordings hold no ROR records on purpose: said as a fact, not as an HTTP failure.
+    assert "HTTP 503" not in output and "no ROR recordings" in output
 
     recorded = recorded_arxiv_ids(recordings)
     assert len(recorded) == 353

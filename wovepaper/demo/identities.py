@@ -49,11 +49,15 @@ class IdentitiesSummary:
                 f"Recorded papers: {self.papers_recorded} in place, "
                 "all matched on an earlier run; nothing to do."
             )
+        message = self.run["message"] or ""
+        if "not completed from ROR" in message:
+            # The recordings hold no ROR records for these (the replay answers 503 so that they
+            # stay as OpenAlex describes them): a fact of the recordings, not a failure.
+            message = "Institutions are shown as OpenAlex describes them (no ROR recordings)."
         return (
             f"Recorded papers: {self.papers_written} written, {self.papers_kept} kept as arXiv "
-            f"gives them; {self.run['matched']} of {self.papers_matched} matched "
-            f"(run {self.run['run']}, {self.run['status']})."
-            + (f" {self.run['message']}" if self.run["message"] else "")
+            f"gives them; {self.run['matched']} of {self.papers_matched} matched."
+            + (f" {message}" if message else "")
         )
 
 

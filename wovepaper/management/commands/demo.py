@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import os
 from io import StringIO
 from pathlib import Path
@@ -45,7 +46,15 @@ class Command(BaseCommand):
             "Matching the papers of the recorded Semantic Scholar and OpenAlex "
             "answers (served from 127.0.0.1)…"
         )
-        summary = demo_identities_load()
+        # The replay has no ROR records, on purpose; the summary says so once, so matching's
+        # own warning about each batch's ROR answer is not printed here.
+        quiet = logging.getLogger("researchers.matching.run")
+        level = quiet.level
+        quiet.setLevel(logging.ERROR)
+        try:
+            summary = demo_identities_load()
+        finally:
+            quiet.setLevel(level)
         self.stdout.write(summary.describe())
         for step in settings.DEMO_STEPS:
             said = StringIO()
