@@ -5,8 +5,9 @@ HARVEST_TASK_SECONDS, then replaces itself with a task resuming the run from its
 (the rest of a `harvest_daily` chain waits for the last one). No task outlives the brokers'
 timeouts (Redis' visibility_timeout, RabbitMQ's consumer_timeout), and a task delivered twice
 finds the set locked or the run done. A task redelivered after its worker died resumes the
-run it had started (recorded as the run's task_id); one that finds its set locked by a dead
-worker waits for the lock to lapse (HARVEST_LOCK_TTL) and tries again.
+run it had started (recorded as the run's task_id, which a task resuming the run leaves as it
+is); one that finds its set locked by a dead worker waits for the lock to lapse
+(HARVEST_LOCK_TTL) and tries again.
 """
 
 from __future__ import annotations

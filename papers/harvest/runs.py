@@ -413,7 +413,8 @@ def harvest_window(
 
     incremental=True: continue the set's unfinished run if there is one, else start from the
     last successful run's date (a full harvest if there is none). `task_id` records the Celery
-    task that runs the window, so that its redelivery resumes this run (papers.tasks).
+    task that started the run (the first to run it), so that its redelivery finds this run
+    (papers.tasks).
     """
     metadata_prefix = metadata_prefix or settings.HARVEST_METADATA_PREFIX
     run: HarvestRun | None = None
@@ -444,7 +445,10 @@ def harvest_window(
         if endpoint and run.endpoint != endpoint:
             run.endpoint = endpoint
             changed.append("endpoint")
-        if task_id and run.task_id != task_id:
+        # The task that started the run keeps it: a redelivery of that task (Redis hands it out
+        # again an hour later) finds its run even after another task resumed it, and does not
+        # start the set over. Resuming tasks carry the run's id, so they need no record.
+        if task_id and not run.task_id:
             run.task_id = task_id
             changed.append("task_id")
         if changed:

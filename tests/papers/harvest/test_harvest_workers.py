@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import timedelta
 
 import pytest
 from celery import Celery
+from django.utils import timezone
 
 from papers.models import HarvestRun, Paper
 from tests.papers.harvest.faulty_oai import FaultyOAI
@@ -116,3 +118,53 @@ def test_a_harvest_longer_than_the_broker_timeout_completes_once(workers, server
     assert HarvestRun.objects.count() == 1 and (run.pages, run.created) == (6, 150)
     assert server.served_pages() == [1, 2, 3, 4, 5, 6]
     assert worker.output().count("continuing in a new task") >= 2
+
+
+def test_a_killed_harvest_delivered_again_after_beat_resumed_it_harvests_nothing_twice(
+    workers, server
+):
+    """Redis: kill -9 mid-run; beat's harvest_resume_stale resumes the run in a task of its own
+    (another id) before Redis hands the killed task out again. That redelivery must find the run
+    it started, now finished by the resume, and not start the whole set over."""
+    if not workers.broker.startswith("redis"):
+        pytest.skip("RabbitMQ redelivers at once, before beat can resume the run")
+    server.delay = 0.5
+    first = workers.start("harvest-1", ["harvest"])
+    original = workers.sender.send_task(
+        "papers.harvest_window", kwargs={"metadata_prefix": "arXiv"}, queue=workers.queue("harvest")
+    )
+    wait_for(
+        lambda: (the_run() or HarvestRun(pages=0)).pages >= 2,
+        timeout=60,
+        what="two pages harvested",
+        on_timeout=first.output,
+    )
+    first.kill()
+    wait_for(
+        lambda: HarvestRun.objects.filter(
+            pk=the_run().pk, heartbeat_at__lt=timezone.now() - timedelta(seconds=3)
+        ).exists(),  # the workers' HARVEST_LOCK_TTL
+        timeout=30,
+        what="the dead run's heartbeat to go stale",
+    )
+    # The resuming worker's visibility timeout is long: it resumes, it does not redeliver.
+    patient = json.dumps({**REDIS_OPTIONS, "visibility_timeout": 3600})
+    resumer = workers.start("harvest-2", ["harvest"], CELERY_BROKER_TRANSPORT_OPTIONS=patient)
+    workers.sender.send_task("papers.harvest_resume_stale", queue=workers.queue("harvest"))
+    wait_for(
+        lambda: the_run().status == HarvestRun.Status.SUCCEEDED,
+        timeout=120,
+        what="the resumed run to complete",
+        on_timeout=resumer.output,
+    )
+    resumer.stop()
+    third = workers.start("harvest-3", ["harvest"])
+    wait_for(
+        lambda: f"{original.id}] succeeded" in third.output(),
+        timeout=60,
+        what="the killed task to be delivered again",
+        on_timeout=third.output,
+    )
+    assert HarvestRun.objects.count() == 1
+    assert sorted(set(server.served_pages())) == [1, 2, 3, 4, 5, 6]
+    assert len(server.served_pages()) <= 6 + 1  # at most the page in flight at the kill
