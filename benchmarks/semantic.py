@@ -33,6 +33,12 @@
         (BM25 and cosine); recall@10 and MRR of keyword, semantic, hybrid as hybrid.py fuses
         and as chosen on the other half, on the paraphrases written after hybrid.py's
         settings were, and on the two word-keeping sets as a check.
+    python benchmarks/semantic.py chat [--queries 300]
+        the same sample and sets, each query asked as a reader's question ("What is known
+        about …?"), without a model: is the paper among chat's sources (chat.answers.retrieve,
+        at most 5) and among the quoted answer's citations, with the retrieval before #29 (up
+        to 9 keyword searches, papers reordered by shared words) and now (one hybrid search,
+        its order kept); searches and embeddings of the question per question.
     python benchmarks/semantic.py runtimes [--papers 1000]
         torch, ONNX Runtime and ONNX Runtime int8 embedding the same real papers in turn, one
         thread each: papers per CPU-second, cosine of each paper's vector to torch's, and
@@ -1017,6 +1023,68 @@ def known_item(args) -> None:
     category_agreement(args.vectors)
 
 
+def _retrieve_before(question: str) -> list:
+    """Chat's retrieval before #29, the reference: the content words asked together, then one
+    by one (up to 9 keyword-or-hybrid searches), the papers reordered by shared words."""
+    from chat import answers
+    from papers.search import paper_search
+
+    words = answers.keywords(question)
+    if not words:
+        return []
+    found: dict = {}
+    for query in [" ".join(words)] + (words if len(words) > 1 else []):
+        for paper in paper_search(query, limit=answers.SOURCES_MAX * 2).items:
+            found.setdefault(paper.pk, paper)
+    return answers._by_overlap(words, list(found.values()))
+
+
+def chat(args) -> None:
+    _sample_site(args.vectors)
+    from chat import answers
+    from wovepaper.lib.search import vectors as search_vectors
+
+    count, sets = _known_item_sets(args.queries)
+    print(f"{count} papers, {args.queries} drawn for the word-keeping sets, {load()}")
+    embedded = [0]
+    encode = search_vectors.VectorBackend.encoder.fget  # type: ignore[attr-defined]
+
+    class Counting:
+        def __init__(self, encoder):
+            self.encoder = encoder
+
+        def __getattr__(self, name):
+            return getattr(self.encoder, name)
+
+        def encode(self, texts):
+            embedded[0] += len(texts)
+            return self.encoder.encode(texts)
+
+    search_vectors.VectorBackend.encoder = property(  # type: ignore[method-assign,assignment]
+        lambda self: Counting(encode(self))
+    )
+    for name, queries in sets.items():
+        print(f"{name} ({len(queries)} questions, e.g. {_question(queries[0][1])!r}):")
+        for label, retrieve in (("before", _retrieve_before), ("now", answers.retrieve)):
+            sourced = cited = 0
+            embedded[0] = 0
+            for pk, text in queries:
+                question = _question(text)
+                sources = retrieve(question)
+                sourced += any(s.paper.pk == pk for s in sources)
+                quoted = {s.number for _, s in answers.quotes(question, sources)}
+                cited += any(s.paper.pk == pk and s.number in quoted for s in sources)
+            print(
+                f"  {label:>6}: among the sources {sourced / len(queries):.3f}, among the "
+                f"quoted answer's citations {cited / len(queries):.3f}, "
+                f"{embedded[0] / len(queries):.1f} embeddings a question"
+            )
+
+
+def _question(text: str) -> str:
+    return f"What is known about {text[0].lower()}{text[1:]}?"
+
+
 def category_agreement(vectors_file: Path = DEMO_VECTORS) -> None:
     """How many of each paper's 10 nearest neighbours (exact cosine over the demo's vectors of
     the sample) share its primary category (the first listed), against what 10 papers drawn
@@ -1226,7 +1294,7 @@ def main() -> None:
     command.add_argument("--sizes", default="10000,30000,100000")
     command.add_argument("--delta", type=int, default=10_000)
     command.add_argument("--estimate", type=int, default=2_600_000)
-    for name in ("known-item", "fusion"):
+    for name in ("known-item", "fusion", "chat"):
         command = commands.add_parser(name)
         command.add_argument("--queries", type=int, default=300)
         # Vectors of the sample (embed_papers --save) from EMBEDDING_ENCODER's model: the
@@ -1235,7 +1303,8 @@ def main() -> None:
     command = commands.add_parser("latency")
     command.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    if args.command not in ("known-item", "fusion"):  # which set up their own database first
+    # known-item, fusion and chat set up their own database first.
+    if args.command not in ("known-item", "fusion", "chat"):
         import django
 
         django.setup()
@@ -1248,6 +1317,7 @@ def main() -> None:
         "merge": merge,
         "known-item": known_item,
         "fusion": fusion,
+        "chat": chat,
         "latency": latency,
     }
     commands_by_name[args.command](args)

@@ -1,10 +1,11 @@
 """Chat with the papers: retrieval through the search interface, then an answer that cites the
 papers it uses, streamed as it is made.
 
-- Retrieval: the question's content words go to the paper search (`papers.search.paper_search`,
-  whichever engine is configured); as the search wants every word, the words are also asked
-  one by one and the papers ranked by how many of the words they contain. A conversation opened
-  from a paper page is about that paper; from a researcher page, about their papers.
+- Retrieval: the question's content words go once to the paper search the search page uses
+  (`papers.search.paper_search`, hybrid: words and meaning, whichever engine is configured),
+  whose order is kept; a paper that contains fewer than half of the words is not a source. A
+  conversation opened from a paper page is about that paper; from a researcher page, about
+  their papers.
 - With a model (wovepaper.lib.llm), it gets the papers as numbered sources inside <sources>
   tags, marked as data, and streams an answer citing them as [1], [2]. Without one, the answer
   quotes the abstracts' most relevant sentences with their citations and says it is quoting.
@@ -119,7 +120,13 @@ def _scope_papers(scope: str) -> list[Paper] | None:
 
 def retrieve(question: str, scope: str = "") -> list[Source]:
     """The papers that answer the question best, numbered from 1; empty when none is relevant
-    (no paper contains half of the question's content words)."""
+    (no paper contains half of the question's content words).
+
+    One paper search, hybrid as the search page's (so one embedding of the question), and its
+    order kept (one more by keyword alone, any of the words, when it found nothing relevant).
+    Ranking its papers again by how many of the question's words they contain put a paper
+    that repeats the words ("red", "stars") above the one search ranks first by meaning
+    (benchmarks/semantic.py chat measures both)."""
     words = keywords(question)
     scoped = _scope_papers(scope)
     if scoped is not None:
@@ -127,19 +134,31 @@ def retrieve(question: str, scope: str = "") -> list[Source]:
             # "This paper": it is the source whatever the words (a question may be "summarise
             # it"), unless it is not in the archive.
             return [Source(1, p) for p in scoped]
-        candidates = scoped
-    else:
-        if not words:
-            return []
-        found: dict[int, Paper] = {}
-        queries = [" ".join(words)] + (words if len(words) > 1 else [])
-        for query in queries:
-            for paper in paper_search(query, limit=SOURCES_MAX * 2).items:
-                found.setdefault(paper.pk, paper)
-        candidates = list(found.values())
+        return _by_overlap(words, scoped)
+    if not words:
+        return []
+    text = " ".join(words)
+    needed = _needed(words)
+    found = paper_search(text, mode="hybrid", limit=SOURCES_MAX * 2).items
+    relevant = [p for p in found if _overlap(words, f"{p.title} {p.abstract}") >= needed]
+    if not relevant:
+        # Hybrid search adds the papers with some of the words only where papers are embedded;
+        # before they are, the words are asked once more, any of them (no embedding).
+        found = paper_search(text, mode="keyword", any_word=True, limit=SOURCES_MAX * 2).items
+        relevant = [p for p in found if _overlap(words, f"{p.title} {p.abstract}") >= needed]
+    return [Source(n, p) for n, p in enumerate(relevant[:SOURCES_MAX], start=1)]
+
+
+def _needed(words: list[str]) -> int:
     # Relevant: the paper contains at least half of the question's content words (a question
     # about "sourdough bread recipes" is not answered by a paper that offers "a recipe").
-    needed = max(1, (len(words) + 1) // 2)
+    return max(1, (len(words) + 1) // 2)
+
+
+def _by_overlap(words: list[str], candidates: list[Paper]) -> list[Source]:
+    """A researcher's papers (no search ranks them) by how many of the words they contain,
+    those in the title counting again."""
+    needed = _needed(words)
     ranked = []
     for position, paper in enumerate(candidates):
         matched = _overlap(words, f"{paper.title} {paper.abstract}")

@@ -79,6 +79,7 @@ def paper_search_query(
     sort: str = "relevance",
     offset: int = 0,
     limit: int = 20,
+    any_word: bool = False,
 ) -> SearchQuery:
     """The interface's query for a paper search (`date_to` exclusive)."""
     filters: list[Term | Range] = []
@@ -92,6 +93,7 @@ def paper_search_query(
         sort=sort if sort in PAPERS.sorts else "relevance",
         offset=offset,
         limit=limit,
+        any_word=any_word,
     )
 
 
@@ -105,10 +107,12 @@ def paper_search(
     offset: int = 0,
     limit: int = 20,
     mode: str = "hybrid",
+    any_word: bool = False,
 ) -> SearchPage[Paper]:
     """Ranked search over titles and abstracts, by keyword, by meaning (`semantic`) or both
-    fused (`hybrid`, the default). `date_to` is exclusive. The engines' calls, then one
-    query for the papers of the page."""
+    fused (`hybrid`, the default). `date_to` is exclusive. `any_word`: by keyword, a paper
+    needs one of the words, not all (chat's retrieval when no paper has them all). The
+    engines' calls, then one query for the papers of the page."""
     wanted = paper_search_query(
         query,
         category=category,
@@ -117,6 +121,7 @@ def paper_search(
         sort=sort,
         offset=offset,
         limit=limit,
+        any_word=any_word,
     )
     if not wanted.text:
         return SearchPage()

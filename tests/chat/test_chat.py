@@ -557,3 +557,67 @@ def test_two_questions_at_once_cannot_both_pass_the_hourly_quota(
         thread.join(30)
     assert sorted(outcomes) == ["asked", "refused"]
     assert ChatMessage.objects.filter(user=user, role=ChatMessage.Role.USER).count() == 1
+
+
+# The question of issue #29 and two papers made after what the sample's papers are about: the
+# one about M dwarfs' small planets says it in other words; the R stars' repeats the question's
+# words, which ranked it first when chat reordered the search's papers by shared words.
+RED_DWARF_QUESTION = "How common are earth-sized worlds orbiting red dwarfs?"
+RED_DWARF_PAPERS = (
+    (
+        "The occurrence rate of small planets around small stars",
+        "We measure how frequently Earth-sized planets orbit M dwarfs, the most numerous "
+        "red stars, from the Kepler transit survey: about one per star in the habitable zone.",
+    ),
+    (
+        "Origin of the early-type R stars",
+        "Early-type R stars are common carbon stars; red giants among them are not orbiting "
+        "companions. We test whether worlds of merged binaries explain them, and red dwarfs "
+        "in binaries, with a population synthesis.",
+    ),
+)
+
+
+@pytest.fixture
+def red_dwarf_papers(paper_factory):
+    from papers.search import PAPERS
+    from papers.search.embedding_stage import embed_papers
+    from wovepaper.lib.search import backend_for
+
+    made = [
+        paper_factory(title=t, abstract=a, categories=["astro-ph.EP"]) for t, a in RED_DWARF_PAPERS
+    ]
+    embed_papers([p.pk for p in made], feed_index=False)
+    backend_for(PAPERS, "semantic").rebuild()
+    return made
+
+
+def test_chat_retrieves_through_one_hybrid_search_and_keeps_its_order(
+    reader, red_dwarf_papers, monkeypatch
+):
+    searches = []
+    search = answers.paper_search
+
+    def counted(*args, **kwargs):
+        searches.append((args, kwargs))
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(answers, "paper_search", counted)
+    sources = answers.retrieve(RED_DWARF_QUESTION)
+    # One search, hybrid (the question embedded once), as the search page ranks it.
+    assert [kwargs["mode"] for _, kwargs in searches] == ["hybrid"]
+    page = search(searches[0][0][0], mode="hybrid", limit=10).items
+    assert page[0] == red_dwarf_papers[0]
+    assert [s.paper for s in sources][0] == red_dwarf_papers[0]
+
+
+def test_every_citation_number_in_an_answer_links_to_its_paper(client, reader, papers, no_model):
+    asked = ask(client, "How do one-dimensional quantum walks behave?")
+    streamed(client, asked["stream_url"])
+    answer = ChatMessage.objects.get(pk=asked["answer"])
+    fragment = client.get(asked["answer_url"]).content.decode()
+    for citation in answer.citations:
+        link = f'<a href="{citation["url"]}" class="chat-cite">[{citation["number"]}]</a>'
+        assert link in fragment
+    text = fragment.split('class="chat-text">')[1].split("</div>")[0]
+    assert re.findall(r"\[\d+\]", re.sub(r"<a [^>]*>\[\d+\]</a>", "", text)) == []
