@@ -39,6 +39,12 @@
         at most 5) and among the quoted answer's citations, with the retrieval before #29 (up
         to 9 keyword searches, papers reordered by shared words) and now (one hybrid search,
         its order kept); searches and embeddings of the question per question.
+    python benchmarks/semantic.py floor
+        the demo's vectors against the hand-written paraphrases, embedded by EMBEDDING_ENCODER:
+        the cosine similarity of each paraphrase to its paper, to 20 random papers each, and
+        of queries that mean nothing here (made-up words, everyday errands) to their nearest
+        paper, in percentiles; then, per candidate floor, the share of each kept above it
+        (the floor for "related by meaning", docs/search.md).
     python benchmarks/semantic.py runtimes [--papers 1000]
         torch, ONNX Runtime and ONNX Runtime int8 embedding the same real papers in turn, one
         thread each: papers per CPU-second, cosine of each paper's vector to torch's, and
@@ -1066,19 +1072,73 @@ def chat(args) -> None:
     for name, queries in sets.items():
         print(f"{name} ({len(queries)} questions, e.g. {_question(queries[0][1])!r}):")
         for label, retrieve in (("before", _retrieve_before), ("now", answers.retrieve)):
-            sourced = cited = 0
+            first = sourced = cited = 0
             embedded[0] = 0
             for pk, text in queries:
                 question = _question(text)
                 sources = retrieve(question)
                 sourced += any(s.paper.pk == pk for s in sources)
+                first += bool(sources) and sources[0].paper.pk == pk
                 quoted = {s.number for _, s in answers.quotes(question, sources)}
                 cited += any(s.paper.pk == pk and s.number in quoted for s in sources)
             print(
-                f"  {label:>6}: among the sources {sourced / len(queries):.3f}, among the "
+                f"  {label:>6}: first source {first / len(queries):.3f}, among the sources "
+                f"{sourced / len(queries):.3f}, among the "
                 f"quoted answer's citations {cited / len(queries):.3f}, "
                 f"{embedded[0] / len(queries):.1f} embeddings a question"
             )
+
+
+# Queries no paper of the sample is about: made-up words and everyday errands.
+NONSENSE = (
+    "zzzqqqxx",
+    "asdfgh qwerty",
+    "xyzzy plugh",
+    "lorem ipsum dolor",
+    "kjhgf",
+    "qwe rty uio",
+    "sourdough bread recipes",
+    "football transfer rumours",
+    "cheap flights to paris",
+    "best pizza near me",
+    "how to fix a bike chain",
+    "banana",
+    "taylor swift tour dates",
+    "knitting patterns",
+)
+FLOORS = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+
+
+def floor(args) -> None:
+    from wovepaper.lib.embeddings import text_encoder
+
+    stored = np.load(args.vectors)
+    row = {arxiv_id: i for i, arxiv_id in enumerate(stored["arxiv_ids"])}
+    papers = stored["vectors"].astype(np.float32)
+    papers /= np.linalg.norm(papers, axis=1, keepdims=True)
+    encoder = text_encoder()
+    pairs = [(a, q) for a, q in paraphrases() if a in row]
+    queries = encoder.encode([q for _, q in pairs])
+    right = np.array([queries[k] @ papers[row[a]] for k, (a, _) in enumerate(pairs)])
+    rng = np.random.default_rng(3)
+    drawn = rng.integers(0, len(papers), size=(len(pairs), 20))
+    unrelated = np.einsum("qd,qkd->qk", queries, papers[drawn]).ravel()
+    nonsense = (encoder.encode(list(NONSENSE)) @ papers.T).max(axis=1)
+
+    def spread(values: np.ndarray) -> str:
+        return "  ".join(f"p{p} {np.percentile(values, p):.3f}" for p in (5, 25, 50, 75, 95, 99))
+
+    print(f"{len(pairs)} paraphrases, {len(papers)} papers, {encoder.name}, {load()}")
+    print(f"paraphrase to its paper:  {spread(right)}")
+    print(f"paraphrase to a random paper: {spread(unrelated)}")
+    for text, nearest in zip(NONSENSE, nonsense, strict=True):
+        print(f"  {text!r}: nearest paper {nearest:.3f}")
+    for value in FLOORS:
+        print(
+            f"floor {value:.2f}: paraphrase's paper above it {np.mean(right >= value):.3f}, "
+            f"random pair {np.mean(unrelated >= value):.4f}, "
+            f"meaningless query with a paper above it {np.mean(nonsense >= value):.2f}"
+        )
 
 
 def _question(text: str) -> str:
@@ -1300,6 +1360,8 @@ def main() -> None:
         # Vectors of the sample (embed_papers --save) from EMBEDDING_ENCODER's model: the
         # queries are embedded by it, so another model's file needs its encoder named.
         command.add_argument("--vectors", type=Path, default=DEMO_VECTORS)
+    command = commands.add_parser("floor")
+    command.add_argument("--vectors", type=Path, default=DEMO_VECTORS)
     command = commands.add_parser("latency")
     command.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
@@ -1318,6 +1380,7 @@ def main() -> None:
         "known-item": known_item,
         "fusion": fusion,
         "chat": chat,
+        "floor": floor,
         "latency": latency,
     }
     commands_by_name[args.command](args)
