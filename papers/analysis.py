@@ -22,12 +22,12 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from wovepaper.lib import llm
 from wovepaper.lib.pagecache import pages_changed
+from wovepaper.lib.queueing import send_after_commit
 from wovepaper.lib.replicas import reading_replica
 
 from .models import Paper, PaperAnalysis
@@ -344,9 +344,7 @@ def request_analysis(paper: Paper, analysis: PaperAnalysis | None) -> PaperAnaly
         return None
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return analyse_paper(paper)
-    from .tasks import analyse_paper as analyse_task  # the tasks module imports this one
-
-    transaction.on_commit(lambda: analyse_task.delay(paper.pk))
+    send_after_commit("papers.analyse_paper", paper.pk)  # bounded: a page never waits on it
     return None
 
 

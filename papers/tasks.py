@@ -20,6 +20,7 @@ from celery import chain, shared_task
 from django.conf import settings
 
 from wovepaper.lib import llm
+from wovepaper.lib.queueing import send_now
 
 from . import analysis
 from .harvest import runs as harvest_runs
@@ -125,7 +126,7 @@ def harvest_resume_stale() -> list[int]:
     runs = list(harvest_runs_stale().values_list("pk", flat=True))
     for run_id in runs:
         logger.warning("harvest run %s: its heartbeat stopped; resuming it", run_id)
-        harvest_window.apply_async(kwargs={"resume_run_id": run_id})
+        send_now("papers.harvest_window", kwargs={"resume_run_id": run_id})
     return runs
 
 
@@ -168,7 +169,7 @@ def analyse_backlog() -> int:
         ]
     )
     for paper_id in ids:
-        analyse_paper.delay(paper_id)
+        send_now("papers.analyse_paper", paper_id)
     return len(ids)
 
 

@@ -11,6 +11,7 @@ from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 
 from wovepaper.lib.http import ServiceError
+from wovepaper.lib.queueing import send_now
 
 from .identity_links import identity_links_export
 from .matching import BatchResult, match_run
@@ -120,7 +121,7 @@ def match_next_batch(
     followers = [chain] if holds_slot else []
     followers.extend(chain_slots_take())
     for token in followers:
-        match_next_batch.apply_async(kwargs={"limit": limit, "chain": token})
+        send_now("researchers.match_next_batch", kwargs={"limit": limit, "chain": token})
     summary["chains_continued"] = len(followers)
     return summary
 

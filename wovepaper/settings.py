@@ -315,6 +315,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # (30 min, set on the server): harvest tasks hand over to a continuation after
 # HARVEST_TASK_SECONDS to stay well inside both (docs/operations.md, "Running it").
 CELERY_BROKER_TRANSPORT_OPTIONS = json.loads(env("CELERY_BROKER_TRANSPORT_OPTIONS") or "{}")
+# Queueing from a page or a write (wovepaper.lib.queueing): each publish gives up after
+# QUEUE_PUBLISH_TIMEOUT s, and after a failure this process leaves the broker alone for
+# QUEUE_RETRY_AFTER s; the periodic sweeps take up what was not queued.
+QUEUE_PUBLISH_TIMEOUT = float(env("QUEUE_PUBLISH_TIMEOUT", "0.5"))
+QUEUE_RETRY_AFTER = float(env("QUEUE_RETRY_AFTER", "5"))
 # Prepended to every queue name, so that two deployments (or test runs) can share a broker.
 CELERY_QUEUE_PREFIX = env("CELERY_QUEUE_PREFIX")
 CELERY_TASK_DEFAULT_QUEUE = f"{CELERY_QUEUE_PREFIX}default"

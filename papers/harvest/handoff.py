@@ -16,11 +16,10 @@ from __future__ import annotations
 import logging
 from itertools import islice
 
-from celery import current_app
 from django.conf import settings
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
+from wovepaper.lib.queueing import send_now
 from wovepaper.lib.search.engine_feed import engine_index_enqueue
 
 from ..search import PAPERS
@@ -32,14 +31,6 @@ logger = logging.getLogger(__name__)
 INDEX_TASK_NAME = "papers.index_search"
 MATCH_TASK_NAME = "researchers.match_papers"
 MATCH_BATCH = 500
-# What publishing raises when the broker is unreachable (refused, reset, timed out).
-UNREACHABLE = (BrokerError, ConnectionError, TimeoutError, OSError)
-
-
-def send_task(name: str, **kwargs) -> None:
-    """Send a task by name, once: no publish retries (the caller decides what a failure means)."""
-    # current_app: the project's app (wovepaper.celery), without the app importing the site root.
-    current_app.signature(name, kwargs=kwargs).apply_async(retry=False)
 
 
 class HandOff:
@@ -61,14 +52,10 @@ class HandOff:
 
     def index(self, paper_ids: list[int]) -> None:
         if not self.broker_down:
-            try:
-                send_task(INDEX_TASK_NAME, paper_ids=paper_ids)
+            # An inline failure is logged there and left to the periodic sweep.
+            if not (failure := send_now(INDEX_TASK_NAME, paper_ids)):
                 return
-            except UNREACHABLE as exc:
-                self._give_up_on_broker(exc)
-            except Exception:  # the task itself failed inline: the periodic sweep catches up
-                logger.exception("could not index %d harvested papers", len(paper_ids))
-                return
+            self._give_up_on_broker(failure)
         self.indexed_here += search_index_papers(paper_ids)
 
     def match(self, paper_ids: list[int]) -> int:
@@ -82,19 +69,17 @@ class HandOff:
             if self.broker_down:
                 self.matching_not_queued += len(chunk)
                 continue
-            try:
-                # A backlog batch that took these papers after this commit has done the work.
-                send_task(MATCH_TASK_NAME, paper_ids=chunk, requested_at=requested_at)
-                sent += 1
-            except UNREACHABLE as exc:
-                self._give_up_on_broker(exc)
+            # A backlog batch that took these papers after this commit has done the work.
+            failure = send_now(MATCH_TASK_NAME, chunk, kwargs={"requested_at": requested_at})
+            if failure:
+                self._give_up_on_broker(failure)
                 self.matching_not_queued += len(chunk)
-            except Exception:  # an unknown task inline must not undo a harvest
-                logger.exception("could not enqueue matching for %d papers", len(chunk))
+            else:
+                sent += 1
         return sent
 
-    def _give_up_on_broker(self, exc: BaseException) -> None:
-        self.broker_down = f"{type(exc).__name__}: {exc}"
+    def _give_up_on_broker(self, failure: str) -> None:
+        self.broker_down = failure
         logger.warning("%s", self.notice())
 
     def notice(self) -> str:

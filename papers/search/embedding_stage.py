@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from functools import partial
 from itertools import islice
 from pathlib import Path
 
 import numpy as np
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Exists, F, OuterRef, QuerySet
 
 from wovepaper.lib.embeddings import (
@@ -34,6 +32,7 @@ from wovepaper.lib.embeddings import (
     text_encoder,
     to_stored,
 )
+from wovepaper.lib.queueing import send_after_commit
 from wovepaper.lib.search.engine_feed import vector_index_enqueue
 from wovepaper.lib.search.vectors import vectors_written
 
@@ -156,20 +155,7 @@ def embed_enqueue(paper_ids: Sequence[int]) -> None:
     message or a failed task leaves pending."""
     if not settings.EMBED_AFTER_WRITES:
         return
-    ids = list(dict.fromkeys(paper_ids))
-    if ids:
-        transaction.on_commit(partial(_send, ids))
-
-
-def _send(paper_ids: list[int]) -> None:
-    from ..tasks import embed_papers as embed_task  # the tasks module imports this one
-
-    iterator = iter(paper_ids)
-    try:
-        while chunk := list(islice(iterator, TASK_CHUNK)):
-            embed_task.apply_async(kwargs={"paper_ids": chunk}, retry=False)
-    except Exception:
-        logger.exception("could not embed %d papers now; the sweep will", len(paper_ids))
+    send_after_commit("papers.embed_papers", paper_ids, chunk=TASK_CHUNK)
 
 
 def embeddings_save(path: Path, *, encoder: TextEncoder | None = None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import uuid
 from datetime import date
 
@@ -75,8 +76,11 @@ def _matching_messages(queue: str) -> list[tuple[str, dict]]:
                     message = simple.get(timeout=1)
                 except simple.Empty:
                     return messages
-                _args, kwargs, _embed = message.decode()
-                messages.append((message.headers["task"], kwargs))
+                args, kwargs, _embed = message.decode()
+                task = celery_app.tasks[message.headers["task"]]
+                # As the worker will call it: positional ids bound to their parameter's name.
+                bound = inspect.signature(task.run).bind(*args, **kwargs)
+                messages.append((message.headers["task"], dict(bound.arguments)))
                 message.ack()
         finally:
             simple.close()

@@ -27,10 +27,10 @@ from papers.authors import author_list_cleaned, parse_display_name
 from papers.ingest.records import PaperRecord, normalize_arxiv_id
 from papers.ingest.upsert import papers_upsert
 from papers.models import Paper
-from papers.tasks import index_search
 from researchers.clients.openalex import work_arxiv_id
 from researchers.models import Researcher, ResearcherExternalId
 from researchers.tasks import match_papers
+from wovepaper.lib.queueing import send_after_commit
 
 from .replay import Recordings, replaying
 
@@ -150,7 +150,7 @@ def demo_identities_load(recordings: Recordings | None = None) -> IdentitiesSumm
             paper_records(recordings, [a for a in arxiv_ids if a not in kept])
         )
         if changed:
-            transaction.on_commit(lambda: index_search.delay(changed))
+            send_after_commit("papers.index_search", changed)
     todo = list(
         Paper.objects.filter(arxiv_id__in=arxiv_ids, match_state__isnull=True)
         .order_by("-published", "-pk")

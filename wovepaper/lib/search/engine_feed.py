@@ -14,16 +14,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from functools import partial
-from itertools import islice
 from pathlib import Path
 
 from celery import shared_task
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from ..queueing import send_after_commit
 from .base import Collection
 from .registry import backend_for
 
@@ -157,9 +155,7 @@ def vector_index_enqueue(collection: Collection, ids: Iterable[int]) -> None:
     fails the caller (`rebuild_vector_index` repairs what a lost message leaves out)."""
     if not vector_index_configured():
         return
-    ids = list(dict.fromkeys(ids))
-    if ids:
-        transaction.on_commit(partial(_send, collection.name, ids, index_vectors))
+    send_after_commit("search.index_vectors", ids, args=(collection.name,), chunk=TASK_CHUNK)
 
 
 def engine_index_enqueue(collection: Collection, ids: Iterable[int]) -> None:
@@ -168,16 +164,4 @@ def engine_index_enqueue(collection: Collection, ids: Iterable[int]) -> None:
     leaves out."""
     if not engine_configured():
         return
-    ids = list(dict.fromkeys(ids))
-    if ids:
-        transaction.on_commit(partial(_send, collection.name, ids))
-
-
-def _send(collection: str, ids: list[int], task=None) -> None:
-    task = task or index_engine
-    iterator = iter(ids)
-    try:
-        while chunk := list(islice(iterator, TASK_CHUNK)):
-            task.delay(collection, chunk)
-    except Exception:
-        logger.exception("could not send %d %s to the search indexer", len(ids), collection)
+    send_after_commit("search.index_engine", ids, args=(collection.name,), chunk=TASK_CHUNK)

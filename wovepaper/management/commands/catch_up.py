@@ -13,9 +13,9 @@ from math import ceil
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from papers.harvest.handoff import UNREACHABLE, send_task
 from papers.search.postgres_documents import search_index_pending
 from researchers.matching import papers_waiting_count
+from wovepaper.lib.queueing import broker_forget_failure, send_now
 
 MATCH_NEXT_BATCH = "researchers.match_next_batch"
 
@@ -42,15 +42,15 @@ class Command(BaseCommand):
             )
             return
         batches = ceil(waiting / settings.MATCH_BATCH_SIZE)
+        broker_forget_failure()  # the operator says it is back: ask it
         for sent in range(batches):
-            try:
-                send_task(MATCH_NEXT_BATCH, limit=settings.MATCH_BATCH_SIZE)
-            except UNREACHABLE as exc:
+            failure = send_now(MATCH_NEXT_BATCH, kwargs={"limit": settings.MATCH_BATCH_SIZE})
+            if failure:
                 raise CommandError(
-                    f"the Celery broker is unreachable ({type(exc).__name__}: {exc}) after "
+                    f"the Celery broker is unreachable ({failure}) after "
                     f"{sent} of {batches} matching batches were queued; run this again once it "
                     "is back, or `manage.py match_researchers` to match here"
-                ) from exc
+                )
         self.stdout.write(
             f"matching queued: {batches} batches of up to {settings.MATCH_BATCH_SIZE} papers "
             f"for the {waiting} papers waiting"
