@@ -107,6 +107,14 @@ def authorship_unlink_researcher(*, authorship_id: int) -> int:
     )
 
 
+def authorship_confirm_match(*, authorship_id: int) -> int:
+    """A curator checked the authorship's link: it is a curator's, certain. The link itself
+    is not touched. One UPDATE. Idempotent. Returns the rows updated."""
+    return Authorship.objects.filter(pk=authorship_id).update(
+        match_method=Authorship.MatchMethod.CURATOR, match_confidence=1.0
+    )
+
+
 def authorships_save_match_links(*, authorships: Sequence[Authorship]) -> None:
     """Write matching's outcome as set on these objects: researcher, matched_at, match_method,
     match_confidence, 1,000 rows an UPDATE (none for an empty list). Idempotent."""

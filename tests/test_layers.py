@@ -317,3 +317,28 @@ def test_task_names_in_settings_and_senders_are_registered_tasks():
                 named[f"{module}:{node.lineno}"] = node.args[0].value
     assert len(named) > 20
     assert {where: name for where, name in named.items() if name not in registered} == {}
+
+
+WRITES = {"save", "update", "bulk_update", "bulk_create", "create", "get_or_create"}
+WRITES |= {"update_or_create", "delete"}
+
+
+def test_models_are_written_only_by_their_own_app():
+    """`Authorship.objects.filter(...).update(...)` and the like, outside the model's app, in
+    code that names the model (an instance's .save() from a query is not seen: matching hands
+    its objects to papers.services, which writes them)."""
+    offenders = []
+    for entry in LAYERS["written_only_by_their_app"]["models"]:
+        app, model = entry["model"].split(".")
+        for module, path in MODULES.items():
+            if module.split(".")[0] == app:
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                    continue
+                root = node.func.value
+                while isinstance(root, ast.Attribute | ast.Call):
+                    root = root.func if isinstance(root, ast.Call) else root.value
+                if node.func.attr in WRITES and isinstance(root, ast.Name) and root.id == model:
+                    offenders.append(f"{module}:{node.lineno} {model} .{node.func.attr}()")
+    assert offenders == []

@@ -21,7 +21,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from papers.models import Authorship, Paper
-from papers.services import authorship_unlink_researcher, authorships_link_researcher
+from papers.services import (
+    authorship_confirm_match,
+    authorship_unlink_researcher,
+    authorships_link_researcher,
+)
 from wovepaper.lib.pagecache import pages_changed
 
 from ..models import (
@@ -548,9 +552,7 @@ def authorship_confirm(*, authorship_id: int, actor: User | None, note: str = ""
     """A curator checked an uncertain link and it is right: it becomes certain ("a curator's
     check"), pinned so that matching leaves it; the entry keeps how matching had made it."""
     authorship, researcher = _uncertain_link_locked(authorship_id)
-    Authorship.objects.filter(pk=authorship.pk).update(
-        match_method=Authorship.MatchMethod.CURATOR, match_confidence=1.0
-    )
+    authorship_confirm_match(authorship_id=authorship.pk)
     return _link_decided(
         authorship,
         researcher,
