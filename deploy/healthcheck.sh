@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Health check for one host: the web process answers, and every Celery worker named here
-# answers a ping over the broker (`celery inspect ping`). Exit status 0 when all are healthy.
+# reaches its database and its broker, as the worker itself last wrote (wovepaper.worker_health:
+# a busy solo worker still writes; a dead or hung one stops). Exit status 0 when all are healthy.
 #   deploy/healthcheck.sh [worker-name ...]   (default: harvest, match, default, search, analysis and embed on
 #   this host)
 set -uo pipefail
@@ -17,10 +18,5 @@ elif [ "${health##*$'\n'}" != "200" ]; then
   echo "web: unhealthy: ${health%$'\n'*}" >&2
   status=1
 fi
-for worker in "${workers[@]}"; do
-  if ! celery -A wovepaper inspect ping --timeout 10 -d "$worker" >/dev/null; then
-    echo "celery: $worker does not answer a ping" >&2
-    status=1
-  fi
-done
+python -m wovepaper.worker_health "${workers[@]}" || status=1
 exit $status

@@ -56,7 +56,7 @@ def test_the_procfile_runs_a_worker_for_every_routed_queue_and_one_beat():
 
 
 def celery_ping(name: str, *, timeout: int, env: dict[str, str]) -> subprocess.CompletedProcess:
-    """What deploy/healthcheck.sh runs for each worker."""
+    """What deploy/healthcheck.sh ran for each worker before wovepaper.worker_health."""
     return subprocess.run(
         [
             sys.executable,

@@ -15,3 +15,5 @@ if app.conf.task_always_eager and not app.conf.broker_url:
 app.autodiscover_tasks()
 # The search indexer's task lives in the shared library, which is no app.
 app.autodiscover_tasks(["wovepaper.lib.search"], related_name="engine_feed")
+# Each worker writes what it can do (its database, its broker) for deploy/healthcheck.sh.
+import wovepaper.worker_health  # noqa: E402, F401

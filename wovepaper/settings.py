@@ -424,6 +424,11 @@ HARVEST_METADATA_PREFIX = env("HARVEST_METADATA_PREFIX", "arXivRaw")
 # harvest's heartbeat renews it every third of it), and a running run whose heartbeat is
 # older is shown as stale and resumed by papers.harvest_resume_stale.
 HARVEST_LOCK_TTL = env_int("HARVEST_LOCK_TTL", 120)
+
+# Each Celery worker writes what it can do here every WORKER_HEALTH_INTERVAL s
+# (wovepaper.worker_health; read by deploy/healthcheck.sh).
+WORKER_HEALTH_DIR = env("WORKER_HEALTH_DIR", str(BASE_DIR / "var" / "health"))
+WORKER_HEALTH_INTERVAL = env_int("WORKER_HEALTH_INTERVAL", 20)
 # A harvest task hands the rest of its run to a continuation task after this long (at a page
 # boundary), so that no task outlives the brokers' timeouts.
 HARVEST_TASK_SECONDS = env_int("HARVEST_TASK_SECONDS", 600)
