@@ -8,6 +8,7 @@ class WovepaperConfig(AppConfig):
     label = "wovepaper"
 
     def ready(self) -> None:
+        from django.apps import apps
         from django.db.models.signals import post_migrate
 
         from . import checks  # noqa: F401  registers the system checks
@@ -15,5 +16,7 @@ class WovepaperConfig(AppConfig):
         from .site_record import site_record_sync
 
         connect()
-        # After the sites framework's own post_migrate, which makes "example.com".
-        post_migrate.connect(site_record_sync, sender=self)
+        # post_migrate is sent only for apps with models, which this one has not: the handler
+        # hangs on the sites framework's, after its own (listed earlier, it connects first),
+        # which makes "example.com".
+        post_migrate.connect(site_record_sync, sender=apps.get_app_config("sites"))
