@@ -47,38 +47,61 @@ end
 
 
 class Server:
-    """gunicorn serving the site on 127.0.0.1:`port` with `workers` sync workers; `env` adds
-    to (or overrides) this process's environment."""
+    """gunicorn serving the site on 127.0.0.1:`port` with `workers` sync workers and the
+    deployment's settings (deploy/gunicorn.conf.py: each worker warms up before it accepts);
+    `env` adds to (or overrides) this process's environment. Ready when its first worker
+    says so in its log (`log`), or when `/robots.txt` answers."""
 
     def __init__(
-        self, port: int, workers: int, env: dict[str, str], headers: dict[str, str] | None = None
+        self,
+        port: int,
+        workers: int,
+        env: dict[str, str],
+        headers: dict[str, str] | None = None,
+        *,
+        log: Path | None = None,
     ) -> None:
         self.url = f"http://127.0.0.1:{port}"
         self.headers = headers or {}
+        self.log = log
+        self.started = time.perf_counter()
+        output = log.open("wb") if log else None
         self.process = subprocess.Popen(
             [
                 sys.executable,
                 "-m",
                 "gunicorn",
+                "-c",
+                "deploy/gunicorn.conf.py",
                 "wovepaper.wsgi",
                 "-b",
                 f"127.0.0.1:{port}",
                 "-w",
                 str(workers),
                 "--log-level",
-                "warning",
+                "info" if log else "warning",
             ],
             cwd=ROOT,
             env={**os.environ, **env},
+            stdout=output,
+            stderr=output,
         )
-        for _ in range(150):
-            try:
-                self.get("/robots.txt")
+        for _ in range(600 if log else 150):
+            if self.ready():
+                self.ready_seconds = time.perf_counter() - self.started
                 return
-            except OSError:
-                time.sleep(0.2)
+            time.sleep(0.05 if log else 0.2)
         self.stop()
         raise RuntimeError("gunicorn did not start")
+
+    def ready(self) -> bool:
+        if self.log:
+            return b" ready (warm-up " in self.log.read_bytes()
+        try:
+            self.get("/robots.txt")
+            return True
+        except OSError:
+            return False
 
     def get(self, path: str) -> float:
         """One request; its time in milliseconds."""

@@ -543,6 +543,9 @@ EMBEDDING_MODEL_DIR = Path(env("EMBEDDING_MODEL_DIR", str(DATA_DIR / "models")))
 # torch threads per process (0: torch's default, every core). One per embed worker process,
 # with one process per core, is what `benchmarks/semantic.py throughput` measured fastest per core.
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", 0)
+# A new web worker loads the encoder, the search indexes and the templates before it accepts a
+# request (wovepaper.warmup, from deploy/gunicorn.conf.py); 0 leaves them to the first request.
+WEB_WARM_UP = env_bool("WEB_WARM_UP", default=True)
 # Without a broker (tasks inline) a harvest or an import would wait on the model, at ~15 papers
 # a second: there `manage.py embed_papers` embeds afterwards, as matching is left to manage.py.
 EMBED_AFTER_WRITES = env_bool("EMBED_AFTER_WRITES", bool(CELERY_BROKER_URL))

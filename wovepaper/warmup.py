@@ -1,0 +1,111 @@
+"""What a new web worker loads before it accepts its first request.
+
+gunicorn calls `warm_up` from its `post_worker_init` hook (deploy/gunicorn.conf.py): a worker
+accepts connections only once it returns, so no reader waits while a worker reads the
+encoder's model, maps the search indexes and compiles the templates. Each step that fails
+(the database away at boot, an index not built yet) is logged in one line and left to the
+first request, which then does it as before: a warm-up never keeps a worker from starting.
+A database connection it opens is the first request's to keep or close (CONN_MAX_AGE), as
+Django does with every request's.
+The encoder's model is loaded only when it exists: exporting it takes minutes, longer than
+gunicorn lets a worker boot, so that is `manage.py prepare_encoder`'s job at deploy time.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from django.apps import apps
+from django.conf import settings
+from django.template import engines
+from django.test import Client
+from django.urls import get_resolver
+
+from wovepaper.lib.embeddings import text_encoder
+from wovepaper.site_search import SiteSearch, site_search
+
+log = logging.getLogger(__name__)
+
+# Words that most papers' fields share, so that every engine's path runs end to end.
+QUERY = "neural network models"
+
+
+def compile_templates() -> int:
+    """Every template of the project's own (not its libraries'), compiled into the cached
+    loader; the number compiled."""
+    roots = [Path(settings.BASE_DIR) / "templates"] + [
+        Path(config.path) / "templates"
+        for config in apps.get_app_configs()
+        if Path(config.path).is_relative_to(settings.BASE_DIR)
+    ]
+    engine = engines["django"]
+    compiled = 0
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.suffix in {".html", ".txt", ".md", ".xml"}:
+                engine.get_template(path.relative_to(root).as_posix())
+                compiled += 1
+    return compiled
+
+
+def load_urls() -> int:
+    return len(get_resolver().reverse_dict)
+
+
+def load_search() -> str:
+    """One search of every kind the search page runs; by meaning too when the encoder's
+    model is there to load."""
+    encoder = text_encoder()
+    by_meaning = encoder.is_prepared()
+    if by_meaning:
+        encoder.prepare()
+    else:
+        log.warning(
+            "warm-up: the encoder's model is not exported yet (python manage.py prepare_encoder);"
+            " the first search by meaning in this worker will wait for it"
+        )
+    site_search(
+        SiteSearch(query=QUERY, mode="hybrid" if by_meaning else "keyword"),
+        offset=0,
+        limit=1,
+        side_limit=1,
+    )
+    return "hybrid" if by_meaning else "keyword"
+
+
+def render_home_page() -> int:
+    """The home page through the whole stack (middleware, context processors, the static
+    files' manifest, the cache's connection), as a reader's request to this host would."""
+    host = next((h.lstrip(".") for h in settings.ALLOWED_HOSTS if h != "*"), "localhost")
+    return Client(HTTP_HOST=host).get("/", secure=True).status_code
+
+
+STEPS: dict[str, Callable[[], object]] = {
+    "templates": compile_templates,
+    "urls": load_urls,
+    "search": load_search,
+    "home page": render_home_page,
+}
+
+
+def warm_up() -> dict[str, float]:
+    """Each step's seconds (a failed step is logged and skipped)."""
+    if not settings.WEB_WARM_UP:
+        return {}
+    seconds: dict[str, float] = {}
+    for name, step in STEPS.items():
+        started = time.perf_counter()
+        try:
+            step()
+        except Exception as error:  # a warm-up never stops a worker from starting
+            log.warning("warm-up: %s skipped: %s: %s", name, type(error).__name__, error)
+            continue
+        seconds[name] = time.perf_counter() - started
+    log.info(
+        "warm-up done: %s",
+        ", ".join(f"{name} {elapsed:.2f} s" for name, elapsed in seconds.items()),
+    )
+    return seconds
