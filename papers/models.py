@@ -155,6 +155,27 @@ class PaperEmbedding(models.Model):
         return f"embedding of {self.paper_id} ({self.model})"
 
 
+class PaperEmbeddingClaim(models.Model):
+    """Papers a batch is embedding (papers.search.embedding_stage), each held by one batch until
+    its lease lapses, so that two embed workers never embed the same paper. The batch deletes
+    its rows in the transaction that writes its vectors; a worker that died leaves them until
+    `claimed_until`, after which another batch takes them (wovepaper.lib.claims). The table
+    holds only the batches in flight."""
+
+    paper = models.OneToOneField(
+        Paper,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="embedding_claim",
+        db_constraint=False,
+    )
+    claim = models.CharField(max_length=32)
+    claimed_until = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"embedding claim on {self.paper_id} until {self.claimed_until}"
+
+
 class PaperCategory(models.Model):
     """One row per (paper, category), so category filters and "newest in category" use an index.
 

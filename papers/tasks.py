@@ -20,6 +20,7 @@ from celery import chain, shared_task
 from django.conf import settings
 
 from wovepaper.lib import llm
+from wovepaper.lib.chains import chain_slot_release, chain_slot_renew, chain_slots_take
 from wovepaper.lib.queueing import send_now
 
 from . import analysis
@@ -29,6 +30,9 @@ from .models import HarvestRun, Paper
 from .search import embedding_stage, postgres_documents
 
 logger = logging.getLogger(__name__)
+
+# The embedding sweep's chain slots (wovepaper.lib.chains).
+EMBED_CHAINS = "embed"
 
 
 def _date(value: str | None) -> date | None:
@@ -179,8 +183,38 @@ def embed_papers(paper_ids: list[int]) -> int:
     return embedding_stage.embed_papers(paper_ids)
 
 
-@shared_task(name="papers.embed_pending", acks_late=True)
-def embed_pending() -> int:
-    """The periodic sweep: papers a lost message or a failed task left without a vector, at
-    most EMBED_SWEEP_LIMIT a run (the backfill command is for a whole archive)."""
-    return embedding_stage.embed_pending(limit=settings.EMBED_SWEEP_LIMIT)
+@shared_task(bind=True, name="papers.embed_pending", acks_late=True)
+def embed_pending(self, chain: str | None = None, after: int = 0) -> dict:
+    """Celery beat's sweep, and each link of its chains: embed the next EMBED_BATCH_SIZE
+    pending papers past id `after` that no other batch holds (embedding_stage.embed_next_batch:
+    claimed, their vectors sent to the vector index as the batch commits). Redelivered, it
+    embeds nothing twice: what is done is no longer pending, what is held is left alone.
+
+    Under a worker, a batch that found papers queues its chain's next batch (`chain`, a slot's
+    token) past the last id it looked at, and starts chains in the free slots, up to
+    EMBED_PARALLEL_BATCHES at a time (wovepaper.lib.chains): short tasks that per-page
+    messages interleave with, as many at once as there are slots."""
+    inline = bool(self.request.called_directly or self.request.is_eager)
+    holds_slot = (
+        chain_slot_renew(EMBED_CHAINS, chain, seconds=settings.EMBED_CHAIN_SECONDS)
+        if chain
+        else False
+    )
+    written, last = embedding_stage.embed_next_batch(after=after)
+    summary = {"embedded": written, "last": last}
+    if last is None or inline:
+        if holds_slot and chain:
+            chain_slot_release(EMBED_CHAINS, chain)
+        return summary
+    followers = [chain] if holds_slot and chain else []
+    followers.extend(
+        chain_slots_take(
+            EMBED_CHAINS,
+            slots=settings.EMBED_PARALLEL_BATCHES,
+            seconds=settings.EMBED_CHAIN_SECONDS,
+        )
+    )
+    for token in followers:
+        send_now("papers.embed_pending", kwargs={"chain": token, "after": last})
+    summary["chains_continued"] = len(followers)
+    return summary

@@ -549,12 +549,20 @@ WEB_WARM_UP = env_bool("WEB_WARM_UP", default=True)
 # Without a broker (tasks inline) a harvest or an import would wait on the model, at ~15 papers
 # a second: there `manage.py embed_papers` embeds afterwards, as matching is left to manage.py.
 EMBED_AFTER_WRITES = env_bool("EMBED_AFTER_WRITES", bool(CELERY_BROKER_URL))
-EMBED_SWEEP_LIMIT = env_int("EMBED_SWEEP_LIMIT", 20_000)
+# A sweep embeds pending papers in short batches of EMBED_BATCH_SIZE, each claimed for
+# EMBED_CLAIM_SECONDS (no other worker embeds them meanwhile; a dead worker's claim lapses), and
+# chained: a batch that found papers queues the next, with up to EMBED_PARALLEL_BATCHES chains
+# at a time (set it to the embed processes of the whole deployment), each slot held
+# EMBED_CHAIN_SECONDS past its chain's last batch. Beat starts a sweep every EMBED_SWEEP_SECONDS.
+EMBED_BATCH_SIZE = env_int("EMBED_BATCH_SIZE", 128)
+EMBED_CLAIM_SECONDS = env_int("EMBED_CLAIM_SECONDS", 600)
+EMBED_PARALLEL_BATCHES = env_int("EMBED_PARALLEL_BATCHES", 2)
+EMBED_CHAIN_SECONDS = env_int("EMBED_CHAIN_SECONDS", 900)
 CELERY_TASK_ROUTES["papers.embed_papers"] = {"queue": f"{CELERY_QUEUE_PREFIX}embed"}
 CELERY_TASK_ROUTES["papers.embed_pending"] = {"queue": f"{CELERY_QUEUE_PREFIX}embed"}
 CELERY_BEAT_SCHEDULE["papers-embed-pending"] = {
     "task": "papers.embed_pending",
-    "schedule": env_int("EMBED_SWEEP_SECONDS", 1800),
+    "schedule": env_int("EMBED_SWEEP_SECONDS", 600),
 }
 # New papers reach OAI-PMH around 22:30 America/New_York, Sunday to Thursday.
 # The open bulk file of identity links (/data/identity-links.jsonl.gz), daily.

@@ -3,28 +3,42 @@
 The encoder (wovepaper.lib.embeddings) costs tens of milliseconds a paper on a CPU, a hundred
 times what writing the paper costs, so embedding is a stage of its own on Celery's `embed`
 queue: harvest pages and import batches hand their paper ids to `embed_enqueue` once they
-commit, and harvesting and matching never wait on it. Embedding workers scale out: each task
-is independent, any number of processes on any number of machines can take them.
+commit, and harvesting and matching never wait on it. Embedding workers scale out: any number
+of processes on any number of machines take the tasks.
 
-- `embed_papers(ids)`: embed those of these papers that are pending (what the tasks run);
-- `embed_pending()`: walk every pending paper by id, in batches (the backfill command and the
-  periodic sweep): resumable, since what is done is no longer pending.
+- `embed_papers(ids)`: embed those of these papers that are pending (a harvest page's task);
+- `embed_next_batch(after=id)`: embed the next pending papers past that id (a sweep's batch,
+  chained by papers.tasks.embed_pending);
+- `embed_pending()`: every pending paper, batch after batch (the backfill command).
 
 A paper is pending when it has no vector from the configured encoder for its current digest
 (`source_hash`): a new paper, a changed title or abstract, or a change of model.
+
+Every batch first claims its papers (PaperEmbeddingClaim, a token and a lease of
+EMBED_CLAIM_SECONDS; wovepaper.lib.claims, as matching's batches do): two workers, or a
+message delivered twice, never embed the same paper at once, and what a batch finds claimed it
+leaves to the holder. The batch writes its vectors and drops its claims in one transaction, and
+its papers go to the vector index's writer when that transaction commits: the index follows the
+stored vectors batch by batch. A worker that dies leaves its claims until the lease lapses.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Exists, F, OuterRef, QuerySet
+from django.utils import timezone
 
+from wovepaper.lib.claims import rows_claim
 from wovepaper.lib.embeddings import (
     STORED_DTYPE,
     TextEncoder,
@@ -36,15 +50,13 @@ from wovepaper.lib.queueing import send_after_commit
 from wovepaper.lib.search.engine_feed import vector_index_enqueue
 from wovepaper.lib.search.vectors import vectors_written
 
-from ..models import Paper, PaperEmbedding
+from ..models import Paper, PaperEmbedding, PaperEmbeddingClaim
 from . import PAPERS
 
 logger = logging.getLogger(__name__)
 
 # Paper ids per task message: about ten seconds of one core's work with the default model.
 TASK_CHUNK = 128
-# Papers read, encoded and written per step of a backfill.
-PENDING_BATCH = 256
 
 
 def paper_text(title: str, abstract: str) -> str:
@@ -67,39 +79,77 @@ def papers_pending(encoder: TextEncoder | None = None) -> QuerySet[Paper]:
 def embed_papers(
     paper_ids: Sequence[int], *, encoder: TextEncoder | None = None, feed_index: bool = True
 ) -> int:
-    """Embed those of these papers that are pending; returns how many vectors were written.
-    Idempotent: a paper already embedded from its current digest by this model is skipped.
-    The new vectors go to the vector index's writer after commit, unless `feed_index` is
-    off (a caller that feeds many batches at once)."""
+    """Embed those of these papers that are pending and that no other batch holds; returns
+    how many vectors were written. Idempotent: a paper already embedded from its current
+    digest by this model is skipped, and so is one another batch holds (it embeds it). The
+    vectors are written and the claims dropped in one transaction; the papers go to the vector
+    index's writer when it commits, unless `feed_index` is off (a caller that rebuilds the
+    index instead)."""
     if not paper_ids:
         return 0
     encoder = encoder or text_encoder()
-    rows = list(
-        papers_pending(encoder)
-        .filter(pk__in=list(paper_ids))
-        .order_by("pk")
-        .values_list("pk", "title", "abstract", "source_hash")
-    )
-    if not rows:
+    candidates = papers_pending(encoder).filter(pk__in=list(paper_ids))
+    token, held = _claim(list(candidates.values_list("pk", flat=True)))
+    if not held:
         return 0
-    vectors = encoder.encode([paper_text(title, abstract) for _, title, abstract, _ in rows])
-    embeddings = [
-        PaperEmbedding(
-            paper_id=pk,
-            model=encoder.name,
-            source_hash=source_hash,
-            dimensions=encoder.dimensions,
-            vector=blob,
+    try:
+        # Looked at again once held: a batch that finished one of them between our first look
+        # and our claim dropped its claim in the transaction that stored the vector.
+        rows = list(
+            papers_pending(encoder)
+            .filter(pk__in=held)
+            .order_by("pk")
+            .values_list("pk", "title", "abstract", "source_hash")
         )
-        for (pk, _, _, source_hash), blob in zip(rows, to_stored(vectors), strict=True)
-    ]
-    _upsert(embeddings)
-    if feed_index:
-        vector_index_enqueue(PAPERS, [pk for pk, *_ in rows])
-    return len(rows)
+        vectors = encoder.encode([paper_text(title, abstract) for _, title, abstract, _ in rows])
+        embeddings = [
+            PaperEmbedding(
+                paper_id=pk,
+                model=encoder.name,
+                source_hash=source_hash,
+                dimensions=encoder.dimensions,
+                vector=blob,
+            )
+            for (pk, _, _, source_hash), blob in zip(rows, to_stored(vectors), strict=True)
+        ]
+        with transaction.atomic():
+            _upsert(embeddings)
+            _release(token)
+            if feed_index:
+                vector_index_enqueue(PAPERS, [e.paper_id for e in embeddings])
+    except BaseException:
+        # Failed here (not killed): let the next batch have them without waiting for the lease,
+        # if the database still answers (else the lease lapses).
+        with contextlib.suppress(Exception):
+            _release(token)
+        raise
+    return len(embeddings)
+
+
+def _claim(paper_ids: list[int]) -> tuple[str, set[int]]:
+    now = timezone.now()
+
+    def first_claim(pk: int, claim: dict[str, Any]) -> PaperEmbeddingClaim:
+        return PaperEmbeddingClaim(paper_id=pk, **claim)
+
+    return rows_claim(
+        PaperEmbeddingClaim,
+        paper_ids,
+        key="paper_id",
+        now=now,
+        until=now + timedelta(seconds=settings.EMBED_CLAIM_SECONDS),
+        new_row=first_claim,
+    )
+
+
+def _release(token: str) -> None:
+    if token:
+        PaperEmbeddingClaim.objects.filter(claim=token).delete()
 
 
 def _upsert(embeddings: list[PaperEmbedding]) -> None:
+    if not embeddings:
+        return
     PaperEmbedding.objects.bulk_create(
         embeddings,
         update_conflicts=True,
@@ -110,42 +160,63 @@ def _upsert(embeddings: list[PaperEmbedding]) -> None:
         vectors_written(PAPERS.name, model)
 
 
+def embed_next_batch(
+    *,
+    after: int = 0,
+    batch_size: int | None = None,
+    encoder: TextEncoder | None = None,
+    feed_index: bool = True,
+) -> tuple[int, int | None]:
+    """Embed the next `batch_size` (EMBED_BATCH_SIZE) pending papers with an id past `after`
+    that no batch holds, as `embed_papers` does; returns how many vectors were written and
+    the last id looked at (where the next batch starts), or None when no such paper is left.
+    Idempotent: what is done or held is not looked at again."""
+    encoder = encoder or text_encoder()
+    held = PaperEmbeddingClaim.objects.filter(
+        paper_id=OuterRef("pk"), claimed_until__gt=timezone.now()
+    )
+    ids = list(
+        papers_pending(encoder)
+        .filter(pk__gt=after)
+        .exclude(Exists(held))
+        .order_by("pk")
+        .values_list("pk", flat=True)[: batch_size or settings.EMBED_BATCH_SIZE]
+    )
+    if not ids:
+        return 0, None
+    return embed_papers(ids, encoder=encoder, feed_index=feed_index), ids[-1]
+
+
 def embed_pending(
     *,
-    batch_size: int = PENDING_BATCH,
+    batch_size: int | None = None,
     limit: int | None = None,
     progress: Callable[[int], None] | None = None,
     encoder: TextEncoder | None = None,
     feed_index: bool = True,
 ) -> int:
-    """Embed every pending paper, in id order, `batch_size` at a time; returns how many.
+    """Embed every pending paper, in id order, batch after batch (`embed_next_batch`);
+    returns how many. `limit` stops after about that many.
 
-    Interrupted, it loses at most the batch in hand: a rerun finds the rest still pending.
-    `limit` stops after about that many (the periodic sweep's bound per run). The vector
-    index is fed once at the end (each of its writes saves the whole index file), or not at
-    all without `feed_index`, for a caller that rebuilds it.
+    Interrupted, it loses at most the batch in hand (its claims lapse after
+    EMBED_CLAIM_SECONDS): a rerun finds the rest still pending. Workers may embed at the same
+    time; each paper is embedded by one of them. Each batch's papers go to the vector index as
+    it commits, unless `feed_index` is off (a caller that rebuilds the index afterwards).
     """
     encoder = encoder or text_encoder()
-    embedded: list[int] = []
+    size = batch_size or settings.EMBED_BATCH_SIZE
     done = 0
-    last = 0
+    after: int | None = 0
     while limit is None or done < limit:
-        ids = list(
-            papers_pending(encoder)
-            .filter(pk__gt=last)
-            .order_by("pk")
-            .values_list("pk", flat=True)[:batch_size]
+        step = size if limit is None else min(size, limit - done)
+        written, after = embed_next_batch(
+            after=after or 0, batch_size=step, encoder=encoder, feed_index=feed_index
         )
-        if not ids:
+        if after is None:
             break
-        written = embed_papers(ids, encoder=encoder, feed_index=False)
-        embedded += ids  # every one was pending a moment ago
         done += written
-        last = ids[-1]
         if progress:
             progress(written)
-    if feed_index:
-        vector_index_enqueue(PAPERS, embedded)
     return done
 
 

@@ -7,7 +7,6 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from papers.search.embedding_stage import (
-    PENDING_BATCH,
     embed_pending,
     embeddings_load,
     embeddings_save,
@@ -31,7 +30,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--batch-size", type=int, default=PENDING_BATCH)
+        parser.add_argument(
+            "--batch-size", type=int, default=None, help="Papers a batch (EMBED_BATCH_SIZE)."
+        )
         parser.add_argument("--limit", type=int, default=None, help="Stop after about this many.")
         parser.add_argument(
             "--load", type=Path, help="First take the vectors of this file (from --save)."
@@ -57,7 +58,7 @@ class Command(BaseCommand):
             file=self.stderr._out,
             desc="embedding",
         )
-        # A backfill feeds the vector index once, by rebuilding it, not batch by batch.
+        # A large backfill feeds the vector index once, by rebuilding it, not batch by batch.
         done = embed_pending(
             batch_size=batch_size,
             limit=limit,

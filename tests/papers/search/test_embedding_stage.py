@@ -4,14 +4,19 @@ re-embedded when the text or the model changes, fed after commit, backfilled res
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 
 import numpy as np
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
 
-from papers.models import PaperEmbedding
+from papers import tasks
+from papers.models import PaperEmbedding, PaperEmbeddingClaim
 from papers.search.embedding_stage import (
     embed_enqueue,
+    embed_next_batch,
     embed_papers,
     embed_pending,
     embeddings_load,
@@ -19,13 +24,30 @@ from papers.search.embedding_stage import (
     paper_text,
     papers_pending,
 )
-from wovepaper.lib.embeddings import MiniLMEncoder, from_stored, text_encoder
+from wovepaper.lib.embeddings import (
+    MiniLMEncoder,
+    MiniLMOnnxInt8Encoder,
+    from_stored,
+    text_encoder,
+)
 
 
 class RenamedMiniLM(MiniLMEncoder):
     """The same weights under another name: what a change of model looks like to the store."""
 
     name = "tests/renamed-minilm"
+
+
+class CountingEncoder(MiniLMOnnxInt8Encoder):
+    """The configured model, counting the texts it is given: a paper embedded twice shows."""
+
+    def __init__(self) -> None:
+        super().__init__(threads=1)
+        self.texts: list[str] = []
+
+    def encode(self, texts):
+        self.texts.extend(texts)
+        return super().encode(texts)
 
 
 def stored_vector(paper) -> np.ndarray:
@@ -161,3 +183,72 @@ def test_embedding_tasks_have_their_own_queue(settings, queue_task):
     assert any(
         entry["task"] == "papers.embed_pending" for entry in settings.CELERY_BEAT_SCHEDULE.values()
     )
+
+
+def hold(papers, *, seconds: int = 600, token: str = "another-batch") -> None:
+    """What another worker's batch holds: its claims, as wovepaper.lib.claims writes them."""
+    until = timezone.now() + timedelta(seconds=seconds)
+    PaperEmbeddingClaim.objects.bulk_create(
+        [PaperEmbeddingClaim(paper=p, claim=token, claimed_until=until) for p in papers]
+    )
+
+
+def test_papers_another_batch_holds_are_left_to_it_until_its_lease_lapses(paper_factory):
+    papers = [paper_factory(title=f"Magnetic skyrmions {n}") for n in range(4)]
+    hold(papers[:2])
+    encoder = CountingEncoder()
+    assert embed_papers([p.pk for p in papers], encoder=encoder) == 2
+    assert len(encoder.texts) == 2  # the held two were never given to the model
+    assert set(PaperEmbedding.objects.values_list("paper_id", flat=True)) == {
+        p.pk for p in papers[2:]
+    }
+    # The batch dropped its own claims with its vectors; the other batch's are still there.
+    assert set(PaperEmbeddingClaim.objects.values_list("claim", flat=True)) == {"another-batch"}
+    # The holder died: once its lease is over the papers are free again.
+    PaperEmbeddingClaim.objects.update(claimed_until=timezone.now() - timedelta(seconds=1))
+    assert embed_papers([p.pk for p in papers], encoder=encoder) == 2
+    assert len(encoder.texts) == 4
+    assert not PaperEmbeddingClaim.objects.exists()
+
+
+def test_a_batch_starts_past_the_last_id_and_skips_held_papers(paper_factory, settings):
+    settings.EMBED_BATCH_SIZE = 2
+    papers = [paper_factory(title=f"Cold atoms in optical lattices {n}") for n in range(5)]
+    hold(papers[:1])
+    encoder = CountingEncoder()
+    assert embed_next_batch(encoder=encoder) == (2, papers[2].pk)
+    assert embed_next_batch(after=papers[2].pk, encoder=encoder) == (2, papers[4].pk)
+    assert embed_next_batch(after=papers[4].pk, encoder=encoder) == (0, None)
+    assert len(encoder.texts) == 4
+    assert list(papers_pending().values_list("pk", flat=True)) == [papers[0].pk]
+
+
+def test_a_sweep_batch_delivered_twice_embeds_nothing_the_second_time(paper_factory, settings):
+    settings.EMBED_BATCH_SIZE = 3
+    papers = [paper_factory(title=f"Fast radio bursts {n}") for n in range(3)]
+    first = tasks.embed_pending.apply(kwargs={"after": 0}).get()
+    assert first["embedded"] == 3
+    stored = {e.paper_id: e.embedded_at for e in PaperEmbedding.objects.all()}
+    again = tasks.embed_pending.apply(kwargs={"after": 0}).get()
+    assert again == {"embedded": 0, "last": None}
+    assert {e.paper_id: e.embedded_at for e in PaperEmbedding.objects.all()} == stored
+    assert len(stored) == len(papers)
+
+
+def test_each_batch_sends_its_papers_to_the_vector_index_when_it_commits(paper_factory, settings):
+    settings.EMBED_BATCH_SIZE = 2
+    settings.VECTOR_ENGINE = "usearch"
+    papers = [paper_factory(title=f"Gravitational lensing {n}") for n in range(5)]
+
+    def sent_to_the_index() -> list[list[int]]:
+        # Each callback waiting for the test's transaction to commit: (savepoints, call, robust).
+        return [
+            [pk for (ids,) in call.args[1] for pk in ids]
+            for _, call, _ in connection.run_on_commit
+            if getattr(call, "args", ())[:1] == ("search.index_vectors",)
+        ]
+
+    seen = []
+    embed_pending(progress=lambda written: seen.append(len(sent_to_the_index())))
+    assert seen == [1, 2, 3]  # one send per batch, as each batch committed
+    assert sorted(pk for ids in sent_to_the_index() for pk in ids) == [p.pk for p in papers]

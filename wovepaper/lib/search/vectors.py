@@ -413,6 +413,11 @@ class UsearchBackend(VectorBackend):
         generation = self._current()
         return self._fallback.has_vectors() if generation is None else len(generation) > 0
 
+    def size(self) -> int:
+        """How many vectors a search reads now (0 before the first batch is written)."""
+        generation = self._current()
+        return 0 if generation is None else len(generation)
+
     def nearest(self, vector: np.ndarray, count: int) -> tuple[list[int], np.ndarray]:
         generation = self._current()
         if generation is None:
