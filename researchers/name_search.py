@@ -16,6 +16,7 @@ from wovepaper.lib.search import (
     SearchQuery,
     Sort,
     backend_for,
+    given_name_initials,
 )
 from wovepaper.lib.search.orm import (
     changed_id_batches,
@@ -24,9 +25,15 @@ from wovepaper.lib.search.orm import (
     with_instances,
 )
 
+from .curation.queue import researchers_told_apart
 from .models import Researcher
 from .names import name_key
-from .selectors import NAME_SEARCH_MIN, RESEARCHER_ORDERING, researchers_named
+from .selectors import (
+    NAME_SEARCH_MIN,
+    RESEARCHER_ORDERING,
+    researcher_latest_affiliation,
+    researchers_named,
+)
 
 
 def researcher_documents(researcher_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
@@ -53,7 +60,7 @@ class ResearcherDatabaseBackend(SearchBackend):
 
 RESEARCHERS = Collection(
     name="researchers",
-    fields=(NameField("name"), IntegerField("papers")),
+    fields=(NameField("name", initials=True), IntegerField("papers")),
     sorts={"relevance": Sort("papers", descending=True)},
     documents=researcher_documents,
     changed_since=lambda since, size: changed_id_batches(Researcher.objects.all(), since, size),
@@ -79,3 +86,34 @@ def researchers_search(query: str, *, offset: int = 0, limit: int = 20) -> Searc
     return with_instances(
         found, Researcher.objects.defer("coauthors", "field_counts", "position_counts")
     )
+
+
+def spells_name(query: str, key: str) -> bool:
+    """Whether `query` names the person of the name key `key`, not only words of it: the
+    family name whole and last, each other word a whole word of the name or its initial
+    ("Ian Sommerville" and "Sommerville" name "i sommerville"; "Som" and "Ian" do not)."""
+    words = name_key(query or "").split()
+    named = key.split()
+    return (
+        bool(words)
+        and bool(named)
+        and words[-1] == named[-1]
+        and all(
+            word in named or (initial is not None and initial in named)
+            for word, initial in zip(words, given_name_initials(words), strict=True)
+        )
+    )
+
+
+def people_named(query: str, found: list[Researcher]) -> list[Researcher]:
+    """Of the researchers a search found, those the query names, each with what tells
+    same-name records apart: sources, years, fields, institutions and the latest affiliation
+    (`latest_affiliation`). A fixed number of queries per record of a bounded list."""
+    ids = [r.pk for r in found if spells_name(query, r.name_key)]
+    if not ids:
+        return []
+    records = Researcher.objects.defer("coauthors", "position_counts").in_bulk(ids)
+    people = researchers_told_apart([records[pk] for pk in ids if pk in records])
+    for person in people:
+        person.latest_affiliation = researcher_latest_affiliation(person)  # type: ignore[attr-defined]
+    return people

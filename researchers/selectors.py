@@ -13,7 +13,7 @@ from django.utils import timezone
 from institutions.models import AuthorshipInstitution, Institution
 from papers.models import MATCH_CERTAIN, Authorship, Paper, PaperCategory
 from papers.selectors import papers_with_short_bylines
-from wovepaper.lib.search.orm import each_word
+from wovepaper.lib.search import given_name_initials
 
 from .models import (
     CurationEntry,
@@ -80,7 +80,14 @@ def researchers_named(text: str) -> QuerySet[Researcher]:
     key = name_key(text or "")
     if len(key) < NAME_SEARCH_MIN:
         return Researcher.objects.none()
-    return researchers_listed().filter(each_word("name_key__contains", key.split()))
+    words = key.split()
+    condition = Q()
+    for word, initial in zip(words, given_name_initials(words), strict=True):
+        matches = Q(name_key__contains=word)
+        if initial:  # "ian sommerville" also finds the byline "I. Sommerville" ("i sommerville")
+            matches |= Q(name_key__startswith=f"{initial} ") | Q(name_key__contains=f" {initial} ")
+        condition &= matches
+    return researchers_listed().filter(condition)
 
 
 def researchers_sharing_name(name: str, *, exclude: int) -> QuerySet[Researcher]:

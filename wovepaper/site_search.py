@@ -12,7 +12,7 @@ from datetime import date
 from institutions.name_search import institutions_search
 from papers.search import paper_search
 from papers.selectors import papers_in_category, papers_with_short_bylines
-from researchers.name_search import researchers_search
+from researchers.name_search import people_named, researchers_search
 from wovepaper.lib.bounds import day_after
 from wovepaper.lib.search import SearchPage
 
@@ -33,10 +33,12 @@ class SiteSearch:
 @dataclass
 class SiteSearchResults:
     """The tab's page of results (`main`), and on the papers tab a few researchers and
-    institutions beside them."""
+    institutions beside them, and the researchers the words name (`people`: a query that
+    names a person leads with them)."""
 
     main: SearchPage = field(default_factory=SearchPage)
     researchers: list = field(default_factory=list)
+    people: list = field(default_factory=list)
     institutions: list = field(default_factory=list)
 
 
@@ -59,6 +61,7 @@ def site_search(
             )
             results.main = found.with_items(papers_with_short_bylines(found.items))
             results.researchers = researchers_search(search.query, limit=side_limit).items
+            results.people = people_named(search.query, results.researchers)
             results.institutions = institutions_search(search.query, limit=side_limit).items
         elif search.category:
             # No words, just a field: its newest papers, straight from the category index.

@@ -110,6 +110,7 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         "papers": found.items if wanted.tab == "papers" else [],
         "researchers": found.items if wanted.tab == "researchers" else results.researchers,
         "institutions": found.items if wanted.tab == "institutions" else results.institutions,
+        "people": results.people,
         "pager": pager,
         "total": found.total if wanted.tab == "papers" and wanted.query else None,
         "total_is_capped": found.total_is_capped,

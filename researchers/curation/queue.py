@@ -161,8 +161,14 @@ class _Signals:
     same_paper: dict[tuple[int, int], int]
 
 
-def _signals(ids: list[int]) -> _Signals:
-    distinct = set(DistinctPair.objects.filter(low_id__in=ids).values_list("low_id", "high_id"))
+def _signals(ids: list[int], *, pairs: bool = True) -> _Signals:
+    """`pairs` off: only what describes each record (sources, years, institutions), not
+    what relates two of them (three queries, not six)."""
+    distinct = (
+        set(DistinctPair.objects.filter(low_id__in=ids).values_list("low_id", "high_id"))
+        if pairs
+        else set()
+    )
     orcids: dict[int, set[str]] = defaultdict(set)
     external: dict[int, list[str]] = defaultdict(list)
     for rid, source, value in (
@@ -179,7 +185,7 @@ def _signals(ids: list[int]) -> _Signals:
     # Shared ORCIDs and external ids show up here: an id belongs to one record (a unique
     # constraint), so matching records "one ORCID across several records" instead.
     for a, b, kind in IdentityConflict.objects.filter(
-        researcher_id__in=ids, other_researcher_id__in=ids
+        researcher_id__in=ids if pairs else [], other_researcher_id__in=ids
     ).values_list("researcher_id", "other_researcher_id", "kind"):
         pair = (min(a, b), max(a, b))
         conflicts[pair] += 1
@@ -201,7 +207,9 @@ def _signals(ids: list[int]) -> _Signals:
         institutions[rid][inst] = name
     same_paper: dict[tuple[int, int], int] = defaultdict(int)
     for a, b, n in (
-        Authorship.objects.filter(researcher_id__in=ids, paper__authorships__researcher_id__in=ids)
+        Authorship.objects.filter(
+            researcher_id__in=ids if pairs else [], paper__authorships__researcher_id__in=ids
+        )
         .values_list("researcher_id", "paper__authorships__researcher_id")
         .annotate(n=Count("paper_id", distinct=True))
     ):
@@ -238,18 +246,39 @@ def _pair_evidence(x: Researcher, y: Researcher, sig: _Signals) -> PairEvidence:
     return ev
 
 
+def _years(span: tuple | None) -> str:
+    if not span or not all(span):
+        return ""
+    first, last = f"{span[0]:%Y}", f"{span[1]:%Y}"
+    return first if first == last else f"{first}–{last}"
+
+
 def _describe(record: Researcher, sig: _Signals) -> None:
     """The per-record facts shown beside the evidence (attributes, so templates only read)."""
     span = sig.years.get(record.pk)
     by_count = sorted((record.field_counts or {}).items(), key=lambda kv: (-kv[1], kv[0]))
+    labels = dict(ResearcherExternalId.SOURCES)
+    external = sig.external.get(record.pk, [])
     facts = {
-        "curation_external": sig.external.get(record.pk, []),
-        "curation_years": f"{span[0]:%Y}–{span[1]:%Y}" if span and all(span) else "",
+        "curation_external": external,
+        "curation_sources": sorted({labels.get(e.split(":", 1)[0], "") for e in external} - {""}),
+        "curation_years": _years(span),
         "curation_institutions": sorted(sig.institutions[record.pk].values())[:5],
         "curation_fields": [code for code, _ in by_count[:5]],
     }
     for name, value in facts.items():
         setattr(record, name, value)
+
+
+def researchers_told_apart(records: list[Researcher]) -> list[Researcher]:
+    """The records with the facts that tell same-name records apart, as the same-name panel
+    shows them (sources, years, institutions, fields): a fixed number of queries for the
+    bounded list given."""
+    if records:
+        sig = _signals([r.pk for r in records], pairs=False)
+        for record in records:
+            _describe(record, sig)
+    return records
 
 
 @dataclass

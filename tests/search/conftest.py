@@ -8,7 +8,7 @@ from papers.models import Paper
 from papers.search import PAPERS
 from researchers.models import Researcher
 from researchers.name_search import RESEARCHERS
-from tests.researchers.conftest import researcher_factory  # noqa: F401  (shared fixture)
+from tests.researchers.conftest import link_author, researcher_factory  # noqa: F401  (shared fixtures)
 from wovepaper.lib.search import backend_for, reset_backends
 
 ENGINES = ["database", "tantivy"]

@@ -155,6 +155,19 @@ def test_researchers_by_folded_word_prefixes_most_papers_first(engine):
     assert researchers_search("x").items == []
 
 
+def test_a_given_name_finds_its_initial_in_a_byline(engine):
+    initial = _researcher("I. Sommerville", 16)
+    spelled = _researcher("Ian Sommerville", 4)
+    other = _researcher("J. Sommerville", 9)
+    namesake = _researcher("Ian Smith", 7)
+    engine()
+    assert _pks(researchers_search("Ian Sommerville")) == [initial.pk, spelled.pk]
+    # Only the given names stand for initials: the family name is typed whole.
+    assert _pks(researchers_search("Ian S")) == [initial.pk, namesake.pk, spelled.pk]
+    assert _pks(researchers_search("Sommerville Ian")) == [spelled.pk]
+    assert _pks(researchers_search("Sommerville")) == [initial.pk, other.pk, spelled.pk]
+
+
 def test_institutions_by_word_prefixes_most_papers_first(engine):
     eth = Institution.objects.create(name="ETH Zurich", paper_count=90)
     uzh = Institution.objects.create(name="University of Zurich", paper_count=30)

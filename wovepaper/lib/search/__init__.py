@@ -42,6 +42,7 @@ from .base import (
     Sort,
     Term,
     TextField,
+    given_name_initials,
 )
 from .registry import backend_for, reset_backends, vector_backend_for
 
@@ -59,6 +60,7 @@ __all__ = [
     "Term",
     "TextField",
     "backend_for",
+    "given_name_initials",
     "vector_backend_for",
     "reset_backends",
 ]

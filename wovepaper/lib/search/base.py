@@ -25,9 +25,27 @@ class TextField:
 @dataclass(frozen=True)
 class NameField:
     """A person's or an organisation's name: case and accents folded, each query word matched
-    as the start of a word in the name ("schr" finds "Schrödinger")."""
+    as the start of a word in the name ("schr" finds "Schrödinger"). With `initials` (people's
+    names), a word of the query other than its last also matches that word's initial alone:
+    "Ian Sommerville" finds "I. Sommerville", as bylines abbreviate given names."""
 
     name: str
+    initials: bool = False
+
+    def word_initials(self, words: list[str], *, ends_query: bool = True) -> list[str | None]:
+        """Per query word (folded), the initial it may also match, or None. `ends_query`:
+        these words end the query (the family name among them), not a clause of it."""
+        if not self.initials:
+            return [None] * len(words)
+        return given_name_initials(words, family_last=ends_query)
+
+
+def given_name_initials(words: list[str], *, family_last: bool = True) -> list[str | None]:
+    """Per word of a person's name as typed ("ian sommerville"), the initial a byline may give
+    instead: every word but the last (the family name, when `family_last`), when it is more
+    than a letter."""
+    family = len(words) - 1 if family_last else len(words)
+    return [w[0] if i < family and len(w) > 1 else None for i, w in enumerate(words)]
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,10 @@ class OpenSearchBackend(SearchBackend):
             clauses = query.clauses()
             if not clauses:
                 return None
-            musts = [self._clause(clause) for clause in clauses]
+            musts = [
+                self._clause(clause, ends_query=number == len(clauses))
+                for number, clause in enumerate(clauses, start=1)
+            ]
             if query.any_word and len(musts) > 1:
                 musts = [{"bool": {"should": musts, "minimum_should_match": 1}}]
         filters = [self._filter(f) for f in query.filters]
@@ -139,7 +142,7 @@ class OpenSearchBackend(SearchBackend):
         answer = self.client.search(index=self.alias, body=body)
         return parse_search_answer(answer)
 
-    def _clause(self, clause: Clause) -> dict[str, Any]:
+    def _clause(self, clause: Clause, *, ends_query: bool) -> dict[str, Any]:
         text = " ".join(clause.words)
         alternatives: list[dict[str, Any]] = []
         text_fields = [f"{f.name}^{f.boost:g}" for f in self.collection.of(TextField)]
@@ -155,7 +158,15 @@ class OpenSearchBackend(SearchBackend):
                 }
             )
         for f in self.collection.of(NameField):
-            prefixes = [{"prefix": {f.name: _fold(w)}} for w in text.split() if _fold(w)]
+            words = [_fold(w) for w in text.split() if _fold(w)]
+            prefixes: list[dict[str, Any]] = [
+                {"prefix": {f.name: w}}
+                if initial is None
+                else {"bool": {"should": [{"prefix": {f.name: w}}, {"term": {f.name: initial}}]}}
+                for w, initial in zip(
+                    words, f.word_initials(words, ends_query=ends_query), strict=True
+                )
+            ]
             alternatives.append({"bool": {"must": prefixes}})
         if len(alternatives) == 1:
             return alternatives[0]

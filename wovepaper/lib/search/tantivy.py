@@ -192,8 +192,8 @@ class TantivyBackend(SearchBackend):
         clauses = query.clauses()
         if query.text.strip() and not clauses:
             return None  # only punctuation: nothing to look for
-        for clause in clauses:
-            alternatives = self._clause_alternatives(clause)
+        for number, clause in enumerate(clauses, start=1):
+            alternatives = self._clause_alternatives(clause, ends_query=number == len(clauses))
             if alternatives is None:
                 continue  # stop words alone match everywhere: they constrain nothing
             if not alternatives:
@@ -221,9 +221,11 @@ class TantivyBackend(SearchBackend):
             return musts[0]
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in musts])
 
-    def _clause_alternatives(self, clause: Clause) -> list[tantivy.Query] | None:
+    def _clause_alternatives(
+        self, clause: Clause, *, ends_query: bool
+    ) -> list[tantivy.Query] | None:
         """The queries, one per searchable field, any of which matches the clause; None when
-        the clause is made of stop words only."""
+        the clause is made of stop words only. `ends_query`: the query's last clause."""
         alternatives: list[tantivy.Query] = []
         text = " ".join(clause.words)
         text_fields = self.collection.of(TextField)
@@ -238,10 +240,15 @@ class TantivyBackend(SearchBackend):
             words = self.name_analyzer.analyze(text)
             if not words:
                 continue
-            # Each word of the query starts a word of the name, in any order.
+            # Each word of the query starts a word of the name, in any order (or is it, by
+            # its initial: NameField.initials).
             prefixes = [
-                tantivy.Query.regex_query(self.schema, f.name, _regex_literal(w) + ".*")
-                for w in words
+                tantivy.Query.regex_query(
+                    self.schema,
+                    f.name,
+                    _regex_literal(w) + ".*" + (f"|{_regex_literal(i)}" if i else ""),
+                )
+                for w, i in zip(words, f.word_initials(words, ends_query=ends_query), strict=True)
             ]
             alternatives.append(
                 prefixes[0]
