@@ -41,8 +41,12 @@ def _empty_cache():
     must not answer another test's request over a different database."""
     from django.core.cache import caches
 
+    from wovepaper.lib.embeddings import forget_query_vectors
+
     for alias in caches:
         caches[alias].clear()
+    # And the query vectors each process keeps: another test's encoder may share a name.
+    forget_query_vectors()
     yield
 
 

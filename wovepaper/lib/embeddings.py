@@ -13,18 +13,21 @@ Imports no app.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import importlib.metadata
 import logging
 import os
 import threading
 import warnings
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.core.cache import cache
 from django.utils.module_loading import import_string
 
 # Vectors are stored as float16: half the bytes of float32 (768 a paper, 2 GB for all of arXiv)
@@ -313,3 +316,50 @@ def from_stored(blobs: Sequence[bytes | memoryview], dimensions: int) -> np.ndar
         return np.zeros((0, dimensions), dtype=np.float32)
     joined = np.frombuffer(b"".join(bytes(b) for b in blobs), dtype=STORED_DTYPE)
     return joined.reshape(len(blobs), dimensions).astype(np.float32)
+
+
+# Queries' vectors, kept: a search asked again (its next page, another sort or filter, the same
+# words from another reader or the chat) reuses its embedding instead of running the model.
+# Each process keeps its last QUERY_VECTORS_KEPT; the shared cache (Redis in production,
+# fail-open) keeps them for every process for settings.QUERY_VECTOR_CACHE_SECONDS.
+QUERY_VECTORS_KEPT = 2048
+_query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_query_vectors_lock = threading.Lock()
+
+
+def _query_vector_key(name: str, text: str) -> str:
+    digest = hashlib.sha256(f"{name}\0{text}".encode()).hexdigest()[:40]
+    return f"query-vector:{digest}"
+
+
+def query_vector(encoder: TextEncoder, text: str) -> np.ndarray:
+    """The encoder's float32 vector for a search's words, from the process's own copies, then
+    the shared cache, else encoded (and kept in both). Exactly what `encode` gives."""
+    key = (encoder.name, text)
+    with _query_vectors_lock:
+        kept = _query_vectors.get(key)
+        if kept is not None:
+            _query_vectors.move_to_end(key)
+            return kept
+    shared_key = _query_vector_key(*key)
+    stored = cache.get(shared_key)
+    if isinstance(stored, bytes) and len(stored) == encoder.dimensions * 4:
+        vector = np.frombuffer(stored, dtype=np.float32)
+    else:
+        vector = np.ascontiguousarray(encoder.encode([text])[0], dtype=np.float32)
+        cache.set(shared_key, vector.tobytes(), settings.QUERY_VECTOR_CACHE_SECONDS)
+    vector.setflags(write=False)
+    with _query_vectors_lock:
+        _query_vectors[key] = vector
+        while len(_query_vectors) > QUERY_VECTORS_KEPT:
+            _query_vectors.popitem(last=False)
+    return vector
+
+
+def forget_query_vectors(encoder: TextEncoder | None = None, texts: Sequence[str] = ()) -> None:
+    """This process's copies, and the shared cache's of `texts` by `encoder` (benchmarks and
+    tests time or check the encoder again)."""
+    with _query_vectors_lock:
+        _query_vectors.clear()
+    if encoder is not None and texts:
+        cache.delete_many([_query_vector_key(encoder.name, text) for text in texts])

@@ -38,7 +38,7 @@ import numpy as np
 from django.core.cache import cache
 from django.db import transaction
 
-from ..embeddings import TextEncoder, text_encoder
+from ..embeddings import TextEncoder, query_vector, text_encoder
 from .base import Collection, Range, SearchBackend, SearchPage, SearchQuery, Term
 
 logger = logging.getLogger(__name__)
@@ -185,7 +185,7 @@ class VectorBackend(SearchBackend):
         if not query.clauses() or not self.has_vectors():
             return SearchPage()
         size = self.pool_size(query)
-        vector = self.encoder.encode([query.text])[0]
+        vector = query_vector(self.encoder, query.text)
         ids, distances = self.nearest(vector, size)
         similarity = dict(zip(ids, 1.0 - distances.astype(float), strict=True))
         pool_full = len(ids) >= size
