@@ -77,8 +77,20 @@ def test_search_leads_with_researchers_when_no_paper_matches(client, paper_facto
     researcher("Wilhelmina Quaternion", paper_count=4)
     html = client.get("/search", {"q": "quaternion"}).content.decode()
     results = html[html.index('id="results"') :]
-    assert "Researchers matching “quaternion”" in results
+    # A family name: the person's card leads (tests/search/test_people_lead.py).
+    assert "A researcher named “quaternion”" in results
     assert results.index("Wilhelmina Quaternion") < results.index("No papers matching")
+
+
+def test_search_leads_with_names_that_are_not_a_person_when_no_paper_matches(
+    client, paper_factory
+):
+    paper_factory(title="Unrelated topology")
+    researcher("Wilhelmina Quaternionic", paper_count=4)
+    html = client.get("/search", {"q": "quaternion"}).content.decode()
+    results = html[html.index('id="results"') :]
+    assert "Researchers matching “quaternion”" in results and "person-card" not in results
+    assert results.index("Wilhelmina Quaternionic") < results.index("No papers matching")
 
 
 def test_search_leads_with_papers_when_papers_match(client, paper_factory):
