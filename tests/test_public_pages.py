@@ -82,9 +82,7 @@ def test_search_leads_with_researchers_when_no_paper_matches(client, paper_facto
     assert results.index("Wilhelmina Quaternion") < results.index("No papers matching")
 
 
-def test_search_leads_with_names_that_are_not_a_person_when_no_paper_matches(
-    client, paper_factory
-):
+def test_search_leads_with_names_that_are_not_a_person_when_no_paper_matches(client, paper_factory):
     paper_factory(title="Unrelated topology")
     researcher("Wilhelmina Quaternionic", paper_count=4)
     html = client.get("/search", {"q": "quaternion"}).content.decode()
