@@ -1,14 +1,18 @@
-"""What a harvest hands on after each page commits: search documents, embeddings and matching.
+"""What a harvest hands on after each page commits: search documents, the search engine's
+documents, embeddings and matching.
 
-Both go through the broker by task name (the consumers are `papers.index_search` and, in
-another app, `researchers.match_papers`; naming them keeps this module free of both). Without a
-broker, Celery runs them inline.
+Each goes through the broker by task name (the consumers are `papers.index_search`,
+`search.index_engine`, `papers.embed_papers` and, in another app, `researchers.match_papers`;
+naming them keeps this module free of all of them). Without a broker, Celery runs them inline.
 
-When the broker cannot be reached, the run says so once (a log line, a note on the run) and
-stops trying it for the rest of the run, instead of paying a connection timeout and a
-traceback per page: from then on the pages' search documents are built here, in the harvest's
-own process, so every paper is searchable when the run ends, and matching is left for
-`manage.py catch_up` (which queues what is pending) or the matching backlog sweep.
+When the broker cannot be reached, the run says so once (a log line, a note in the run's
+errors) and stops trying it for the rest of the run, instead of paying a connection timeout
+and a log line per page. From then on every page is made searchable here, in the harvest's own
+process: PostgreSQL's search documents are built, or, with a search engine, its documents are
+written (should the engine's writer be held elsewhere, the ids wait for the next page's write,
+and the last page's for the engine's catch-up). Embeddings and matching are left to the
+sweeps once the broker is back (`papers.embed_pending`, the matching backlog), or to
+`manage.py catch_up`, which queues all of it at once.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from wovepaper.lib.queueing import send_now
-from wovepaper.lib.search.engine_feed import engine_index_enqueue
+from wovepaper.lib.search import backend_for
+from wovepaper.lib.search.engine_feed import engine_configured, engine_index_send
 
 from ..search import PAPERS
 from ..search.embedding_stage import embed_enqueue
@@ -39,14 +44,22 @@ class HandOff:
     def __init__(self) -> None:
         self.broker_down: str = ""
         self.indexed_here = 0
+        self.engine_indexed_here = 0
+        # Ids the engine did not take from this process yet (its writer was held elsewhere).
+        self.engine_waiting: list[int] = []
+        self.engine_failure = ""
+        self.embedding_not_queued = 0
         self.matching_not_queued = 0
 
     def page_committed(self, paper_ids: list[int]) -> None:
         if not paper_ids:
             return
         self.index(paper_ids)
-        engine_index_enqueue(PAPERS, paper_ids)
-        if not self.broker_down:  # else the embedding sweep takes them once it is back
+        self.index_engine(paper_ids)
+        if self.broker_down:
+            if settings.EMBED_AFTER_WRITES:
+                self.embedding_not_queued += len(paper_ids)
+        else:
             embed_enqueue(paper_ids)
         self.match(paper_ids)
 
@@ -57,6 +70,31 @@ class HandOff:
                 return
             self._give_up_on_broker(failure)
         self.indexed_here += search_index_papers(paper_ids)
+
+    def index_engine(self, paper_ids: list[int]) -> None:
+        """The engine's documents (tantivy, OpenSearch): through its indexer's queue, or
+        written from here once the broker is given up on."""
+        if not engine_configured():
+            return
+        if not self.broker_down:
+            if not (failure := engine_index_send(PAPERS, paper_ids)):
+                return
+            self._give_up_on_broker(failure)
+        ids = [*self.engine_waiting, *paper_ids]
+        try:
+            self.engine_indexed_here += backend_for(PAPERS).index(ids)
+        except Exception as exc:  # noqa: BLE001 (a held writer, a cluster away: the next page)
+            if not self.engine_failure:
+                logger.warning(
+                    "search engine: could not write from the harvest (%s: %s); its papers "
+                    "wait for the next page, or for the engine's catch-up",
+                    type(exc).__name__,
+                    exc,
+                )
+            self.engine_failure = f"{type(exc).__name__}: {exc}"
+            self.engine_waiting = ids
+        else:
+            self.engine_waiting = []
 
     def match(self, paper_ids: list[int]) -> int:
         """Queue matching in batches; returns how many batches were sent."""
@@ -83,16 +121,32 @@ class HandOff:
         logger.warning("%s", self.notice())
 
     def notice(self) -> str:
-        """What the operator needs to know once the broker was given up on ("" if it was not)."""
+        """What the operator needs to know once the broker was given up on ("" if it was not),
+        with the counts so far."""
         if not self.broker_down:
             return ""
-        text = (
-            f"the Celery broker is unreachable ({self.broker_down}); this run stopped using it: "
-            "search documents are built in this process"
+        where = (
+            "the search engine's documents are written"
+            if engine_configured()
+            else ("search documents are built")
         )
-        if settings.HARVEST_ENQUEUE_MATCHING:
+        text = (
+            f"the Celery broker is unreachable ({self.broker_down}); this run stopped using "
+            f"it: {where} in this process"
+        )
+        if self.engine_waiting:
             text += (
-                f", and matching ({self.matching_not_queued} papers so far) is left for "
-                "`manage.py catch_up` once the broker is back"
+                f" (but for {len(self.engine_waiting)} papers the engine did not take: "
+                f"{self.engine_failure}; its catch-up takes them)"
+            )
+        left = []
+        if settings.EMBED_AFTER_WRITES:
+            left.append(f"embeddings ({self.embedding_not_queued} papers so far)")
+        if settings.HARVEST_ENQUEUE_MATCHING:
+            left.append(f"matching ({self.matching_not_queued} papers so far)")
+        if left:
+            text += (
+                f", and {' and '.join(left)} {'are' if len(left) > 1 else 'is'} left for "
+                "`manage.py catch_up` (or the sweeps) once the broker is back"
             )
         return text

@@ -181,6 +181,7 @@ def harvest_run_execute(  # noqa: C901
         )
 
     prefetch = ThreadPoolExecutor(max_workers=1, thread_name_prefix="oai-prefetch")
+    broker_note: int | None = None
     try:
         with Heartbeat(lock, run.pk) if lock else nullcontext():
             # After a resume only the token is known of the list so far.
@@ -205,6 +206,7 @@ def harvest_run_execute(  # noqa: C901
                 if not last and not pause:
                     pending = prefetch.submit(fetch, None, so_far)
                 harvest_page_ingest(run, page, handoff=handoff)
+                broker_note = _note_broker(run, handoff, broker_note)
                 if on_page:
                     on_page(run, page)
                 if lock and lock.lost.is_set():
@@ -244,11 +246,28 @@ def _record_failure(run: HarvestRun, exc: Exception) -> None:
         logger.error("harvest run %s: could not record its failure: %s", run.pk, save_error)
 
 
-def _note_error(run: HarvestRun, message: str) -> None:
+def _note_error(run: HarvestRun, message: str, *, page: int | None = None) -> None:
+    at = run.pages + 1 if page is None else page
     run.errors = [
         *run.errors,
-        {"at": timezone.now().isoformat(), "page": run.pages + 1, "message": message[:2000]},
+        {"at": timezone.now().isoformat(), "page": at, "message": message[:2000]},
     ]
+
+
+def _note_broker(run: HarvestRun, handoff: HandOff, at: int | None) -> int | None:
+    """Keep the hand-off's broker notice in the run's errors: one entry, added at the page
+    whose hand-off found the broker away, its counts brought up to date after each page.
+    Returns the entry's position."""
+    notice = handoff.notice()
+    if not notice:
+        return at
+    if at is None:
+        _note_error(run, notice, page=run.pages)
+        at = len(run.errors) - 1
+    else:
+        run.errors[at] = {**run.errors[at], "message": notice[:2000]}
+    run.save(update_fields=["errors"])
+    return at
 
 
 def _fill_known_versions(page: ListPage) -> None:

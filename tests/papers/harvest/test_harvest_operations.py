@@ -4,6 +4,7 @@ unreachable. Real processes, a real Redis the test starts on its own port, real 
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
@@ -26,12 +27,14 @@ from django.utils import timezone
 from papers.harvest.lock import HarvestLocked, Heartbeat, harvest_lock, harvest_lock_break
 from papers.harvest.runs import harvest_run_create
 from papers.models import HarvestRun, Paper, PaperSearchDocument
+from papers.search import PAPERS
 from papers.tasks import harvest_resume_stale
 from tests.papers.conftest import harvest_command, point_harvester_at
 from tests.papers.harvest.faulty_oai import FaultyOAI
 from tests.papers.test_tasks import _reset_broker_pools
 from tests.workers import ROOT, database_url, wait_for
 from wovepaper.celery import app as celery_app
+from wovepaper.lib.search import backend_for, reset_backends
 
 REDIS_CACHE = "redis://127.0.0.1:6379/4"
 
@@ -275,37 +278,84 @@ def test_with_the_broker_unreachable_every_paper_is_searchable_and_it_is_said_on
     assert elapsed < 20, elapsed  # the broker was tried once, not once per page
 
 
-def test_catch_up_builds_pending_search_documents_and_queues_the_matching_backlog(
-    paper_factory, settings, transactional_db
-):
-    """After a harvest without its broker: the documents still missing are built here, and one
-    match_next_batch message per MATCH_BATCH_SIZE waiting papers lands on the match queue."""
-    for _ in range(5):
-        paper_factory()
-    if connection.vendor == "postgresql":
-        PaperSearchDocument.objects.all().delete()  # as if no index task ever ran
-    settings.MATCH_BATCH_SIZE = 2
+@pytest.fixture
+def catch_up_queues(settings):
+    """The project's Celery app on Redis, each task catch_up queues routed to a queue of this
+    test's own; yields a function that reads (and empties) what landed on each."""
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    queue = f"ops-catch-up-{os.getpid()}"
+    tasks = ("researchers.match_next_batch", "papers.embed_papers", "papers.analyse_backlog")
+    queues = {task: f"ops-catch-up-{os.getpid()}-{task}" for task in tasks}
     saved = {k: celery_app.conf[k] for k in ("broker_url", "task_always_eager", "task_routes")}
     celery_app.conf.update(
         broker_url=REDIS_CACHE,
         task_always_eager=False,
-        task_routes={"researchers.match_next_batch": {"queue": queue}},
+        task_routes={task: {"queue": queue} for task, queue in queues.items()},
     )
     _reset_broker_pools(celery_app)
     client = redis.Redis.from_url(REDIS_CACHE)
+
+    def landed() -> dict[str, list[dict]]:
+        messages = {
+            task: [json.loads(m) for m in client.lrange(queue, 0, -1)]
+            for task, queue in queues.items()
+        }
+        client.delete(*queues.values())
+        return messages
+
     try:
-        out = StringIO()
-        call_command("catch_up", stdout=out)
-        assert client.llen(queue) == 3
-        messages = [json.loads(m) for m in client.lrange(queue, 0, -1)]
+        yield landed
     finally:
-        client.delete(queue)
+        landed()
         celery_app.conf.update(saved)
         _reset_broker_pools(celery_app)
-    assert {m["headers"]["task"] for m in messages} == {"researchers.match_next_batch"}
-    assert "matching queued: 3 batches of up to 2 papers for the 5 papers waiting" in out.getvalue()
+
+
+def _args(message: dict) -> list:
+    return json.loads(base64.b64decode(message["body"]))[0]
+
+
+def test_catch_up_brings_every_derived_store_up_to_date(
+    paper_factory, settings, transactional_db, catch_up_queues
+):
+    """After a harvest without its broker: the search documents still missing are built here;
+    the papers without a vector go to the embed queue, the papers waiting for matching to the
+    match queue (one batch per MATCH_BATCH_SIZE), the analysis backlog to its queue; each
+    store says how many."""
+    papers = [paper_factory() for _ in range(5)]
     if connection.vendor == "postgresql":
-        assert "search documents built: 5" in out.getvalue()
+        PaperSearchDocument.objects.all().delete()  # as if no index task ever ran
+    settings.MATCH_BATCH_SIZE = 2
+    out = StringIO()
+    call_command("catch_up", stdout=out)
+    landed = catch_up_queues()
+    text = out.getvalue()
+    assert len(landed["researchers.match_next_batch"]) == 3
+    assert "matching: 5 papers waiting; queued: 3 researchers.match_next_batch tasks" in text
+    embeds = landed["papers.embed_papers"]
+    assert sorted(pk for m in embeds for pk in _args(m)[0]) == sorted(p.pk for p in papers)
+    assert "embeddings: 5 papers without a vector; queued: 1 papers.embed_papers tasks" in text
+    assert len(landed["papers.analyse_backlog"]) == 1
+    assert "analysis: queued: 1 papers.analyse_backlog task for the 5 newest" in text
+    if connection.vendor == "postgresql":
+        assert "search documents built: 5" in text
         assert PaperSearchDocument.objects.count() == 5
+
+
+def test_catch_up_writes_the_papers_the_search_engine_lacks(
+    paper_factory, settings, transactional_db, tmp_path, catch_up_queues
+):
+    """With SEARCH_ENGINE=tantivy the papers written while nothing fed the engine (its
+    messages lost, the broker away) are searchable when catch_up ends."""
+    settings.SEARCH_ENGINE = "tantivy"
+    settings.SEARCH_INDEX_DIR = tmp_path / "search-index"
+    reset_backends()
+    try:
+        papers = [paper_factory() for _ in range(4)]
+        assert backend_for(PAPERS).document_count() == 0
+        out = StringIO()
+        call_command("catch_up", "--only", "search", stdout=out)
+        reset_backends()  # as a web process opening the index afresh
+        assert backend_for(PAPERS).document_count() == len(papers)
+        assert "search engine (tantivy): documents written: papers 4" in out.getvalue()
+    finally:
+        reset_backends()

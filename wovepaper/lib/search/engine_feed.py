@@ -21,7 +21,7 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from ..queueing import send_after_commit
+from ..queueing import send_after_commit, send_now
 from .base import Collection
 from .registry import backend_for
 
@@ -165,3 +165,11 @@ def engine_index_enqueue(collection: Collection, ids: Iterable[int]) -> None:
     if not engine_configured():
         return
     send_after_commit("search.index_engine", ids, args=(collection.name,), chunk=TASK_CHUNK)
+
+
+def engine_index_send(collection: Collection, ids: Iterable[int]) -> str:
+    """Send `ids` to the indexer now; returns "" when the broker took them (or there is no
+    engine to feed), else why it did not, for a caller that then writes them itself."""
+    if not engine_configured():
+        return ""
+    return send_now("search.index_engine", ids, args=(collection.name,), chunk=TASK_CHUNK)
