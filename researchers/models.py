@@ -172,9 +172,10 @@ class PaperMatchState(models.Model):
     mismatch = models.TextField(
         blank=True, help_text="The source records set aside as another paper's, and why."
     )
-    # The batch holding this paper (researchers.matching.claim), until its lease lapses: no
-    # other worker matches it meanwhile. A claim also moves next_attempt_at to the lease's end,
-    # so a paper whose worker died is due again, for the backlog, when the lease lapses.
+    # The batch holding this paper (researchers.matching.claim), until its lease lapses (the
+    # batch renews it while it works): no other worker matches it meanwhile. A claim also
+    # moves next_attempt_at to the lease's end, so a paper whose worker died is due again,
+    # first of all for the backlog, when the lease lapses.
     claim = models.CharField(max_length=32, blank=True)
     claimed_until = models.DateTimeField(null=True, blank=True)
 
@@ -182,6 +183,12 @@ class PaperMatchState(models.Model):
         indexes = [
             models.Index(fields=["next_attempt_at"], name="matchstate_next_idx"),
             models.Index(fields=["published"], name="matchstate_published_idx"),
+            # The few rows a batch holds: the backlog looks there first for lapsed claims.
+            models.Index(
+                fields=["claimed_until"],
+                name="matchstate_claimed_idx",
+                condition=models.Q(claimed_until__isnull=False),
+            ),
             models.Index(fields=["status", "-last_attempt_at"], name="matchstate_status_idx"),
         ]
 

@@ -384,10 +384,10 @@ ROR_RATE = float(env("ROR_RATE", "6"))
 MATCH_BATCH_SIZE = env_int("MATCH_BATCH_SIZE", 100)
 MATCH_UNKNOWN_RETRY_DAYS = env_int("MATCH_UNKNOWN_RETRY_DAYS", 14)
 MATCH_FAILED_RETRY_MINUTES = env_int("MATCH_FAILED_RETRY_MINUTES", 30)
-# A batch holds its papers this long (researchers.matching.claim) so that no other worker
-# matches them meanwhile; a paper whose worker died is matched again once it lapses. Longer
-# than a batch takes when the services make it wait (retries, Retry-After).
-MATCH_CLAIM_SECONDS = env_int("MATCH_CLAIM_SECONDS", 1800)
+# A batch holds its papers for this lease (researchers.matching.claim), renewed every third of
+# it while the batch works, so that no other worker matches them meanwhile; the papers of a
+# worker that died are matched again once it lapses, before the rest of the backlog.
+MATCH_CLAIM_SECONDS = env_int("MATCH_CLAIM_SECONDS", 120)
 # The backlog (researchers.matching.backlog) takes papers of the last MATCH_RECENT_DAYS first,
 # then sweeps the whole table for papers never tried, examining at most MATCH_SWEEP_ROWS papers
 # per batch (index ranges): a full pass over 2.6M papers takes 130 batches when nothing is found.

@@ -1,11 +1,12 @@
 """The backlog flow: which papers a batch takes next.
 
-Never tried first, newest first: the papers of the last MATCH_RECENT_DAYS (new arrivals, one
-index range), then the sweep, which walks the whole table in bounded stretches from where it
-stopped (`MatchSweep`) and so reaches every paper with no match state, whatever its date and
-whatever became of the message that should have brought it here. Then the retries that are due
-(a source did not know the paper, a service failed, a claim lapsed), from the index on
-next_attempt_at. Every query is bounded: by the limit, by the recent window, or by
+First the papers of a worker that died mid-batch (a claim that lapsed with no outcome, from a
+partial index of the few claimed rows). Then never tried, newest first: the papers of the last
+MATCH_RECENT_DAYS (new arrivals, one index range), then the sweep, which walks the whole table
+in bounded stretches from where it stopped (`MatchSweep`) and so reaches every paper with no
+match state, whatever its date and whatever became of the message that should have brought it
+here. Then the retries that are due (a source did not know the paper, a service failed), from
+the index on next_attempt_at. Every query is bounded: by the limit, by the recent window, or by
 MATCH_SWEEP_ROWS papers examined per call.
 """
 
@@ -30,20 +31,29 @@ SWEEP_STRETCH = 2000
 def papers_to_match(
     *, limit: int, since: datetime | None = None, now: datetime | None = None
 ) -> list[int]:
-    """The next papers to match: never tried (newest first), then retries that are due.
+    """The next papers to match: those whose worker died mid-batch (their claim lapsed with
+    no outcome), then never tried (newest first), then retries that are due.
 
-    With `since`, only papers published since then, newest first: the caller's window bounds
-    the work, and the sweep is left where it stands.
+    The first come first so that a dead worker's papers wait one lease (MATCH_CLAIM_SECONDS),
+    not the whole backlog; an outcome clears `claimed_until`, so only they have one that
+    passed (a partial index holds the few rows with a claim). With `since`, only papers
+    published since then, newest first: the caller's window bounds the work, and the sweep is
+    left where it stands.
     """
     now = now or timezone.now()
-    never = Paper.objects.filter(match_state__isnull=True)
+    lapsed = PaperMatchState.objects.filter(claimed_until__lte=now)
     if since:
-        picked = list(_newest_first(never.filter(published__gte=since))[:limit])
-    else:
-        recent = never.filter(published__gte=now - timedelta(days=settings.MATCH_RECENT_DAYS))
-        picked = list(_newest_first(recent)[:limit])
-        if len(picked) < limit:
-            picked.extend(sweep_never_tried(limit - len(picked), skip=set(picked)))
+        lapsed = lapsed.filter(published__gte=since)
+    picked = list(lapsed.order_by("claimed_until").values_list("paper_id", flat=True)[:limit])
+    never = Paper.objects.filter(match_state__isnull=True)
+    if len(picked) < limit:
+        if since:
+            picked.extend(_newest_first(never.filter(published__gte=since))[: limit - len(picked)])
+        else:
+            recent = never.filter(published__gte=now - timedelta(days=settings.MATCH_RECENT_DAYS))
+            picked.extend(_newest_first(recent)[: limit - len(picked)])
+            if len(picked) < limit:
+                picked.extend(sweep_never_tried(limit - len(picked), skip=set(picked)))
     if len(picked) < limit:
         due = PaperMatchState.objects.filter(next_attempt_at__lte=now)
         if since:

@@ -2,10 +2,13 @@
 workers never match the same paper at the same time (and never send the same request twice).
 
 A claim is held on the paper's PaperMatchState row (a first try inserts the row, status
-"pending") as a token and a lease, `claimed_until`, MATCH_CLAIM_SECONDS from now. Writing the
-batch's outcome releases it. A claim also moves `next_attempt_at` to the lease's end: if the
-worker dies, the paper is due again for the backlog when the lease lapses, and nothing else is
-needed to recover it.
+"pending") as a token and a lease, `claimed_until`, MATCH_CLAIM_SECONDS from now, which a
+thread of the batch's process renews every third of it while the batch works (`claim_kept`):
+the lease is short (two minutes) however long the services make the batch wait, and a worker
+that dies (kill -9, a lost machine) leaves its papers held for one lease at most. Writing the
+batch's outcome releases it. A claim also moves `next_attempt_at` to the lease's end, so a
+paper whose worker died is due again when the lease lapses, and the backlog takes such papers
+before any other (`backlog.papers_to_match`): nothing else is needed to recover them.
 
 How the rows are taken (SELECT … FOR UPDATE SKIP LOCKED on PostgreSQL, one conditional UPDATE on
 SQLite, a first try's row inserted as the claim) is wovepaper.lib.claims, which embedding's
@@ -22,7 +25,7 @@ from django.conf import settings
 from django.db.models import Q
 
 from papers.models import Paper
-from wovepaper.lib.claims import rows_claim
+from wovepaper.lib.claims import ClaimKept, rows_claim
 
 from ..models import PaperMatchState
 
@@ -37,13 +40,15 @@ def claim_papers(
     now: datetime,
     due_only: bool = False,
     requested_at: datetime | None = None,
+    token: str | None = None,
 ) -> list[Paper]:
     """Those of `papers` this batch now holds, in the order given.
 
     A paper is free when no live claim holds it. `due_only` (the backlog) also asks that it be
     due: never tried, or its next_attempt_at passed, so that a paper another worker finished a
     moment ago is not matched again. `requested_at` (a hand-off from the harvest) asks that it
-    was not tried since that time, for the same reason.
+    was not tried since that time, for the same reason. `token` names the claim, to keep it
+    with `claim_kept` (a new one by default).
     """
     if not papers:
         return []
@@ -74,5 +79,17 @@ def claim_papers(
         new_row=first_try,
         free=free,
         values={"next_attempt_at": until},
+        token=token,
     )
     return [p for p in papers if p.pk in held]
+
+
+def claim_kept(token: str) -> ClaimKept:
+    """Keeps the batch's claim `token` while a `with` block runs: its lease, and
+    `next_attempt_at` with it, renewed every third of MATCH_CLAIM_SECONDS."""
+    return ClaimKept(
+        PaperMatchState,
+        token,
+        seconds=settings.MATCH_CLAIM_SECONDS,
+        also=["next_attempt_at"],
+    )

@@ -13,6 +13,7 @@ from django.utils import timezone
 from institutions.services import institutions_complete_from_ror, institutions_update_stats
 from papers.models import Paper
 from papers.search import PAPERS
+from wovepaper.lib.claims import new_claim_token
 from wovepaper.lib.http import ServiceError
 from wovepaper.lib.search.engine_feed import engine_index_enqueue
 
@@ -22,7 +23,7 @@ from ..selectors import papers_for_matching, researchers_without_figures
 from ..source_figures import researchers_refresh_figures
 from .apply import BatchResult, apply_batch
 from .backlog import papers_to_match
-from .claim import claim_papers
+from .claim import claim_kept, claim_papers
 from .fetch import Clients, Found, fetch_sources, record_failure
 
 logger = logging.getLogger(__name__)
@@ -49,40 +50,55 @@ def match_papers(
     change (status "failed") and the error is in the result.
     """
     now = now or timezone.now()
+    token = new_claim_token()
     papers = claim_papers(
-        papers_for_matching(paper_ids), now=now, due_only=due_only, requested_at=requested_at
+        papers_for_matching(paper_ids),
+        now=now,
+        due_only=due_only,
+        requested_at=requested_at,
+        token=token,
     )
     if not papers:
         return BatchResult()
     own_clients = clients is None
     active = clients or Clients.from_settings()
     try:
-        try:
-            found = fetch_sources(papers, active)
-        except ServiceError as exc:
-            message = f"{exc}. Nothing was changed; these papers will be tried again."
-            logger.warning("matching batch of %d papers: %s", len(papers), message)
-            record_failure(
-                papers,
-                message,
-                now,
-                s2_failed=exc.service == active.s2.service,
-                openalex_failed=exc.service == active.openalex.service,
-            )
-            return BatchResult(
-                papers=len(papers),
-                failed=len(papers),
-                errors=[str(exc)],
-                failed_ids=[p.pk for p in papers],
-            )
-        result = _apply_with_retry(papers, found, now)
+        with claim_kept(token):
+            result, applied = _match_claimed(papers, active, now)
     finally:
         if own_clients:
             active.close()
+    if not applied:
+        return result
     _after_batch(result, clients=clients)
     # Citation counts may have changed, which the engines sort by.
     engine_index_enqueue(PAPERS, [paper.pk for paper in papers])
     return result
+
+
+def _match_claimed(papers: list[Paper], active: Clients, now: datetime) -> tuple[BatchResult, bool]:
+    """Ask the sources about the claimed papers and write the outcome, which releases them;
+    whether the outcome was applied (False: a service could not answer)."""
+    try:
+        found = fetch_sources(papers, active)
+    except ServiceError as exc:
+        message = f"{exc}. Nothing was changed; these papers will be tried again."
+        logger.warning("matching batch of %d papers: %s", len(papers), message)
+        record_failure(
+            papers,
+            message,
+            now,
+            s2_failed=exc.service == active.s2.service,
+            openalex_failed=exc.service == active.openalex.service,
+        )
+        failed = BatchResult(
+            papers=len(papers),
+            failed=len(papers),
+            errors=[str(exc)],
+            failed_ids=[p.pk for p in papers],
+        )
+        return failed, False
+    return _apply_with_retry(papers, found, now), True
 
 
 def _apply_with_retry(papers: Sequence[Paper], found: Found, now: datetime) -> BatchResult:

@@ -74,7 +74,9 @@ def test_the_sweep_goes_a_bounded_stretch_at_a_time_and_starts_again_at_the_end(
 
 
 @pytest.mark.django_db
-def test_due_retries_and_lapsed_claims_come_after_papers_never_tried(paper_factory):
+def test_a_dead_workers_papers_come_first_and_due_retries_after_papers_never_tried(
+    paper_factory,
+):
     now = timezone.now()
     old = [paper_factory(published=now - timedelta(days=100 + n)) for n in range(3)]
     tried(old[0], status=PaperMatchState.FAILED, next_attempt_at=now - timedelta(minutes=1))
@@ -86,4 +88,6 @@ def test_due_retries_and_lapsed_claims_come_after_papers_never_tried(paper_facto
         claimed_until=now - timedelta(minutes=1),
         next_attempt_at=now - timedelta(minutes=1),
     )
-    assert papers_to_match(limit=10, now=now) == [old[2].pk, old[0].pk, old[1].pk]
+    # The dead worker's paper waits one lease, not the whole backlog.
+    assert papers_to_match(limit=10, now=now) == [old[1].pk, old[2].pk, old[0].pk]
+    assert papers_to_match(limit=1, now=now) == [old[1].pk]

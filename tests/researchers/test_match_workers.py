@@ -5,6 +5,7 @@ other processes, so they need a database server."""
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -262,3 +263,99 @@ def test_one_beat_batch_drains_the_backlog_through_a_chain_on_each_worker(
         what="both chains to end",
         on_timeout=lambda: first.output() + second.output(),
     )
+
+
+class FirstBatchHangs(Sources):
+    """Recorded answers, but the first paper batch asked of Semantic Scholar is not answered
+    until the test lets it go: the worker that asked is mid-batch for as long as we like."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.asked = threading.Event()
+        self.release = threading.Event()
+
+    def s2_paper_batch(self, request: Request) -> Response:
+        if not self.asked.is_set():
+            self.asked.set()
+            self.release.wait(timeout=120)
+        return super().s2_paper_batch(request)
+
+
+def test_a_killed_batchs_papers_are_matched_by_another_worker_within_a_lease(
+    local_server, tmp_path, transactional_db, paper_factory
+):
+    """A batch holds its papers for a short lease that it renews while it works: a live batch
+    waiting on a slow service keeps them (another worker's batch finds nothing to take), and
+    when its worker is killed (-9) they are free within one lease and matched by the other
+    worker's next backlog batch, first of the backlog."""
+    served = FirstBatchHangs(server=local_server)
+    served.install()
+    base = local_server.url_for("").rstrip("/")
+    lease = 3
+    pool = WorkerPool(
+        broker=BROKERS["redis"],
+        tmp_path=tmp_path,
+        settings={
+            "SEMANTIC_SCHOLAR_API_URL": f"{base}/s2",
+            "OPENALEX_API_URL": f"{base}/openalex",
+            "ROR_API_URL": f"{base}/ror",
+            "SEMANTIC_SCHOLAR_API_KEY": "test-key",
+            "SEMANTIC_SCHOLAR_RATE": "1000",
+            "OPENALEX_RATE": "1000",
+            "ROR_RATE": "1000",
+            "HTTP_RETRY_ATTEMPTS": "1",
+            "HTTP_TIMEOUT": "60",
+            "MATCH_BATCH_SIZE": "100",
+            "MATCH_PARALLEL_BATCHES": "0",
+            "MATCH_CLAIM_SECONDS": str(lease),
+        },
+    )
+    pool.sender = Celery(broker=BROKERS["redis"], set_as_current=False)
+    papers = make_papers(paper_factory, first_day=timezone.now() - timedelta(days=3))
+    try:
+        doomed = pool.start("match-1", ["match"])
+        send(pool, "researchers.match_next_batch")
+        wait_for(
+            served.asked.is_set, timeout=60, what="the first batch to ask", on_timeout=doomed.output
+        )
+        held = PaperMatchState.objects.exclude(claim="")
+        assert held.count() == len(papers)
+        # Three leases later the live batch still holds every paper: the other worker's batch
+        # takes none of them.
+        other = pool.start("match-2", ["match"])
+        time.sleep(3 * lease)
+        send(pool, "researchers.match_next_batch")
+        wait_for(
+            lambda: done(other, "researchers.match_next_batch"),
+            timeout=60,
+            what="the other worker's batch",
+            on_timeout=other.output,
+        )
+        assert "'papers': 0" in other.output()
+        assert held.count() == len(papers)
+        doomed.kill()
+        killed_at = time.monotonic()
+        served.release.set()
+
+        def matched() -> bool:
+            # Beat's batch, sent every second here instead of every minute.
+            send(pool, "researchers.match_next_batch")
+            return all_finished(papers.values())
+
+        wait_for(
+            matched,
+            timeout=60,
+            interval=1,
+            what="the killed batch's papers matched",
+            on_timeout=other.output,
+        )
+        assert time.monotonic() - killed_at < 10 * lease
+        s2, _ = requested_arxiv_ids(served)
+        # Asked twice: once by the killed batch (never answered to it), once by the other.
+        assert set(s2) == set(papers) and set(s2.values()) == {2}
+        assert not PaperMatchState.objects.exclude(claim="").exists()
+    finally:
+        served.release.set()
+        pool.close()
+        pool.delete_queues(pool.sender, ["match", "default"])
+        pool.sender.close()

@@ -9,19 +9,29 @@ UPDATE does the same. An id with no row yet gets one: inserting it is the claim,
 workers inserting one id's row the second inserts nothing. Either way the ids a worker holds
 are those whose rows carry its token afterwards.
 
+A batch that may work longer than its lease (matching waits on the services' rate limits and
+Retry-After) keeps it with `ClaimKept`, a thread that renews the lease every third of it: the
+lease can then be short, and a worker that dies lets go within one lease however long its
+batch would have taken.
+
 Used by matching (researchers.matching.claim, on PaperMatchState) and embedding
 (papers.search.embedding_stage, on PaperEmbeddingClaim). Imports no app.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 import uuid
-from collections.abc import Callable, Iterable
-from datetime import datetime
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import connection, models, transaction
+from django.db import connection, connections, models, transaction
 from django.db.models import Q
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
 
 
 def new_claim_token() -> str:
@@ -38,6 +48,7 @@ def rows_claim(
     new_row: Callable[[int, dict[str, Any]], models.Model],
     free: Q | None = None,
     values: dict[str, Any] | None = None,
+    token: str | None = None,
 ) -> tuple[str, set[int]]:
     """Claim the rows of `model` whose `key` is one of `ids` until `until`; returns the token
     and the ids now held.
@@ -45,11 +56,12 @@ def rows_claim(
     A row is free when its lease is over at `now` and it meets `free` (the caller's own
     condition, e.g. "due"). Taking it writes the token, the lease and `values`. An id without
     a row gets `new_row(id, fields)`, where `fields` are the claim's (token, lease, values).
+    `token` names the claim (a new one by default).
     """
     ids = sorted(set(ids))
     if not ids:
         return "", set()
-    token = new_claim_token()
+    token = token or new_claim_token()
     claim = {"claim": token, "claimed_until": until, **(values or {})}
     manager = model._default_manager
     rows = manager.filter(**{f"{key}__in": ids}).filter(
@@ -69,3 +81,50 @@ def rows_claim(
     manager.bulk_create([new_row(pk, claim) for pk in ids], ignore_conflicts=True)
     held = set(manager.filter(**{f"{key}__in": ids, "claim": token}).values_list(key, flat=True))
     return token, held
+
+
+class ClaimKept:
+    """Renews the lease of the rows of `model` that the claim `token` holds to `seconds` from
+    now, every third of it, on a thread of its own, for as long as a `with` block runs. The
+    lease's end is also written to each of `also` (fields that must follow it). A renewal that
+    fails is logged and tried again at the next beat: the lease covers two more."""
+
+    def __init__(
+        self,
+        model: type[models.Model],
+        token: str,
+        *,
+        seconds: float,
+        also: Sequence[str] = (),
+    ) -> None:
+        self.model = model
+        self.token = token
+        self.seconds = seconds
+        self.also = tuple(also)
+        self.interval = max(seconds / 3, 0.1)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"claim-{token[:8]}", daemon=True)
+
+    def renew(self) -> int:
+        """Extend the lease now; how many rows the claim still holds (none once released)."""
+        until = timezone.now() + timedelta(seconds=self.seconds)
+        fields = dict.fromkeys(("claimed_until", *self.also), until)
+        return self.model._default_manager.filter(claim=self.token).update(**fields)
+
+    def __enter__(self) -> ClaimKept:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(self.interval):
+                try:
+                    self.renew()
+                except Exception as exc:  # noqa: BLE001 (the next beat tries again)
+                    logger.warning("claim %s: lease renewal failed: %s", self.token, exc)
+        finally:
+            connections.close_all()  # this thread's own connection
