@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Health check for one host: the web process answers, and every Celery worker named here
-# reaches its database and its broker, as the worker itself last wrote (wovepaper.worker_health:
-# a busy solo worker still writes; a dead or hung one stops). Exit status 0 when all are healthy.
+# reaches its database and its broker, and no task has waited in its queue longer than
+# WORKER_QUEUE_MAX_AGE (on Redis), as the worker itself last wrote (wovepaper.worker_health: a
+# busy solo worker still writes; a dead or hung one stops). Exit status 0 when all are healthy.
 #   deploy/healthcheck.sh [worker-name ...]   (default: harvest, match, default, search, analysis and embed on
 #   this host)
 set -uo pipefail

@@ -5,6 +5,7 @@ fails for a worker that started ("ready.") without its database."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -115,3 +116,47 @@ def test_the_healthcheck_fails_for_a_worker_that_is_gone(pool):
         what="the health check to notice the dead worker",
     )
     assert "no sign of life" in healthcheck(pool, "default").stderr
+
+
+def test_the_healthcheck_fails_while_a_task_waits_longer_than_its_queue_allows(pool, tmp_path):
+    """The solo harvest worker busy with a long harvest, a second task waiting in its queue:
+    once that task has waited WORKER_QUEUE_MAX_AGE the check fails, saying so; once the
+    worker takes it, the check passes again."""
+    with FaultyOAI(pages=6, per_page=5) as server:
+        server.delay = 2.0
+        worker = pool.start(
+            "harvest", ["harvest"], ARXIV_OAI_URL=server.url, WORKER_QUEUE_MAX_AGE="3"
+        )
+        pool.sender.send_task(
+            "papers.harvest_window",
+            kwargs={"metadata_prefix": "arXiv", "set_spec": f"ops-{pool.prefix}"},
+            queue=pool.queue("harvest"),
+        )
+        wait_for(
+            lambda: HarvestRun.objects.filter(pages__gte=1).exists(),
+            timeout=60,
+            what="the harvest to be under way",
+            on_timeout=worker.output,
+        )
+        # Stamped with the time it was sent, as every message published in a process that
+        # loaded the project's Celery app (wovepaper.worker_health).
+        pool.sender.send_task("papers.harvest_resume_stale", queue=pool.queue("harvest"))
+        failing = wait_for(
+            lambda: (checked := healthcheck(pool, "harvest")).returncode == 1 and checked,
+            timeout=30,
+            what="the check to see the waiting task",
+            on_timeout=worker.output,
+        )
+        queue = pool.queue("harvest")
+        assert re.search(
+            rf"queue {queue}: the oldest of \d+ waiting tasks has waited", failing.stderr
+        )
+        assert "(WORKER_QUEUE_MAX_AGE 3)" in failing.stderr
+        wait_for(
+            lambda: healthcheck(pool, "harvest").returncode == 0,
+            timeout=60,
+            what="the check to pass once the worker took the task",
+            on_timeout=worker.output,
+        )
+        path = tmp_path / "health" / f"{worker.name}@{socket.gethostname()}.json"
+        assert json.loads(path.read_text())["queues"][queue]["waiting"] == 0

@@ -429,6 +429,9 @@ HARVEST_LOCK_TTL = env_int("HARVEST_LOCK_TTL", 120)
 # (wovepaper.worker_health; read by deploy/healthcheck.sh).
 WORKER_HEALTH_DIR = env("WORKER_HEALTH_DIR", str(BASE_DIR / "var" / "health"))
 WORKER_HEALTH_INTERVAL = env_int("WORKER_HEALTH_INTERVAL", 20)
+# ... and the health check fails for a worker whose queue's oldest waiting task (on Redis) has
+# waited longer than this (0: never).
+WORKER_QUEUE_MAX_AGE = env_int("WORKER_QUEUE_MAX_AGE", 3600)
 # A harvest task hands the rest of its run to a continuation task after this long (at a page
 # boundary), so that no task outlives the brokers' timeouts.
 HARVEST_TASK_SECONDS = env_int("HARVEST_TASK_SECONDS", 600)
