@@ -92,11 +92,20 @@ def item_key(paper: Paper, *, hide_abstracts: bool) -> str:
     return f"listitem:{renderer_version()}:{paper.pk}:{digest}"
 
 
-def paper_items_html(papers: Sequence[Paper], *, hide_abstracts: bool = False) -> SafeString:
+def paper_items_html(
+    papers: Sequence[Paper],
+    *,
+    hide_abstracts: bool = False,
+    snippets: Sequence[SafeString] | None = None,
+) -> SafeString:
     """The list items of `papers` (each with its `byline`, papers.selectors), as
     `papers/_paper_item.html` renders them: from the cache where held, rendered and kept
     otherwise. Without the cache (unreachable, or LIST_ITEM_CACHE_SECONDS = 0) every item is
-    rendered."""
+    rendered. `snippets` (safe HTML, one a paper: a search's passages with the words marked)
+    stand in the items for their abstracts: the items are the ones without abstracts, each
+    snippet added at its item's end, so what depends on the query is never kept."""
+    if snippets is not None:
+        hide_abstracts = True
     seconds = settings.LIST_ITEM_CACHE_SECONDS
     keys = [item_key(paper, hide_abstracts=hide_abstracts) for paper in papers]
     held: dict[str, str] = {}
@@ -117,6 +126,10 @@ def paper_items_html(papers: Sequence[Paper], *, hide_abstracts: bool = False) -
                 template.render({"paper": paper, "hide_abstracts": hide_abstracts})
             )
         parts.append(html)
+    if snippets is not None:
+        parts = [
+            _with_snippet(part, snippet) for part, snippet in zip(parts, snippets, strict=True)
+        ]
     if seconds > 0 and rendered:
         try:
             cache.set_many(rendered, seconds)
@@ -124,3 +137,8 @@ def paper_items_html(papers: Sequence[Paper], *, hide_abstracts: bool = False) -
             log.warning("list items: cache unreachable, %d item(s) not kept", len(rendered))
     # Each part is the autoescaping template's output.
     return mark_safe("".join(parts))  # noqa: S308
+
+
+def _with_snippet(item: str, snippet: SafeString) -> str:
+    body, closing, rest = item.rpartition("</li>")
+    return f'{body}<p class="abstract-snippet">{snippet}</p>{closing}{rest}' if snippet else item

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from bisect import bisect_left, bisect_right
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from latex2mathml.converter import convert
+
+if TYPE_CHECKING:
+    from wovepaper.lib.search.highlight import QueryWords
 
 MATHML_NS = "{http://www.w3.org/1998/Math/MathML}"
 ELEMENTS = frozenset(
@@ -223,6 +228,11 @@ def _piece_html(source: str, tex: str, display: bool) -> str:
     return escape(source) if source == tex else f'<span class="tex">{escape(source)}</span>'
 
 
+# Words of a passage shown before its first highlighted word.
+LEAD_IN = 8
+_NON_SPACE = re.compile(r"\S+")
+
+
 def tex_html(text: str) -> SafeString:
     """Escaped text with its formulas as MathML."""
     return mark_safe("".join(_piece_html(*piece) for piece in segments(text or "")))
@@ -250,3 +260,51 @@ def tex_html_words(text: str, limit: int) -> SafeString:
             out.append(" …")
             break
     return mark_safe("".join(out).replace("  …", " …"))
+
+
+def tex_html_passage(text: str, words: QueryWords, limit: int) -> SafeString:
+    """As tex_html_words, but about `limit` words around the passage that holds most of the
+    query's `words`, each of them in <mark>; "…" where text is left out. Every piece of text
+    is escaped before it is wrapped, so the only markup added is the <mark> tags (and the
+    formulas' MathML). The opening words, as tex_html_words, when no word matches."""
+    text = text or ""
+    found = [start for start, _ in words.spans(text)]
+    if not found:
+        return tex_html_words(text, limit)
+    # Found in C-speed passes over the whole abstract; only the passage is rendered (escaping
+    # every word of an abstract cost five times the rest). Words here are runs of non-space.
+    bounds = [(m.start(), m.end()) for m in _NON_SPACE.finditer(text)]
+    starts = [b[0] for b in bounds]
+    hits = sorted({bisect_right(starts, at) - 1 for at in found})
+    # The window of `limit` words with the most matches (the first such), opened a few words
+    # before its first match so that the passage reads from a little before it.
+    best, best_count = hits[0], 0
+    for first in hits:
+        count = bisect_left(hits, first + limit) - bisect_left(hits, first)
+        if count > best_count:
+            best, best_count = first, count
+    first_word = max(0, best - LEAD_IN)
+    last_word = min(len(bounds), first_word + limit) - 1
+    low, high = bounds[first_word][0], bounds[last_word][1]
+    for formula in _MATH.finditer(text):  # a formula is shown whole or not at all
+        if formula.start() < low < formula.end():
+            low = formula.start()
+        if formula.start() < high < formula.end():
+            high = formula.end()
+    shown = "".join(
+        _piece_html(source, tex, display) if tex else _marked_html(source, words)
+        for source, tex, display in segments(text[low:high])
+    )
+    before = "… " if low > 0 else ""
+    after = " …" if text[high:].strip() else ""
+    return mark_safe(f"{before}{shown}{after}")  # noqa: S308
+
+
+def _marked_html(part: str, words: QueryWords) -> str:
+    html, at = [], 0
+    for start, end in words.spans(part):
+        html.append(_text_html(part[at:start]))
+        html.append(f"<mark>{_text_html(part[start:end])}</mark>")
+        at = end
+    html.append(_text_html(part[at:]))
+    return "".join(html)

@@ -13,8 +13,11 @@ from django.utils.translation import get_language
 from papers import mathtext
 from papers.listitems import paper_items_html
 from papers.taxonomy import category_name as _category_name
+from wovepaper.lib.search.highlight import QueryWords
 
 register = template.Library()
+# Words of an abstract a list shows (as `tex_words:40` in papers/_paper_item.html).
+SNIPPET_WORDS = 40
 
 
 @register.filter
@@ -68,8 +71,15 @@ def tex_words(text: str, limit: int) -> SafeString:
 @register.simple_tag(takes_context=True)
 def paper_items(context, papers) -> SafeString:
     """The list items of `papers`, each rendered once and then served from the cache
-    (papers.listitems); `hide_abstracts` from the including template."""
-    return paper_items_html(list(papers), hide_abstracts=bool(context.get("hide_abstracts")))
+    (papers.listitems); `hide_abstracts` from the including template, and `highlight`, a
+    search's words: each abstract's passage that holds them, the words marked."""
+    papers = list(papers)
+    hide_abstracts = bool(context.get("hide_abstracts"))
+    words = QueryWords(context.get("highlight") or "")
+    if not words or hide_abstracts:
+        return paper_items_html(papers, hide_abstracts=hide_abstracts)
+    snippets = [mathtext.tex_html_passage(p.abstract, words, SNIPPET_WORDS) for p in papers]
+    return paper_items_html(papers, snippets=snippets)
 
 
 @register.simple_tag

@@ -6,7 +6,8 @@ from __future__ import annotations
 import gzip
 import json
 
-from papers.mathtext import segments, tex_html, tex_html_words
+from papers.mathtext import segments, tex_html, tex_html_passage, tex_html_words
+from wovepaper.lib.search.highlight import QueryWords
 
 
 def test_inline_tex_becomes_mathml_with_its_source_as_alternative_text():
@@ -100,3 +101,22 @@ def test_a_space_before_the_closing_dollar_still_closes_the_formula():
     # 1302.1042 in the bundled sample.
     html = tex_html("observed in $B \\to D^{(*)} \\, \\tau \\, {\\bar\n  \\nu}_\\tau $ decays")
     assert html.count("<math") == 1 and html.endswith("</math> decays")
+
+
+def test_a_search_snippet_marks_the_words_in_the_passage_that_holds_them():
+    words = QueryWords("spreadsheets formulas")
+    opening = " ".join(f"word{n}" for n in range(60))
+    abstract = (
+        f"{opening}. A <b>spreadsheet</b> & its $\\alpha$-formula errors, "
+        "<script>alert(1)</script> in Spreadsheet formulas."
+    )
+    html = tex_html_passage(abstract, words, 20)
+    # Drawn from the matching passage, not the opening; the text escaped, then marked.
+    assert html.startswith("… word5") and "word0 " not in html
+    assert "&lt;b&gt;<mark>spreadsheet</mark>&lt;/b&gt; &amp; its" in html
+    assert "<mark>Spreadsheet</mark> <mark>formulas</mark>." in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>" not in html
+    assert "<math" in html and "<mark><math" not in html  # a formula is shown, never marked
+    # Stop words are not marked; without a match, the opening words as in a list.
+    assert "<mark>" not in tex_html_passage("the paper of the year", QueryWords("the of"), 5)
+    assert tex_html_passage(abstract, QueryWords("zzzqqqxx"), 3) == tex_html_words(abstract, 3)

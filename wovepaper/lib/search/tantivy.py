@@ -60,7 +60,7 @@ DEEP_OFFSET = 10_000
 BULK_COMMIT_EVERY = 250_000
 
 
-def _text_analyzer() -> tantivy.TextAnalyzer:
+def text_analyzer() -> tantivy.TextAnalyzer:
     # Close to PostgreSQL's 'english' configuration: lower case, accents folded, English stop
     # words dropped, Snowball English stems.
     return (
@@ -140,7 +140,7 @@ class TantivyBackend(SearchBackend):
         self.path.mkdir(parents=True, exist_ok=True)
         self.schema = _schema(collection)
         self.index_ = tantivy.Index(self.schema, path=str(self.path), reuse=True)
-        self.text_analyzer = _text_analyzer()
+        self.text_analyzer = text_analyzer()
         self.name_analyzer = _name_analyzer()
         self.index_.register_tokenizer(TEXT_TOKENIZER, self.text_analyzer)
         self.index_.register_tokenizer(NAME_TOKENIZER, self.name_analyzer)

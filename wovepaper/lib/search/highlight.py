@@ -1,0 +1,73 @@
+"""Which words of a text a query's words match, for highlighting them in a snippet and for
+telling whether a document contains every word of a query.
+
+Words are compared as the tantivy engine compares them (its analyzer: lower case, accents
+folded, English stop words dropped, Snowball English stems), whatever engine is configured:
+PostgreSQL's 'english' configuration stems with Snowball too, SQLite FTS5 with Porter's
+original, so a rare word may stem differently there. tantivy's own snippets
+(`SnippetGenerator`) are not used: they exist for the tantivy engine only, and a page shows
+its snippets whatever the engine.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from functools import lru_cache
+
+import tantivy
+
+from .base import parse_text
+from .tantivy import text_analyzer
+
+# A run of letters and digits: what tantivy's simple tokenizer makes a token of.
+TOKEN = re.compile(r"[^\W_]+")
+
+_local = threading.local()
+
+
+def _analyzer() -> tantivy.TextAnalyzer:
+    # One per thread: an analyzer keeps state while it tokenizes.
+    analyzer = getattr(_local, "analyzer", None)
+    if analyzer is None:
+        analyzer = _local.analyzer = text_analyzer()
+    return analyzer
+
+
+@lru_cache(maxsize=65_536)
+def stem(token: str) -> str:
+    """The token's stem as the engines index it; "" for a stop word."""
+    found = _analyzer().analyze(token)
+    return found[0] if found else ""
+
+
+class QueryWords:
+    """A query's words (from every clause, phrases included) as stems."""
+
+    def __init__(self, text: str) -> None:
+        tokens = (t for clause in parse_text(text) for w in clause.words for t in TOKEN.findall(w))
+        self.stems = frozenset(s for s in map(stem, tokens) if s)
+        # Only tokens that start as a stem does are stemmed (a stem keeps its word's first two
+        # letters), found by one regex pass over the text; stems of accented words are
+        # folded to ASCII, so a token that starts with another letter is a candidate too.
+        starts = sorted({s[:2] for s in self.stems})
+        self._candidates = re.compile(
+            r"(?<![^\W_])(?:(?:" + "|".join(map(re.escape, starts)) + r")|[^\x00-\x7f])[^\W_]*"
+            if starts
+            else r"(?!)",
+            re.IGNORECASE,
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.stems)
+
+    def spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """Where the text's tokens that match a query word start and end."""
+        for found in self._candidates.finditer(text):
+            if stem(found.group()) in self.stems:
+                yield found.span()
+
+    def all_in(self, text: str) -> bool:
+        """Whether the text holds every word of the query (as stems, phrases as words)."""
+        return bool(self.stems) and self.stems <= {stem(t) for t in TOKEN.findall(text)}
