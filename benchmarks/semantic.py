@@ -934,9 +934,9 @@ def fusion(args) -> None:
     _sample_site(args.vectors)
     from papers.search import PAPERS
     from wovepaper.lib.search import SearchQuery, backend_for
-    from wovepaper.lib.search.hybrid import FUSED_MIN, RELAXED_WEIGHT, RRF_K, HybridBackend
+    from wovepaper.lib.search.hybrid import FUSED, RELAXED_WEIGHT, RRF_K, HybridBackend
 
-    today = ("rrf", RRF_K, RELAXED_WEIGHT, FUSED_MIN)  # what hybrid.py fuses with
+    today = ("rrf", RRF_K, RELAXED_WEIGHT, FUSED)  # what hybrid.py fuses with
     hybrid = backend_for(PAPERS, "hybrid")
     assert isinstance(hybrid, HybridBackend)
     count, sets = _known_item_sets(args.queries)
@@ -1016,7 +1016,9 @@ def known_item(args) -> None:
         for mode in ("keyword", "semantic", "hybrid"):
             ranks = []
             for pk, text in queries:
-                found = [p.pk for p in paper_search(text, mode=mode, limit=10).items]
+                page = paper_search(text, mode=mode, limit=10)
+                # The first 10 a reader sees: those with the words, then those related.
+                found = [p.pk for p in [*page.items, *page.related][:10]]
                 ranks.append(found.index(pk) + 1 if pk in found else None)
             recall = sum(r is not None for r in ranks) / len(ranks)
             mrr = sum(1 / r for r in ranks if r) / len(ranks)
@@ -1040,7 +1042,8 @@ def _retrieve_before(question: str) -> list:
         return []
     found: dict = {}
     for query in [" ".join(words)] + (words if len(words) > 1 else []):
-        for paper in paper_search(query, limit=answers.SOURCES_MAX * 2).items:
+        page = paper_search(query, limit=answers.SOURCES_MAX * 2)
+        for paper in [*page.items, *page.related]:
             found.setdefault(paper.pk, paper)
     return answers._by_overlap(words, list(found.values()))
 

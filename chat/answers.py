@@ -2,10 +2,12 @@
 papers it uses, streamed as it is made.
 
 - Retrieval: the question's content words go once to the paper search the search page uses
-  (`papers.search.paper_search`, hybrid: words and meaning, whichever engine is configured),
-  whose order is kept; a paper that contains fewer than half of the words is not a source. A
-  conversation opened from a paper page is about that paper; from a researcher page, about
-  their papers.
+  (`papers.search.paper_search`, hybrid: words and meaning, whichever engine is configured):
+  its papers that contain the words, then those related by meaning, above the same
+  similarity floor as the search page's (settings.SEARCH_SIMILARITY_FLOOR); nothing else is a
+  source. Until any paper is embedded there is no similarity to judge by: the papers that
+  contain half of the words stand in. A conversation opened from a paper page is about that
+  paper; from a researcher page, about their papers (those with half of the words).
 - With a model (wovepaper.lib.llm), it gets the papers as numbered sources inside <sources>
   tags, marked as data, and streams an answer citing them as [1], [2]. Without one, the answer
   quotes the abstracts' most relevant sentences with their citations and says it is quoting.
@@ -28,7 +30,7 @@ from django.utils import timezone
 
 from papers.analysis import analysis_of, request_analysis
 from papers.models import Paper
-from papers.search import paper_search
+from papers.search import paper_search, papers_searchable_by_meaning
 from papers.selectors import papers_by_researcher, papers_listed
 from wovepaper.lib import llm
 
@@ -119,14 +121,16 @@ def _scope_papers(scope: str) -> list[Paper] | None:
 
 
 def retrieve(question: str, scope: str = "") -> list[Source]:
-    """The papers that answer the question best, numbered from 1; empty when none is relevant
-    (no paper contains half of the question's content words).
+    """The papers that answer the question best, numbered from 1; empty when none is relevant:
+    none contains the question's content words and none is related to them by meaning (above
+    the similarity floor, as on the search page; before anything is embedded, none contains
+    half of the words).
 
-    One paper search, hybrid as the search page's (so one embedding of the question), and its
-    order kept (one more by keyword alone, any of the words, when it found nothing relevant).
-    Ranking its papers again by how many of the question's words they contain put a paper
-    that repeats the words ("red", "stars") above the one search ranks first by meaning
-    (benchmarks/semantic.py chat measures both)."""
+    One paper search, hybrid as the search page's (so one embedding of the question): the
+    papers with every word in its order, then those related by meaning in theirs. Ranking
+    them again by how many of the question's words they contain put a paper that repeats the
+    words ("red", "stars") above the one search ranks first by meaning (benchmarks/semantic.py
+    chat measures both)."""
     words = keywords(question)
     scoped = _scope_papers(scope)
     if scoped is not None:
@@ -138,14 +142,16 @@ def retrieve(question: str, scope: str = "") -> list[Source]:
     if not words:
         return []
     text = " ".join(words)
-    needed = _needed(words)
-    found = paper_search(text, mode="hybrid", limit=SOURCES_MAX * 2).items
-    relevant = [p for p in found if _overlap(words, f"{p.title} {p.abstract}") >= needed]
-    if not relevant:
-        # Hybrid search adds the papers with some of the words only where papers are embedded;
-        # before they are, the words are asked once more, any of them (no embedding).
-        found = paper_search(text, mode="keyword", any_word=True, limit=SOURCES_MAX * 2).items
-        relevant = [p for p in found if _overlap(words, f"{p.title} {p.abstract}") >= needed]
+    found = paper_search(text, mode="hybrid", limit=SOURCES_MAX)
+    relevant = [*found.items, *found.related]
+    if not relevant and not papers_searchable_by_meaning():
+        # Nothing embedded yet (a new site, an archive still embedding): no similarity to
+        # judge by, so the papers that contain half of the words stand in.
+        candidates = paper_search(text, mode="keyword", any_word=True, limit=SOURCES_MAX * 2)
+        needed = _needed(words)
+        relevant = [
+            p for p in candidates.items if _overlap(words, f"{p.title} {p.abstract}") >= needed
+        ]
     return [Source(n, p) for n, p in enumerate(relevant[:SOURCES_MAX], start=1)]
 
 

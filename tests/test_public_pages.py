@@ -95,7 +95,7 @@ def test_search_leads_with_papers_when_papers_match(client, paper_factory):
     paper_factory(title="Quaternion algebras")
     researcher("Wilhelmina Quaternion", paper_count=4)
     html = client.get("/search", {"q": "quaternion"}).content.decode()
-    assert "1 paper matching “quaternion”" in html
+    assert "1 paper contains the word “quaternion”" in html
     assert titles(html) == ["Quaternion algebras"]
 
 

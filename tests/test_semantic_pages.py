@@ -65,41 +65,129 @@ def titles(html: str) -> list[str]:
     return re.findall(r'<h3><a href="/papers/[^"]+">([^<]+)</a></h3>', html)
 
 
-def test_search_ranks_by_words_and_meaning_by_default_and_says_so(client, embedded):
-    surface, decoding, colour, dark = embedded
-    html = client.get("/search", {"q": "mistakes in quantum computers"}).content.decode()
-    assert "Ranked by words and meaning together" in html
-    assert '<option value="hybrid" selected>' in html
-    found = titles(html)
-    assert set(found[:3]) == {surface.title, decoding.title, colour.title}
-    assert found[-1] == dark.title  # every paper is somewhat near: the galaxies come last
+def results_part(html: str) -> str:
+    """The papers' region of the search page, without the names beside it."""
+    return html.split('aria-labelledby="res-h"', 1)[1].split("<aside>", 1)[0]
 
-    words = client.get("/search", {"q": "mistakes in quantum computers", "mode": "keyword"})
+
+def test_hybrid_search_says_how_many_contain_the_words_then_what_is_related(client, embedded):
+    surface, decoding, colour, dark = embedded
+    html = client.get("/search", {"q": "quantum error correction codes"}).content.decode()
+    assert '<option value="hybrid" selected>' in html
+    found = results_part(html)
+    words, related = found.split('id="related-h"', 1)
+    # Only the surface code paper has all four words; the other two code papers are close in
+    # meaning (cosine 0.54), the galaxies paper is not (-0.02).
+    assert "1 paper contains the words “quantum error correction codes”" in words
+    assert titles(words) == [surface.title]
+    assert "Related by meaning" in related and "a similarity of at least 0.45" in related
+    assert set(titles(related)) == {decoding.title, colour.title}
+    assert dark.title not in html
+    # The words are marked in the passage that holds them.
+    assert "logical <mark>error</mark> rates of surface <mark>codes</mark>" in words
+    assert "for surface <mark>codes</mark> lowers the logical <mark>error</mark> rate" in related
+
+
+def test_a_query_no_paper_contains_shows_only_what_is_related(client, embedded):
+    surface, decoding, colour, dark = embedded
+    found = results_part(client.get("/search", {"q": "what galaxies are made of"}).content.decode())
+    assert "No paper contains the words “what galaxies are made of”" in found
+    assert "More than" not in found
+    assert titles(found.split('id="related-h"', 1)[1]) == [dark.title]  # 0.48; the rest < 0.1
+    words = client.get("/search", {"q": "what galaxies are made of", "mode": "keyword"})
     assert titles(words.content.decode()) == []  # no paper has these words
 
-    meaning = client.get("/search", {"q": "galaxies", "mode": "semantic", "category": "quant-ph"})
-    html = meaning.content.decode()
-    assert "Ranked by meaning alone" in html and dark.title not in titles(html)
+
+def test_a_query_that_matches_nothing_and_means_nothing_gets_suggestions(client, embedded):
+    for query in ("zzzqqqxx", "zzzqqqxx qwpoeiru"):
+        html = client.get("/search", {"q": query, "category": "quant-ph"}).content.decode()
+        found = results_part(html)
+        assert titles(found) == [] and "More than" not in found and "related-h" not in found
+        assert f"No papers for “{query}”" in found and "check the spelling" in found
+        assert 'href="/categories/' in found  # browse a field
+        assert "search without the filters" in found
+    two = results_part(client.get("/search", {"q": "zzzqqqxx qwpoeiru"}).content.decode())
+    assert '<a href="?q=zzzqqqxx">zzzqqqxx</a>' in two  # fewer words: each alone
+    md = client.get("/search", {"q": "zzzqqqxx"}, HTTP_ACCEPT="text/markdown").content.decode()
+    assert "## Papers that contain the word (0)" in md and "Nothing found. Check the spelling" in md
+    api = client.get("/api/v1/search/papers/", {"q": "zzzqqqxx"}).json()
+    assert api["count"] == 0 and api["results"] == []
 
 
-def test_api_and_markdown_take_the_mode(client, embedded):
+def test_semantic_mode_shows_only_what_is_above_the_floor(client, embedded):
     surface, decoding, colour, dark = embedded
-    api = client.get("/api/v1/search/papers/", {"q": "how do galaxies hold together"})
+    html = client.get(
+        "/search", {"q": "correcting mistakes in quantum computers", "mode": "semantic"}
+    ).content.decode()
+    found = results_part(html)
+    # Cosines 0.61, 0.44, 0.38, 0.02: one paper is above 0.45.
+    assert "1 paper close in meaning to “correcting mistakes in quantum computers”" in found
+    assert "Ranked by meaning alone" in found and titles(found) == [surface.title]
+    nothing = client.get("/search", {"q": "galaxies", "mode": "semantic", "category": "quant-ph"})
+    found = results_part(nothing.content.decode())
+    assert titles(found) == [] and "No paper is close enough in meaning" in found
+    assert "search by words and meaning" in found
+
+
+def test_api_and_markdown_split_words_from_meaning(client, embedded):
+    surface, decoding, colour, dark = embedded
+    api = client.get("/api/v1/search/papers/", {"q": "quantum error correction codes"})
     assert api.status_code == 200
-    assert api.json()["results"][0]["title"] == dark.title
+    body = api.json()
+    assert body["count"] == 1 and not body["count_is_capped"]
+    first, *related = body["results"]
+    assert (first["title"], first["match"], first["similarity"]) == (surface.title, "words", None)
+    assert {r["title"] for r in related} == {decoding.title, colour.title}
+    assert all(r["match"] == "meaning" and r["similarity"] >= 0.45 for r in related)
+    page_two = client.get(
+        "/api/v1/search/papers/", {"q": "quantum error correction codes", "page": 2}
+    ).json()
+    assert page_two["results"] == []  # the related part is the first page's
+    semantic = client.get(
+        "/api/v1/search/papers/",
+        {"q": "correcting mistakes in quantum computers", "mode": "semantic"},
+    ).json()
+    assert [(r["title"], r["match"]) for r in semantic["results"]] == [(surface.title, "meaning")]
+    assert semantic["results"][0]["similarity"] > 0.6
     keyword = client.get(
-        "/api/v1/search/papers/", {"q": "how do galaxies hold together", "mode": "keyword"}
+        "/api/v1/search/papers/", {"q": "what galaxies are made of", "mode": "keyword"}
     )
     assert keyword.json()["results"] == []
     bad = client.get("/api/v1/search/papers/", {"q": "x", "mode": "telepathy"})
     assert bad.status_code == 400
 
     md = client.get(
-        "/search", {"q": "how do galaxies hold together"}, HTTP_ACCEPT="text/markdown"
+        "/search", {"q": "quantum error correction codes"}, HTTP_ACCEPT="text/markdown"
     ).content.decode()
-    assert "Ranked by words and meaning together" in md
-    assert dark.title in md.split("## Researchers")[0]
+    papers, related = md.split("## Researchers")[0].split("## Related by meaning")
+    assert "## Papers that contain the words (1)" in papers and surface.title in papers
+    assert "Ranked by words and meaning together" in papers
+    assert decoding.title in related and colour.title in related and dark.title not in md
     assert "`mode`" in client.get("/search", HTTP_ACCEPT="text/markdown").content.decode()
+
+
+def test_the_openapi_schema_describes_the_two_kinds_of_match(client):
+    schema = client.get("/openapi.json").json()
+    schemas = schema["components"]["schemas"]
+    result = schemas["PaperSearchResult"]["properties"]
+    match = result["match"].get("allOf", [result["match"]])[0]
+    match = schemas[match["$ref"].rsplit("/", 1)[1]] if "$ref" in match else match
+    assert match["enum"] == ["words", "meaning"]
+    assert "contains every word" in result["match"]["description"]
+    assert result["similarity"]["nullable"] is True
+    response = schemas["PaperSearchResponse"]["properties"]
+    assert response["results"]["items"]["$ref"].endswith("/PaperSearchResult")
+
+
+def test_a_hybrid_page_costs_the_same_queries_with_or_without_related_papers(client, embedded):
+    def queries(text: str) -> int:
+        cache.clear()
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get("/search", {"q": text}).status_code == 200
+        return len(captured)
+
+    # Word matches only, then word matches and two related papers.
+    assert queries("quantum error correction codes") <= queries("dark matter")
 
 
 def test_a_paper_page_lists_similar_papers_with_their_reasons(client, embedded):
@@ -230,13 +318,13 @@ def test_suggestions_cost_a_bounded_number_of_queries_however_many_are_followed(
 
 
 def test_the_words_only_link_keeps_the_query(client, embedded):
-    html = client.get("/search", {"q": "mistakes in quantum computers"}).content.decode()
+    html = client.get("/search", {"q": "quantum error correction codes"}).content.decode()
     link = re.search(r'<a href="([^"]*)">Words only</a>', html)
     assert link is not None, "hybrid search shows no 'Words only' link"
     href = link[1].replace("&amp;", "&")
     assert href.startswith("?q=") and "??" not in href
     assert "mode=keyword" in href
     assert (
-        "mistakes in quantum computers"
+        "quantum error correction codes"
         in client.get(href if href.startswith("/") else "/search" + href).content.decode()
     )

@@ -100,7 +100,7 @@ def test_search_finds_papers_researchers_and_institutions(
     assert response.status_code == 200
     html = response.content.decode()
     assert paper_titles(html) == ["Elastic training for deep learning"]
-    assert "1 paper matching “elastic”" in html
+    assert "1 paper contains the word “elastic”" in html
     assert "Elastic Sun" in html and "Elastic Merged" not in html
     assert "Institute for Elastic Things" in html
     assert_head(html, "/search?q=elastic")

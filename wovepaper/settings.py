@@ -540,6 +540,11 @@ if VECTOR_ENGINE in ("usearch", "auto"):
 # The default is all-MiniLM-L6-v2 on ONNX Runtime with int8 matrix products: 1.19x torch's
 # papers per CPU-second at the same known-item recall and category agreement (docs/performance.md).
 EMBEDDING_ENCODER = env("EMBEDDING_ENCODER", "wovepaper.lib.embeddings.MiniLMOnnxInt8Encoder")
+# Below this cosine similarity to a query a paper is not "related by meaning" (search's second
+# part, semantic mode, chat's sources). It belongs to the encoder: measured for the default one
+# (`python benchmarks/semantic.py floor`: 0.45 keeps 89.8% of hand-written paraphrases' papers
+# and no query that means nothing here); another EMBEDDING_ENCODER needs its own measurement.
+SEARCH_SIMILARITY_FLOOR = float(env("SEARCH_SIMILARITY_FLOOR", "0.45"))
 # Where the ONNX encoders keep the model's ONNX export, made from the bundled weights on first
 # use (seconds; nothing is downloaded).
 EMBEDDING_MODEL_DIR = Path(env("EMBEDDING_MODEL_DIR", str(DATA_DIR / "models")))

@@ -59,7 +59,9 @@ def site_search(
                 offset=offset,
                 limit=limit,
             )
-            results.main = found.with_items(papers_with_short_bylines(found.items))
+            # One read of bylines for both parts of a hybrid page.
+            shown = papers_with_short_bylines([*found.items, *found.related])
+            results.main = found.with_items(shown[: len(found.items)], shown[len(found.items) :])
             results.researchers = researchers_search(search.query, limit=side_limit).items
             results.people = people_named(search.query, results.researchers)
             results.institutions = institutions_search(search.query, limit=side_limit).items

@@ -23,6 +23,8 @@ from wovepaper.lib.negotiation import render_page, wants_htmx_fragment, wants_ma
 from wovepaper.lib.pagecache import cache_public_page
 from wovepaper.lib.paging import page_number, search_window, window
 from wovepaper.lib.request_types import HtmxHttpRequest
+from wovepaper.lib.search.base import parse_text
+from wovepaper.lib.search.vectors import similarity_floor
 
 from .forms import MODES, SORTS, TABS, SearchForm
 from .selectors import site_figures
@@ -95,6 +97,7 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
             request, results.main, page=page, per_page=PER_PAGE, max_page=MAX_SEARCH_PAGE
         )
     found = results.main
+    words = [word for clause in parse_text(wanted.query) for word in clause.words]
     context = {
         "form": form,
         "query": wanted.query,
@@ -108,6 +111,12 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         "date_from": wanted.date_from,
         "date_to": wanted.date_to,
         "papers": found.items if wanted.tab == "papers" else [],
+        "related": found.related if wanted.tab == "papers" else [],
+        "related_limit": PER_PAGE,
+        "similarity_floor": similarity_floor(),
+        "query_words": len(words),
+        # An empty page's suggestion of fewer words: each word alone.
+        "suggested_words": words if len(words) > 1 else [],
         "researchers": found.items if wanted.tab == "researchers" else results.researchers,
         "institutions": found.items if wanted.tab == "institutions" else results.institutions,
         "people": results.people,
@@ -125,6 +134,7 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         and wanted.tab == "papers"
         and not context["total"]
         and not context["papers"]
+        and not context["related"]
         and (context["researchers"] or context["institutions"])
     )
     # A history restore asks for the whole page again, even though it comes from htmx.

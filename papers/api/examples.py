@@ -78,3 +78,8 @@ def paper_example(*, detail: bool = False) -> dict:
             }
         )
     return paper
+
+
+def paper_search_example() -> dict:
+    """A search result: the paper as listed, found because it contains the words."""
+    return {**paper_example(), "match": "words", "similarity": None}

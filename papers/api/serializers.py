@@ -342,11 +342,50 @@ class PaperSearchParamsSerializer(serializers.Serializer):
     )
 
 
+SEARCH_MATCHES = ("words", "meaning")
+
+
+class PaperSearchResultSerializer(PaperSerializer):
+    """A paper found, with why: it contains the words, or it is close to them in meaning.
+    `context["found"]` maps each paper's pk to its (match, similarity)."""
+
+    match = serializers.SerializerMethodField(
+        help_text="`words`: the title or abstract contains every word of `q` (what `count` "
+        "counts); `meaning`: it does not, or was not asked to (`mode=semantic`), but is close "
+        "to `q` in meaning, at a similarity of at least the site's floor."
+    )
+    similarity = serializers.SerializerMethodField(
+        help_text="Cosine similarity between the embeddings of `q` and of the paper's title "
+        "and abstract, for a `meaning` match ranked by relevance; null otherwise."
+    )
+
+    class Meta(PaperSerializer.Meta):
+        fields = [*PaperSerializer.Meta.fields, "match", "similarity"]
+
+    @extend_schema_field(serializers.ChoiceField(SEARCH_MATCHES))
+    def get_match(self, obj: Paper) -> str:
+        return self.context["found"][obj.pk][0]
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_similarity(self, obj: Paper) -> float | None:
+        similarity = self.context["found"][obj.pk][1]
+        return None if similarity is None else round(similarity, 4)
+
+
 class PaperSearchResponseSerializer(serializers.Serializer):
-    count = serializers.IntegerField(help_text="Matches found, up to `count_is_capped`.")
+    count = serializers.IntegerField(
+        help_text="Papers that contain the words (`mode=keyword` and `hybrid`), or papers above "
+        "the similarity floor (`mode=semantic`, about that many), up to `count_is_capped`."
+    )
     count_is_capped = serializers.BooleanField(
         help_text="True when there are more matches than `count` (counting stops there)."
     )
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
-    results = PaperSerializer(many=True)
+    results = PaperSearchResultSerializer(
+        many=True,
+        help_text="This page's papers that contain the words (`match: words`), then, on the "
+        "first page of a hybrid search, up to `page_size` more that do not but are related by "
+        "meaning (`match: meaning`), closest first. Every result of `mode=semantic` is a "
+        "`meaning` match.",
+    )

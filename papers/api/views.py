@@ -31,13 +31,15 @@ from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
 from wovepaper.lib.api.schema import converter_path_parameter, error_responses, query_values
 from wovepaper.lib.bounds import day_after
+from wovepaper.lib.search import SearchPage
 
-from .examples import paper_example
+from .examples import paper_example, paper_search_example
 from .serializers import (
     PaperDetailSerializer,
     PaperFilterSerializer,
     PaperSearchParamsSerializer,
     PaperSearchResponseSerializer,
+    PaperSearchResultSerializer,
     PaperSerializer,
     day_start,
 )
@@ -152,6 +154,19 @@ class PaperDetailView(ConditionalGetMixin, generics.RetrieveAPIView):
         return response
 
 
+def search_matches(found: SearchPage[Paper], *, by_meaning_alone: bool) -> dict:
+    """Each paper's (match, similarity) on a search page: the word matches (every result of a
+    semantic search is a meaning match, with its score when ranked by relevance), then the
+    related ones, with theirs."""
+    matches: dict[int, tuple[str, float | None]] = {}
+    scores = found.scores if by_meaning_alone and found.scores else [None] * len(found.items)
+    for paper, score in zip(found.items, scores, strict=True):
+        matches[paper.pk] = ("meaning", score) if by_meaning_alone else ("words", None)
+    for paper, similarity in zip(found.related, found.related_scores, strict=True):
+        matches[paper.pk] = ("meaning", similarity)
+    return matches
+
+
 class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
     serializer_class = PaperSearchResponseSerializer
 
@@ -160,8 +175,11 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
         summary="Search papers",
         description="Search over titles and abstracts by words, by meaning or both (`mode`), "
         "ranked by relevance (or sorted by date or citations). Paged by page number; counting "
-        "stops at 10,000 matches (`count_is_capped`); a semantic or hybrid count is about that "
-        "many.",
+        "stops at 10,000 matches (`count_is_capped`). `count` is of the papers that contain the "
+        "words; a hybrid search's first page adds, after them, the papers related by meaning "
+        "that do not (`match: meaning`, with their `similarity`), and only those above the "
+        "site's similarity floor: a query that no paper contains and none is close to answers "
+        "`count: 0` and no results. A semantic count is about that many.",
         parameters=[PaperSearchParamsSerializer],
         responses={
             200: OpenApiResponse(
@@ -177,7 +195,7 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
                     "count_is_capped": False,
                     "next": None,
                     "previous": None,
-                    "results": [paper_example()],
+                    "results": [paper_search_example()],
                 },
                 response_only=True,
                 status_codes=["200"],
@@ -203,7 +221,8 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
             offset=(page - 1) * size,
             limit=size,
         )
-        papers = papers_with_bylines(result.items)
+        papers = papers_with_bylines([*result.items, *result.related])
+        found = search_matches(result, by_meaning_alone=p["mode"] == "semantic")
         url = request.build_absolute_uri()
         has_next = page * size < result.total and page < 500
         return Response(
@@ -212,6 +231,8 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
                 "count_is_capped": result.total_is_capped,
                 "next": replace_query_param(url, "page", page + 1) if has_next else None,
                 "previous": replace_query_param(url, "page", page - 1) if page > 1 else None,
-                "results": PaperSerializer(papers, many=True, context={"request": request}).data,
+                "results": PaperSearchResultSerializer(
+                    papers, many=True, context={"request": request, "found": found}
+                ).data,
             }
         )

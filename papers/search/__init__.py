@@ -28,6 +28,7 @@ from wovepaper.lib.search import (
     Term,
     TextField,
     backend_for,
+    vector_backend_for,
 )
 from wovepaper.lib.search.orm import changed_id_batches, with_instances
 
@@ -36,7 +37,15 @@ from .database import COUNT_CAP, fts5_query, paper_database_backend
 from .documents import paper_documents, paper_id_batches
 from .vectors import PAPER_VECTORS
 
-__all__ = ["COUNT_CAP", "MODES", "PAPERS", "fts5_query", "paper_search", "paper_search_backend"]
+__all__ = [
+    "COUNT_CAP",
+    "MODES",
+    "PAPERS",
+    "fts5_query",
+    "paper_search",
+    "paper_search_backend",
+    "papers_searchable_by_meaning",
+]
 
 PAPERS = Collection(
     name="papers",
@@ -128,3 +137,9 @@ def paper_search(
     found = paper_search_backend(mode).search(wanted)
     # The vector index learns of a deletion only when the paper is next indexed.
     return with_instances(found, Paper.objects.filter(is_deleted=False))
+
+
+def papers_searchable_by_meaning() -> bool:
+    """Whether any paper has a vector to search by meaning (kept in the shared cache for up to
+    a minute when none has: wovepaper.lib.search.vectors)."""
+    return vector_backend_for(PAPERS).has_vectors()

@@ -138,7 +138,7 @@ def test_api_conforms_to_its_schema(api_schema, api_token, mode, signed_in):
 
 
 def test_schema_paper_example_is_what_the_api_answers(api, fixtures_dir):
-    from papers.api.examples import paper_example
+    from papers.api.examples import paper_example, paper_search_example
 
     snapshot_import(fixtures_dir / "arxiv-snapshot" / "first200.jsonl")
     host = {"HTTP_HOST": "127.0.0.1:8000"}  # API links use the host asked; SITE_URL's here
@@ -147,7 +147,7 @@ def test_schema_paper_example_is_what_the_api_answers(api, fixtures_dir):
     body.pop("modified_at"), example.pop("modified_at")
     assert body == example
     listed = api.get("/api/v1/search/papers/", {"q": "diphoton Tevatron"}, **host).json()["results"]
-    assert listed[0] == paper_example()
+    assert listed[0] == paper_search_example()
 
 
 @pytest.mark.parametrize(

@@ -606,9 +606,19 @@ def test_chat_retrieves_through_one_hybrid_search_and_keeps_its_order(
     sources = answers.retrieve(RED_DWARF_QUESTION)
     # One search, hybrid (the question embedded once), as the search page ranks it.
     assert [kwargs["mode"] for _, kwargs in searches] == ["hybrid"]
-    page = search(searches[0][0][0], mode="hybrid", limit=10).items
-    assert page[0] == red_dwarf_papers[0]
+    page = search(searches[0][0][0], mode="hybrid", limit=10)
+    assert [*page.items, *page.related][0] == red_dwarf_papers[0]
     assert [s.paper for s in sources][0] == red_dwarf_papers[0]
+
+
+def test_chat_takes_as_sources_only_papers_with_the_words_or_above_the_floor(
+    reader, red_dwarf_papers
+):
+    # The R stars paper has three of the five words ("red", "stars", "common"), which the
+    # half-the-words rule took for relevant; neither paper is close in meaning (0.29, 0.39).
+    assert answers.retrieve("Are red stars common in sourdough recipes?") == []
+    sources = answers.retrieve(RED_DWARF_QUESTION)  # both above the floor (0.61, 0.55)
+    assert [s.paper for s in sources] == red_dwarf_papers
 
 
 def test_every_citation_number_in_an_answer_links_to_its_paper(client, reader, papers, no_model):

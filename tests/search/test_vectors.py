@@ -13,6 +13,7 @@ from papers.models import Paper
 from papers.search import PAPERS, paper_search
 from papers.search.embedding_stage import embed_papers
 from wovepaper.lib.search import SearchQuery, Term, backend_for, reset_backends
+from wovepaper.lib.search import hybrid as hybrid_module
 from wovepaper.lib.search.base import Range
 from wovepaper.lib.search.engine_feed import merge_vectors
 from wovepaper.lib.search.hybrid import fuse, reciprocal_rank_fusion
@@ -38,8 +39,10 @@ VECTOR_ENGINES = ["exact", "usearch", PGVECTOR]
 
 @pytest.fixture(params=VECTOR_ENGINES)
 def vector_engine(request, settings, paper_factory):
-    """Each contract test runs once per vector backend, over the same five embedded papers."""
+    """Each contract test runs once per vector backend, over the same five embedded papers;
+    the similarity floor off (these are about ranking: the floor has tests of its own)."""
     settings.VECTOR_ENGINE = request.param
+    settings.SEARCH_SIMILARITY_FLOOR = -1.0
     settings.VECTOR_DATABASE = "vectors"
     reset_backends()
     return _five_embedded_papers(paper_factory)
@@ -250,8 +253,9 @@ def test_hybrid_finds_what_either_ranking_alone_would(vector_engine):
     surface, decoding, dark, vision, protein = vector_engine
     # No word of this query is in the papers: keyword finds nothing, hybrid still answers.
     assert paper_search("correcting mistakes in quantum computers", mode="keyword").items == []
-    hybrid = paper_search("correcting mistakes in quantum computers", mode="hybrid").items
-    assert {hybrid[0].pk, hybrid[1].pk} == {surface.pk, decoding.pk}
+    hybrid = paper_search("correcting mistakes in quantum computers", mode="hybrid")
+    assert hybrid.items == [] and hybrid.total == 0
+    assert {hybrid.related[0].pk, hybrid.related[1].pk} == {surface.pk, decoding.pk}
     # A rare exact word that the model reads past: keyword ranks it first, so does hybrid.
     assert paper_search("spheroidal", mode="keyword").items[0] == dark
     assert paper_search("spheroidal", mode="hybrid").items[0] == dark
@@ -375,3 +379,59 @@ def test_auto_takes_pgvector_where_the_extension_is_available(settings):
             available = cursor.fetchone() is not None
     expected = PgvectorBackend if available else UsearchBackend
     assert type(backend_for(PAPERS, "semantic")) is expected
+
+
+@pytest.fixture(params=VECTOR_ENGINES)
+def floored(request, settings, paper_factory):
+    """The five papers, with the default encoder's similarity floor (0.45)."""
+    settings.VECTOR_ENGINE = request.param
+    settings.VECTOR_DATABASE = "vectors"
+    settings.SEARCH_SIMILARITY_FLOOR = 0.45
+    reset_backends()
+    return _five_embedded_papers(paper_factory)
+
+
+def test_below_the_similarity_floor_nothing_is_found_by_meaning(floored):
+    surface, decoding, dark, vision, protein = floored
+    backend = backend_for(PAPERS, "semantic")
+    # Cosines 0.65 and 0.57; the other three are under 0.15.
+    page = backend.search(SearchQuery(text="correcting mistakes in quantum computers"))
+    assert page.items == [surface.pk, decoding.pk] and page.total == 2
+    assert not page.total_is_capped and min(page.scores) >= 0.45
+    # "More than" only when more lie above the floor than the page holds.
+    one = backend.search(SearchQuery(text="correcting mistakes in quantum computers", limit=1))
+    assert one.items == [surface.pk] and one.total_is_capped
+    assert backend.search(SearchQuery(text="zzzqqqxx")).items == []
+    filtered = backend.search(
+        SearchQuery(
+            text="correcting mistakes in quantum computers", filters=(Term("categories", "cs.CV"),)
+        )
+    )
+    assert filtered.items == []  # the vision paper is in the pool, not above the floor
+
+
+def test_hybrid_says_which_papers_contain_the_words_and_which_are_related(floored):
+    surface, decoding, dark, vision, protein = floored
+    # No paper has "noise"; both qubit papers are close in meaning (0.47, 0.48).
+    found = paper_search("noise in qubits", mode="hybrid")
+    assert found.items == [] and found.total == 0
+    assert {p.pk for p in found.related} == {surface.pk, decoding.pk}
+    assert all(s >= 0.45 for s in found.related_scores)
+    # Words and meaning: the dark matter paper has both words; nothing else is close.
+    found = paper_search("dark matter", mode="hybrid")
+    assert [p.pk for p in found.items] == [dark.pk] and found.total == 1 and found.related == []
+    # Nothing contains it, nothing means it.
+    found = paper_search("zzzqqqxx", mode="hybrid")
+    assert (found.items, found.total, found.related) == ([], 0, [])
+    # A later page: only the word matches, no related part.
+    assert paper_search("noise in qubits", mode="hybrid", offset=20).related == []
+
+
+def test_related_leaves_out_word_matches_the_keyword_page_did_not_hold(floored, monkeypatch):
+    surface, decoding, dark, vision, protein = floored
+    # Only the first word match is held (a fusion depth of 1, a page of 1): the other paper
+    # with "qubits" is close in meaning but contains the word, so it is not "related".
+    monkeypatch.setattr(hybrid_module, "FUSED", 1)
+    found = paper_search("qubits", mode="hybrid", limit=1)
+    assert found.total == 2 and len(found.items) == 1
+    assert found.related == []

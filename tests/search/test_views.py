@@ -31,11 +31,12 @@ def test_search_page_answers_from_the_engine(engine, client, paper_factory):
     paper_factory(title="Quasicrystal growth", categories=["cond-mat.mtrl-sci"])
     engine()
     html = client.get("/search", {"q": "quasicrystal"}).content.decode()
-    assert "2 papers matching" in html and "Quasicrystal diffraction" in html
+    assert "2 papers contain the word “quasicrystal”" in html and "Quasicrystal diffraction" in html
     html = client.get("/search", {"q": "quasicrystal", "category": "math-ph"}).content.decode()
-    assert "1 paper matching" in html and paper.title in html and "growth" not in html
+    assert "1 paper contains the word “quasicrystal”" in html
+    assert paper.title in html and "growth" not in html
     md = client.get("/search", {"q": "quasicrystal"}, HTTP_ACCEPT="text/markdown").content
-    assert "(2 matching)" in md.decode()
+    assert "## Papers that contain the word (2)" in md.decode()
 
 
 @pytest.mark.postgres

@@ -148,8 +148,13 @@ class SearchPage(Generic[T]):
     # words, cosine similarity for meaning), when the page is in relevance order and the
     # engine gives one; else empty. Hybrid search fuses by it.
     scores: list[float] = field(default_factory=list)
+    # Hybrid search's second part, on its first page: documents whose similarity to the query
+    # is above the floor but which do not contain its words (`items` and `total` are those
+    # that do), best first, with their cosine similarities.
+    related: list[T] = field(default_factory=list)
+    related_scores: list[float] = field(default_factory=list)
 
-    def with_items(self, items: list[U]) -> SearchPage[U]:
+    def with_items(self, items: list[U], related: list[U] | None = None) -> SearchPage[U]:
         return SearchPage(
             items=items,
             total=self.total,
@@ -157,6 +162,8 @@ class SearchPage(Generic[T]):
             approximate=self.approximate,
             by_meaning=self.by_meaning,
             scores=self.scores,
+            related=related if related is not None else [],
+            related_scores=self.related_scores if related is not None else [],
         )
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from .base import SearchBackend, SearchPage, SearchQuery, with_slice
+from .base import SearchBackend, SearchPage, SearchQuery, TextField, with_slice
+from .highlight import QueryWords
 
 # Lower than the paper's 60: first places count for more. RRF_K and RELAXED_WEIGHT were chosen
 # together on known-item paraphrases (benchmarks/data/known-item-paraphrases.tsv). No fusion of
@@ -26,11 +27,9 @@ from .base import SearchBackend, SearchPage, SearchQuery, with_slice
 # `python benchmarks/semantic.py fusion` reruns the comparison (README, "Semantic search"
 # under Performance, has its figures).
 RRF_K = 5
-# How many of each ranking's first ids are fused: at least this many, so that the first page
-# weighs more than its own 20 of each, and at most FUSED_MAX (past it, pages go on in
-# keyword order, which is exact and cheap to page).
-FUSED_MIN = 100
-FUSED_MAX = 1_000
+# How many of each ranking's first ids are fused: more than a page's own 20 of each. Past the
+# keyword ranking's first FUSED, pages of the documents with the words go on in its order.
+FUSED = 100
 # The weight of a rank in the keyword ranking's any-word part (the full matches' weigh 1, as
 # the semantic ranking's do). Chosen with RRF_K (see there).
 RELAXED_WEIGHT = 0.5
@@ -78,7 +77,11 @@ def fuse(
 
 
 class HybridBackend(SearchBackend):
-    """Both rankings fused for relevance; the keyword backend's exact order for the date and
+    """A relevance page in two parts. First the documents that contain the words: the keyword
+    backend's matches and its count, the first FUSED of them reordered by fusion with the
+    semantic ranking (and the rest in keyword order, so pages neither repeat nor skip one).
+    Then, on the first page, `related`: documents above the similarity floor that do not
+    contain the words, in fused order. The keyword backend's exact order for the date and
     citation sorts (a similarity adds nothing to "newest first")."""
 
     engine = "hybrid"
@@ -92,35 +95,61 @@ class HybridBackend(SearchBackend):
         self, query: SearchQuery, depth: int
     ) -> tuple[SearchPage[int], list[int], SearchPage[int]]:
         """The first `depth` of the keyword ranking (every word), the any-word ranking's ids
-        (asked only when no paper has every word of a query of several: else []), and
-        the semantic ranking; the semantic page is empty when nothing is embedded yet (then
-        nothing else is asked)."""
-        semantic = self.semantic.search(with_slice(query, offset=0, limit=depth))
+        (asked only when no document has every word of a query of several: else []), and the
+        semantic ranking above the similarity floor; the semantic page is empty when nothing
+        is embedded yet or nothing is close enough (then nothing else is asked)."""
+        semantic = self.semantic.search(with_slice(query, offset=0, limit=FUSED))
         if not semantic.items:
             return SearchPage(), [], semantic
         keyword = self.keyword.search(with_slice(query, offset=0, limit=depth))
         relaxed: list[int] = []
         if not keyword.items and len(query.clauses()) > 1:
             relaxed = self.keyword.search(
-                replace(query, any_word=True, offset=0, limit=depth)
+                replace(query, any_word=True, offset=0, limit=FUSED)
             ).items
         return keyword, relaxed, semantic
 
     def search(self, query: SearchQuery) -> SearchPage[int]:
-        if query.sort != "relevance":
+        if query.sort != "relevance" or query.offset >= FUSED:
             return self.keyword.search(query)
         wanted = query.offset + query.limit
-        if wanted > FUSED_MAX:
+        keyword, relaxed, semantic = self.rankings(query, max(FUSED, wanted))
+        if not semantic.items:
+            # Nothing embedded, or nothing close enough: the keyword page, nothing related.
             return self.keyword.search(query)
-        keyword, relaxed, semantic = self.rankings(query, max(FUSED_MIN, wanted))
-        if not semantic.items:  # nothing embedded yet: the keyword page, with its exact counts
-            return self.keyword.search(query)
-        fused = fuse(keyword.items, relaxed, semantic.items)
-        total = max(keyword.total, len(fused))
+        head = keyword.items[:FUSED]
+        fused = fuse(head, relaxed, semantic.items)
+        in_head = set(head)
+        with_words = [i for i in fused if i in in_head] + keyword.items[FUSED:]
+        related: list[int] = []
+        if query.offset == 0:
+            everything_known = not keyword.total_is_capped and keyword.total <= len(keyword.items)
+            matched = set(keyword.items)
+            similar = set(semantic.items)
+            related = [i for i in fused if i in similar and i not in matched]
+            if not everything_known:
+                related = self._without_the_words(related, query, query.limit)
+            related = related[: query.limit]
+        similarity = dict(zip(semantic.items, semantic.scores, strict=False))
         return SearchPage(
-            items=fused[query.offset : wanted],
-            total=total,
-            total_is_capped=keyword.total_is_capped or semantic.total_is_capped,
-            approximate=True,
+            items=with_words[query.offset : wanted],
+            total=keyword.total,
+            total_is_capped=keyword.total_is_capped,
+            approximate=keyword.approximate,
             by_meaning=True,
+            related=related,
+            related_scores=[similarity[i] for i in related],
         )
+
+    def _without_the_words(self, ids: list[int], query: SearchQuery, count: int) -> list[int]:
+        """The first `count` of `ids` whose text does not hold every word of the query: for
+        when the keyword ranking read only the first of more matches than it holds, so that
+        absence from it does not mean absence of the words. One read of their documents."""
+        words = QueryWords(query.text)
+        texts = {
+            document["id"]: " ".join(
+                str(document.get(f.name) or "") for f in self.collection.of(TextField)
+            )
+            for document in self.collection.documents(ids[: count * 2])
+        }
+        return [i for i in ids if i in texts and not words.all_in(texts[i])][:count]

@@ -57,6 +57,18 @@ def queryset_page(queryset: QuerySet, query: SearchQuery) -> SearchPage[int]:
 
 def with_instances(found: SearchPage[int], queryset: QuerySet[Any]) -> SearchPage[Any]:
     """The page with each id replaced by its row from `queryset` (one query), in the engine's
-    order; an id whose row has gone since it was indexed is left out."""
-    by_id: dict[Any, Model] = queryset.in_bulk(found.items)
-    return found.with_items([by_id[i] for i in found.items if i in by_id])
+    order, and the same for `related`; an id whose row has gone since it was indexed is left
+    out (with its score)."""
+    by_id: dict[Any, Model] = queryset.in_bulk([*found.items, *found.related])
+    page = found.with_items(
+        [by_id[i] for i in found.items if i in by_id],
+        [by_id[i] for i in found.related if i in by_id],
+    )
+    page.related_scores = [
+        score for i, score in zip(found.related, found.related_scores, strict=True) if i in by_id
+    ]
+    if found.scores:
+        page.scores = [
+            score for i, score in zip(found.items, found.scores, strict=True) if i in by_id
+        ]
+    return page

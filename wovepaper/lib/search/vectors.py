@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
@@ -95,6 +96,12 @@ def vectors_written(collection: str, model: str) -> None:
     forget()
     if transaction.get_connection().in_atomic_block:
         transaction.on_commit(forget)
+
+
+def similarity_floor() -> float:
+    """The cosine similarity below which a document is not related to a query by meaning
+    (settings.SEARCH_SIMILARITY_FLOOR, measured for the encoder: benchmarks/semantic.py floor)."""
+    return float(getattr(settings, "SEARCH_SIMILARITY_FLOOR", 0.45))
 
 
 def _slug(text: str) -> str:
@@ -186,14 +193,23 @@ class VectorBackend(SearchBackend):
             return SearchPage()
         size = self.pool_size(query)
         vector = query_vector(self.encoder, query.text)
-        ids, distances = self.nearest(vector, size)
+        # A page in order of similarity asks one more than it shows: whether more lie above
+        # the floor, so that "more than" is true. (A filtered pool of 1,000 is "about" anyway,
+        # and one more would take pgvector past its HNSW scan's 1,000 rows.)
+        exact_end = not query.filters and query.sort == "relevance"
+        ids, distances = self.nearest(vector, size + 1 if exact_end else size)
         similarity = dict(zip(ids, 1.0 - distances.astype(float), strict=True))
-        pool_full = len(ids) >= size
+        # Every document is somewhat similar to any text: below the floor nothing is related
+        # (nearest first, so what is kept is a prefix).
+        floor = similarity_floor()
+        ids = [i for i in ids if similarity[i] >= floor]
+        pool_full = len(ids) > size if exact_end else len(ids) >= size
+        ids = ids[:size]
         if query.filters or query.sort != "relevance":
             ids = self._filtered_and_sorted(ids, query)
         page = ids[query.offset : query.offset + query.limit]
         scores = [float(similarity[i]) for i in page] if query.sort == "relevance" else []
-        # Every document is somewhat similar to any text: the total is the pool's, "about".
+        # The total is the pool's above the floor, "about" (an approximate index).
         return SearchPage(
             items=page,
             total=len(ids),
