@@ -5,6 +5,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 CITATION_SOURCES = {"s2": "Semantic Scholar", "openalex": "OpenAlex"}
@@ -58,6 +59,9 @@ class Paper(models.Model):
         ]
         indexes = [
             models.Index(fields=["-published", "-id"], name="paper_published_idx"),
+            # Resolving a cited work by DOI (papers.citations); partial, since most arXiv
+            # papers have no DOI, and on lower(doi) because DOIs are case-insensitive.
+            models.Index(Lower("doi"), name="paper_doi_lower_idx", condition=~models.Q(doi="")),
         ]
 
     def __str__(self) -> str:
@@ -444,3 +448,56 @@ class PaperAnalysis(models.Model):
 
     def __str__(self) -> str:
         return f"analysis of {self.paper_id} ({self.model or 'no model'}, {self.prompt_version})"
+
+
+class Citation(models.Model):
+    """One edge of the citation graph: an archive paper cites a work, as one source said.
+
+    The cited work is known by its ids as the source gave them and, when any of them matches an
+    archive paper, by that paper (`cited_paper`); `cited_key` names the work so that a preprint
+    and its published version are one work (papers.citations.work_key). Where two sources
+    disagree both rows stay: the key is (citing paper, cited work, source). Written only by
+    papers.citations, which replaces a paper's edges from one source as a whole.
+    """
+
+    citing_paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
+    cited_key = models.CharField(max_length=300)
+    cited_paper = models.ForeignKey(
+        Paper, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    cited_arxiv_id = models.CharField(max_length=64, blank=True)
+    cited_doi = models.CharField(max_length=255, blank=True)
+    cited_s2_id = models.CharField(max_length=64, blank=True)
+    cited_openalex_id = models.CharField(max_length=32, blank=True)
+    cited_title = models.TextField(blank=True)
+    cited_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    cited_citation_count = models.PositiveIntegerField(null=True, blank=True)
+    # "s2" or "openalex", as Paper.cited_by_source, and when that source was read.
+    source = models.CharField(max_length=16)
+    fetched_at = models.DateTimeField()
+    # NULL: the source did not say (OpenAlex never does; S2 only on its references endpoint).
+    is_influential = models.BooleanField(null=True, blank=True)
+    intents = models.JSONField(default=list, blank=True)
+    contexts = models.JSONField(default=list, blank=True)
+    # The citing paper's first-version date, copied so that "cited by" pages sort by date
+    # from an index instead of joining every citing paper of a much-cited one.
+    citing_published = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["citing_paper", "cited_key", "source"], name="citation_edge_unique"
+            ),
+        ]
+        indexes = [
+            # Papers citing a paper, newest first; only resolved edges, a minority of ~100M.
+            models.Index(
+                "cited_paper",
+                models.F("citing_published").desc(),
+                name="citation_cited_by_date_idx",
+                condition=models.Q(cited_paper__isnull=False),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.citing_paper_id} cites {self.cited_key} ({self.source})"

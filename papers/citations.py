@@ -1,0 +1,370 @@
+"""The citation graph's data: parsing the sources' answers, resolving cited works to archive
+papers, and loading edges (papers.Citation) in bulk.
+
+Parsers are pure functions over the decoded JSON of a recorded or live answer and return
+`CitedWork`s; `citations_load` writes them. The same rows come from the API path (one paper's
+answer) and from bulk files (many papers' edges at once): both end in `citations_load`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from django.db import connection, transaction
+from django.db.models import Field
+from django.db.models.functions import Lower
+
+from papers.ingest.records import RecordError, normalize_arxiv_id
+from papers.ingest.upsert import _columns, quote_name
+from papers.models import Citation, Paper
+
+# arXiv registers a DOI for every paper since 2022 (10.48550/arXiv.<id>); OpenAlex and S2 often
+# give only that DOI for a preprint, so it is read as the arXiv id it names.
+_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(?P<id>.+)$", re.IGNORECASE)
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE)
+_OPENALEX_PREFIX = "https://openalex.org/"
+_TITLE_WORDS = re.compile(r"\w+")
+T = TypeVar("T")
+# Rows per INSERT/COPY batch: bounds memory and the statement's size, not the transaction.
+BATCH_SIZE = 5000
+
+
+@dataclass(slots=True)
+class CitedWork:
+    """A work one archive paper cites, with the ids and facts the source gave for it."""
+
+    arxiv_id: str = ""
+    doi: str = ""
+    s2_id: str = ""
+    openalex_id: str = ""
+    title: str = ""
+    year: int | None = None
+    citation_count: int | None = None
+    is_influential: bool | None = None
+    intents: list[str] = field(default_factory=list)
+    contexts: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class CitingPaperEdges:
+    """All the works one archive paper cites according to one source, read at one time: the
+    unit that replaces that paper's earlier edges from that source."""
+
+    citing_paper_id: int
+    source: str
+    fetched_at: datetime
+    works: list[CitedWork]
+
+
+def arxiv_id_or_blank(raw: str | None) -> str:
+    """An arXiv id without prefix or version, or "" when `raw` is none."""
+    try:
+        return normalize_arxiv_id(raw or "")
+    except RecordError:
+        return ""
+
+
+def doi_normalized(raw: str | None) -> str:
+    """A bare, lower-case DOI ("" for none): DOIs are case-insensitive, and OpenAlex writes them
+    as https://doi.org/ URLs."""
+    return _DOI_PREFIX.sub("", (raw or "").strip()).lower()
+
+
+def openalex_short_id(raw: str | None) -> str:
+    value = (raw or "").strip()
+    return value[len(_OPENALEX_PREFIX) :] if value.startswith(_OPENALEX_PREFIX) else value
+
+
+def _work_from_ids(
+    *, arxiv: str | None, doi: str | None, s2_id: str | None = None, openalex: str | None = None
+) -> CitedWork:
+    doi_value = doi_normalized(doi)
+    arxiv_id = arxiv_id_or_blank(arxiv)
+    if not arxiv_id and (match := _ARXIV_DOI.match(doi_value)):
+        arxiv_id = arxiv_id_or_blank(match["id"])
+    return CitedWork(
+        arxiv_id=arxiv_id,
+        doi=doi_value,
+        s2_id=s2_id or "",
+        openalex_id=openalex_short_id(openalex),
+    )
+
+
+def s2_work(paper: dict[str, Any]) -> CitedWork:
+    """A Semantic Scholar paper object (as in `references`, `citations` or `citedPaper`)."""
+    ids = paper.get("externalIds") or {}
+    work = _work_from_ids(arxiv=ids.get("ArXiv"), doi=ids.get("DOI"), s2_id=paper.get("paperId"))
+    work.title = paper.get("title") or ""
+    work.year = paper.get("year")
+    work.citation_count = paper.get("citationCount")
+    return work
+
+
+def s2_references(paper: dict[str, Any]) -> list[CitedWork]:
+    """The works a Semantic Scholar paper object cites (its `references` field, as the paper
+    and paper batch endpoints return it). S2 gives no influence, intent or context here."""
+    return [s2_work(reference) for reference in paper.get("references") or []]
+
+
+def s2_citing_works(paper: dict[str, Any]) -> list[CitedWork]:
+    """The works citing a Semantic Scholar paper object (its `citations` field), described as
+    works so that those in the archive become edges from them to this paper."""
+    return [s2_work(citing) for citing in paper.get("citations") or []]
+
+
+def s2_reference_page(page: dict[str, Any]) -> list[CitedWork]:
+    """One page of `/paper/{id}/references`: each cited paper with `isInfluential`, `intents`
+    and `contexts` (the citing sentences), where the answer has them."""
+    works = []
+    for item in page.get("data") or []:
+        work = s2_work(item.get("citedPaper") or {})
+        work.is_influential = item.get("isInfluential")
+        work.intents = list(item.get("intents") or [])
+        work.contexts = [context for context in item.get("contexts") or [] if context]
+        works.append(work)
+    return works
+
+
+def openalex_referenced_works(work: dict[str, Any]) -> list[CitedWork]:
+    """The works an OpenAlex work cites: `referenced_works` holds OpenAlex ids only, so these
+    resolve through the archive papers' stored OpenAlex ids or stay as links out."""
+    return [
+        _work_from_ids(arxiv=None, doi=None, openalex=ref)
+        for ref in work.get("referenced_works") or []
+    ]
+
+
+def title_key(title: str, year: int | None) -> str:
+    words = " ".join(_TITLE_WORDS.findall(title.lower()))
+    return "title:" + hashlib.sha1(f"{words}|{year or ''}".encode()).hexdigest()
+
+
+def work_key(work: CitedWork, paper_arxiv_id: str = "") -> str:
+    """The key naming a cited work in its edges: the archive paper's arXiv id when it resolved
+    (so a preprint cited by its journal DOI and by its arXiv id is one work), else the first of
+    arXiv id, DOI, S2 id, OpenAlex id, else a digest of its title and year ("" for nothing)."""
+    if paper_arxiv_id or work.arxiv_id:
+        return f"arxiv:{paper_arxiv_id or work.arxiv_id}"
+    if work.doi:
+        return f"doi:{work.doi}"[:300]
+    if work.s2_id:
+        return f"s2:{work.s2_id}"
+    if work.openalex_id:
+        return f"openalex:{work.openalex_id}"
+    return title_key(work.title, work.year) if work.title else ""
+
+
+def _chunks(values: Sequence[T], size: int = BATCH_SIZE) -> Iterable[Sequence[T]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def works_resolve(works: Iterable[CitedWork]) -> list[tuple[int, str] | None]:
+    """For each work, its archive paper as (id, arXiv id), or None: by arXiv id (version
+    stripped), then DOI (the paper's own, usually the published version's), then Semantic
+    Scholar id, then OpenAlex id. One query per kind of id per batch of BATCH_SIZE ids."""
+    works = list(works)
+    found: dict[str, dict[str, tuple[int, str]]] = {
+        "arxiv": {},
+        "doi": {},
+        "s2": {},
+        "openalex": {},
+    }
+    wanted = {
+        "arxiv": sorted({w.arxiv_id for w in works if w.arxiv_id}),
+        "doi": sorted({w.doi for w in works if w.doi}),
+        "s2": sorted({w.s2_id for w in works if w.s2_id}),
+        "openalex": sorted({w.openalex_id for w in works if w.openalex_id}),
+    }
+    for chunk in _chunks(wanted["arxiv"]):
+        for pk, arxiv_id in Paper.objects.filter(arxiv_id__in=chunk).values_list("pk", "arxiv_id"):
+            found["arxiv"][arxiv_id] = (pk, arxiv_id)
+    for chunk in _chunks(wanted["doi"]):
+        doi_rows = (
+            Paper.objects.exclude(doi="")
+            .annotate(doi_lower=Lower("doi"))
+            .filter(doi_lower__in=chunk)
+            .values_list("pk", "arxiv_id", "doi_lower")
+        )
+        for pk, arxiv_id, doi in doi_rows:
+            found["doi"][doi] = (pk, arxiv_id)
+    for chunk in _chunks(wanted["s2"]):
+        rows = Paper.objects.filter(semantic_scholar_id__in=chunk).values_list(
+            "pk", "arxiv_id", "semantic_scholar_id"
+        )
+        for pk, arxiv_id, s2_id in rows:
+            found["s2"][s2_id or ""] = (pk, arxiv_id)
+    for chunk in _chunks(wanted["openalex"]):
+        rows = Paper.objects.filter(openalex_id__in=chunk).values_list(
+            "pk", "arxiv_id", "openalex_id"
+        )
+        for pk, arxiv_id, openalex_id in rows:
+            found["openalex"][openalex_id or ""] = (pk, arxiv_id)
+    return [
+        found["arxiv"].get(w.arxiv_id)
+        or found["doi"].get(w.doi)
+        or found["s2"].get(w.s2_id)
+        or found["openalex"].get(w.openalex_id)
+        for w in works
+    ]
+
+
+_COPY_FIELDS = [
+    "citing_paper",
+    "cited_key",
+    "cited_paper",
+    "cited_arxiv_id",
+    "cited_doi",
+    "cited_s2_id",
+    "cited_openalex_id",
+    "cited_title",
+    "cited_year",
+    "cited_citation_count",
+    "source",
+    "fetched_at",
+    "is_influential",
+    "intents",
+    "contexts",
+    "citing_published",
+]
+
+
+def citation_rows(edges: Sequence[CitingPaperEdges]) -> list[tuple]:
+    """The Citation rows (in _COPY_FIELDS order, JSON as Python lists) for these edges: cited
+    works resolved, one row per (citing paper, cited work, source); a work named twice in one
+    list keeps its first mention, a work with no id and no title is left out."""
+    published = dict(
+        Paper.objects.filter(pk__in={e.citing_paper_id for e in edges}).values_list(
+            "pk", "published"
+        )
+    )
+    works = [work for e in edges for work in e.works]
+    resolved = iter(works_resolve(works))
+    rows = []
+    seen: set[tuple[int, str, str]] = set()
+    for e in edges:
+        for work in e.works:
+            paper = next(resolved)
+            key = work_key(work, paper[1] if paper else "")
+            if not key or (e.citing_paper_id, key, e.source) in seen:
+                continue
+            seen.add((e.citing_paper_id, key, e.source))
+            rows.append(
+                (
+                    e.citing_paper_id,
+                    key,
+                    paper[0] if paper else None,
+                    work.arxiv_id,
+                    work.doi[:255],
+                    work.s2_id,
+                    work.openalex_id,
+                    work.title,
+                    work.year,
+                    work.citation_count,
+                    e.source,
+                    e.fetched_at,
+                    work.is_influential,
+                    work.intents,
+                    work.contexts,
+                    published.get(e.citing_paper_id),
+                )
+            )
+    return rows
+
+
+def citations_load(edges: Sequence[CitingPaperEdges]) -> int:
+    """Replace, for each (citing paper, source) in `edges`, that paper's edges from that source
+    by the given ones, in one transaction: a re-fetch leaves no duplicate and no edge the
+    source no longer gives. Writes in batches (COPY on PostgreSQL). Idempotent. Returns the
+    number of edges written."""
+    rows = citation_rows(edges)
+    table = quote_name(Citation._meta.db_table)
+    with transaction.atomic():
+        by_source: dict[str, set[int]] = {}
+        for e in edges:
+            by_source.setdefault(e.source, set()).add(e.citing_paper_id)
+        for source, paper_ids in by_source.items():
+            for chunk in _chunks(sorted(paper_ids)):
+                Citation.objects.filter(citing_paper_id__in=chunk, source=source).delete()
+        if connection.vendor == "postgresql":
+            _rows_copy(table, rows)
+        else:
+            names = [_attname(name) for name in _COPY_FIELDS]
+            for start in range(0, len(rows), BATCH_SIZE):
+                Citation.objects.bulk_create(
+                    [
+                        Citation(**dict(zip(names, row, strict=True)))
+                        for row in rows[start : start + BATCH_SIZE]
+                    ]
+                )
+    return len(rows)
+
+
+def _attname(name: str) -> str:
+    field = Citation._meta.get_field(name)
+    assert isinstance(field, Field)
+    return field.attname
+
+
+def _rows_copy(table: str, rows: Sequence[tuple]) -> None:
+    from psycopg.types.json import Jsonb
+
+    with connection.cursor() as cursor:
+        with cursor.connection.cursor().copy(
+            f"COPY {table} ({_columns(Citation, _COPY_FIELDS)}) FROM STDIN"
+        ) as copy:
+            for row in rows:
+                copy.write_row((*row[:13], Jsonb(row[13]), Jsonb(row[14]), row[15]))
+
+
+def citing_works_load(
+    *, cited_paper_id: int, source: str, fetched_at: datetime, citing_works: Sequence[CitedWork]
+) -> int:
+    """Edges from a source's list of the works citing an archive paper (S2's `citations`):
+    those citing works that are archive papers get an edge to it, unless their own references
+    from that source already hold one. Nothing is deleted, since such lists are capped (S2
+    gives at most 1,000) and a missing citing work is no evidence. Citing works outside the
+    archive are not stored (see docs/citations.md). Returns the number of edges added."""
+    cited = (
+        Paper.objects.filter(pk=cited_paper_id)
+        .values("arxiv_id", "doi", "semantic_scholar_id", "openalex_id")
+        .first()
+    )
+    if cited is None:
+        return 0
+    citing_papers = {paper for paper in works_resolve(citing_works) if paper}
+    if not citing_papers:
+        return 0
+    work = _work_from_ids(
+        arxiv=cited["arxiv_id"],
+        doi=cited["doi"],
+        s2_id=cited["semantic_scholar_id"],
+        openalex=cited["openalex_id"],
+    )
+    key = work_key(work)
+    published = dict(
+        Paper.objects.filter(pk__in=[pk for pk, _ in citing_papers]).values_list("pk", "published")
+    )
+    new = [
+        Citation(
+            citing_paper_id=pk,
+            cited_key=key,
+            cited_paper_id=cited_paper_id,
+            cited_arxiv_id=work.arxiv_id,
+            cited_doi=work.doi[:255],
+            cited_s2_id=work.s2_id,
+            cited_openalex_id=work.openalex_id,
+            source=source,
+            fetched_at=fetched_at,
+            citing_published=published.get(pk),
+        )
+        for pk, _ in sorted(citing_papers)
+    ]
+    before = Citation.objects.filter(cited_paper_id=cited_paper_id, source=source).count()
+    Citation.objects.bulk_create(new, batch_size=BATCH_SIZE, ignore_conflicts=True)
+    return Citation.objects.filter(cited_paper_id=cited_paper_id, source=source).count() - before

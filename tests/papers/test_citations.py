@@ -1,0 +1,200 @@
+"""The citation graph's data layer on recorded Semantic Scholar and OpenAlex answers: parsing,
+resolution to archive papers, and replacement on re-fetch (papers.citations)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from papers.citations import (
+    CitedWork,
+    CitingPaperEdges,
+    citations_load,
+    citing_works_load,
+    openalex_referenced_works,
+    s2_citing_works,
+    s2_reference_page,
+    s2_references,
+    s2_work,
+    work_key,
+)
+from papers.models import Citation
+
+FETCHED = datetime(2026, 11, 12, tzinfo=UTC)
+
+
+@pytest.fixture
+def s2_turing(fixtures_dir):
+    """GET /paper/{DOI} of "Computing Machinery and Intelligence", with references and 1,000
+    citations (recorded 2024-06)."""
+    return json.loads(
+        (fixtures_dir / "semanticscholar" / "paper_doi_full_fields_with_authors.json").read_text()
+    )
+
+
+@pytest.fixture
+def s2_reference_pages(fixtures_dir):
+    """Both pages of /paper/CorpusID:1033682/references with contexts and intents (2023-12)."""
+    folder = fixtures_dir / "semanticscholar"
+    return [
+        json.loads((folder / f"paper_references_corpusid_1033682.{n}.json").read_text())
+        for n in (0, 1)
+    ]
+
+
+@pytest.fixture
+def openalex_work(fixtures_dir):
+    return json.loads((fixtures_dir / "openalex" / "work_W3188841554.json").read_text())
+
+
+def test_s2_references_keep_dois_and_titles_of_works_without_ids(s2_turing):
+    works = s2_references(s2_turing)
+
+    assert len(works) == 14
+    hartree = next(w for w in works if w.title == "Calculating Instruments and Machines")
+    assert (hartree.doi, hartree.year, hartree.citation_count) == ("10.2307/3610576", 1951, 112)
+    assert hartree.s2_id == "348f436fd9a3965f5ff17db031a9f43426f89b8e"
+    without_ids = [w for w in works if not (w.doi or w.arxiv_id)]
+    assert len(without_ids) == 6
+    assert all(work_key(w) for w in works)
+
+
+def test_s2_citations_read_arxiv_ids(s2_turing):
+    works = s2_citing_works(s2_turing)
+
+    assert len(works) == 1000
+    assert sum(1 for w in works if w.arxiv_id) == 243
+    assert works[0].doi == "10.1109/jas.2024.124407"
+
+
+def test_s2_reference_pages_read_influence_intents_and_contexts(s2_reference_pages):
+    works = [w for page in s2_reference_pages for w in s2_reference_page(page)]
+
+    assert len(works) == 156
+    assert sum(1 for w in works if w.contexts) == 36
+    influential = [w for w in works if w.is_influential]
+    assert [(w.arxiv_id, w.title) for w in influential] == [
+        ("1411.1784", "Conditional Generative Adversarial Nets")
+    ]
+    assert influential[0].contexts[0].startswith("Conditional GAN: Mirza and Osindero (2014)")
+    scattering = next(w for w in works if w.intents)
+    assert (scattering.intents, scattering.arxiv_id, scattering.doi) == (
+        ["background"],
+        "1809.06367",
+        "10.1109/tpami.2018.2855738",
+    )
+    assert all(w.is_influential is False for w in works if w is not influential[0])
+
+
+def test_openalex_referenced_works_are_openalex_ids(openalex_work):
+    works = openalex_referenced_works(openalex_work)
+
+    assert len(works) == 49
+    assert works[0].openalex_id == "W102557767"
+    assert work_key(works[0]) == "openalex:W102557767"
+
+
+def test_an_arxiv_doi_and_a_versioned_id_name_the_same_work(s2_reference_pages):
+    first = s2_reference_page(s2_reference_pages[0])[0]
+
+    assert (first.arxiv_id, first.doi) == ("2208.04425", "10.48550/arxiv.2208.04425")
+    by_doi = CitedWork(doi="10.48550/arXiv.2208.04425")
+    assert work_key(first) == work_key(CitedWork(arxiv_id="2208.04425")) == "arxiv:2208.04425"
+    assert work_key(s2_work({"externalIds": {"ArXiv": "2208.04425v3"}})) == "arxiv:2208.04425"
+    assert work_key(s2_work({"externalIds": {"DOI": by_doi.doi}})) == "arxiv:2208.04425"
+
+
+def _load(paper, works, source="s2"):
+    return citations_load(
+        [CitingPaperEdges(citing_paper_id=paper.pk, source=source, fetched_at=FETCHED, works=works)]
+    )
+
+
+@pytest.mark.django_db
+def test_cited_works_resolve_by_arxiv_id_doi_and_source_ids(
+    paper_factory, s2_reference_pages, openalex_work
+):
+    citing = paper_factory()
+    by_arxiv = paper_factory(arxiv_id="1411.1784")
+    # The published version of 1809.06367 (TPAMI) cited by its journal DOI resolves to the
+    # preprint, written here in the case arXiv metadata uses.
+    by_doi = paper_factory(arxiv_id="1809.99999", doi="10.1109/TPAMI.2018.2855738")
+    by_s2 = paper_factory(semantic_scholar_id="6f9d72dd797a67d0a477502a509ab29d215761ae")
+    by_openalex = paper_factory(openalex_id="W102557767")
+    works = [w for page in s2_reference_pages for w in s2_reference_page(page)]
+
+    assert _load(citing, works) == 156
+    assert _load(citing, openalex_referenced_works(openalex_work), source="openalex") == 49
+
+    edges = Citation.objects.filter(citing_paper=citing)
+    resolved = dict(edges.exclude(cited_paper=None).values_list("cited_key", "cited_paper_id"))
+    assert resolved == {
+        "arxiv:1411.1784": by_arxiv.pk,
+        "arxiv:1809.99999": by_doi.pk,
+        f"arxiv:{by_s2.arxiv_id}": by_s2.pk,
+        f"arxiv:{by_openalex.arxiv_id}": by_openalex.pk,
+    }
+    influential = edges.get(cited_paper=by_arxiv)
+    assert influential.is_influential is True
+    assert influential.contexts[0].startswith("Conditional GAN")
+    assert edges.get(cited_paper=by_openalex).is_influential is None
+    assert influential.citing_published == citing.published
+
+
+@pytest.mark.django_db
+def test_a_preprint_and_its_published_version_are_one_edge(paper_factory):
+    citing = paper_factory()
+    cited = paper_factory(arxiv_id="1809.06367", doi="10.1109/TPAMI.2018.2855738")
+
+    written = _load(
+        citing, [CitedWork(doi="10.1109/tpami.2018.2855738"), CitedWork(arxiv_id="1809.06367")]
+    )
+
+    assert written == 1
+    assert list(Citation.objects.values_list("cited_key", "cited_paper_id")) == [
+        ("arxiv:1809.06367", cited.pk)
+    ]
+
+
+@pytest.mark.django_db
+def test_refetch_replaces_a_papers_edges_from_one_source_without_duplicates(
+    paper_factory, s2_turing, openalex_work
+):
+    citing = paper_factory()
+    other = paper_factory()
+    references = s2_references(s2_turing)
+    _load(citing, references)
+    _load(other, references)
+    _load(citing, openalex_referenced_works(openalex_work), source="openalex")
+
+    _load(citing, references)
+    assert Citation.objects.filter(citing_paper=citing, source="s2").count() == 14
+
+    _load(citing, references[:5])
+    assert Citation.objects.filter(citing_paper=citing, source="s2").count() == 5
+    assert Citation.objects.filter(citing_paper=citing, source="openalex").count() == 49
+    assert Citation.objects.filter(citing_paper=other).count() == 14
+
+
+@pytest.mark.django_db
+def test_archive_papers_among_citing_works_cite_the_paper_once(paper_factory, s2_turing):
+    turing = paper_factory(arxiv_id="0000.00001", doi="10.1093/MIND/LIX.236.433")
+    citing = [paper_factory(arxiv_id=a) for a in ("2405.19561", "2405.13352", "2405.13203")]
+    # 2405.19561's own references from S2 already name the paper: not a second edge.
+    _load(citing[0], [CitedWork(doi="10.1093/mind/lix.236.433")])
+
+    def load():
+        return citing_works_load(
+            cited_paper_id=turing.pk,
+            source="s2",
+            fetched_at=FETCHED,
+            citing_works=s2_citing_works(s2_turing),
+        )
+
+    assert load() == 2
+    assert load() == 0
+    edges = Citation.objects.filter(cited_paper=turing)
+    assert sorted(edges.values_list("citing_paper_id", flat=True)) == sorted(p.pk for p in citing)
+    assert set(edges.values_list("cited_key", flat=True)) == {"arxiv:0000.00001"}
