@@ -54,3 +54,15 @@ class PaperKeyConverter:
 
     def to_url(self, value: str) -> str:
         return value
+
+
+class CitationExtensionConverter:
+    """The file extension of a citation export: `cite.bib`, `cite.ris`, `cite.json`."""
+
+    regex = "bib|ris|json"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value

@@ -9,6 +9,11 @@ from .feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, LatestP
 # The paper page is named under "papers:"; the list and the feeds keep the site-wide names they
 # had before they moved here from wovepaper/urls.py, so this module sets no app_name.
 paper_urlpatterns = [
+    path(
+        "papers/<api_arxiv_id:arxiv_id>/cite.<cite_ext:extension>",
+        views.paper_citation,
+        name="cite",
+    ),
     path("papers/<paper_key:arxiv_id>", views.paper_detail, name="detail"),
 ]
 

@@ -157,6 +157,15 @@ def researcher_papers(
     return papers_with_short_bylines(unique, focus_ids=[researcher.pk])
 
 
+def researcher_papers_for_citation(researcher: Researcher, *, limit: int) -> list[Paper]:
+    """Up to `limit` of the researcher's papers, newest first, without their bylines (the
+    citation export reads names itself): one query, from the (researcher, paper) index."""
+    rows = Paper.objects.filter(authorships__researcher=researcher, is_deleted=False).order_by(
+        *PAPER_SORTS["newest"]
+    )[:limit]
+    return list({paper.pk: paper for paper in rows}.values())
+
+
 def researchers_active_in_category(
     code: str, *, recent: int = 300, byline_head: int = 50, limit: int = 10
 ) -> list[tuple[Researcher, int]]:

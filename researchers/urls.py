@@ -11,6 +11,11 @@ from .feeds import ResearcherAtomFeed, ResearcherFeed
 researcher_urlpatterns = [
     path("researchers", views.researcher_list, name="list"),
     path("researchers/report", report_views.match_report, name="report"),
+    path(
+        "researchers/<api_id:pk>/cite.<cite_ext:extension>",
+        views.researcher_citation,
+        name="cite",
+    ),
     path("researchers/<page_key:pk>", views.researcher_detail, name="detail"),
 ]
 

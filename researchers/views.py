@@ -5,8 +5,10 @@ import re
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import reverse
 
 from papers.taxonomy import category_name
+from papers.views import citation_response
 from wovepaper.lib.api.redirects import permanent_redirect
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.pagecache import cache_public_page, page_shows
@@ -31,6 +33,35 @@ POSITIONS = [
     ("last", "Last author"),
     ("sole", "Sole author"),
 ]
+
+
+# A researcher's export holds their newest papers up to this many, and says so when cut.
+CITATION_EXPORT_MAX = 1000
+
+
+def researcher_citation(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
+    """A researcher's papers as one citation file, newest first: `/researchers/<id>/cite.bib`."""
+    researcher, merged = selectors.researcher_resolve(pk)
+    if researcher is None:
+        raise Http404("no such researcher")
+    if merged:
+        return permanent_redirect(
+            reverse("researchers:cite", args=[researcher.pk, extension]), request
+        )
+    papers = selectors.researcher_papers_for_citation(researcher, limit=CITATION_EXPORT_MAX + 1)
+    cut_note = ""
+    if len(papers) > CITATION_EXPORT_MAX:
+        papers = papers[:CITATION_EXPORT_MAX]
+        cut_note = (
+            f"The newest {CITATION_EXPORT_MAX} papers of {researcher.display_name}; "
+            "older ones are not in this export."
+        )
+    return citation_response(
+        papers,
+        extension=extension,
+        filename=f"researcher-{researcher.pk}",
+        cut_note=cut_note,
+    )
 
 
 @cache_public_page(query=["category", "sort", "page"])

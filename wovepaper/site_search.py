@@ -78,3 +78,26 @@ def site_search(
     elif search.tab == "institutions" and search.query:
         results.main = institutions_search(search.query, offset=offset, limit=limit)
     return results
+
+
+def site_search_papers(search: SiteSearch, *, offset: int, limit: int) -> list:
+    """The papers a papers-tab search page lists (its matches, then what it shows as related
+    by meaning), without bylines or the researchers and institutions beside them: what the
+    page's citation export holds."""
+    if search.tab != "papers":
+        return []
+    if search.query:
+        found = paper_search(
+            search.query,
+            category=search.category or None,
+            date_from=search.date_from,
+            date_to=day_after(search.date_to),
+            sort=search.sort,
+            mode=search.mode,
+            offset=offset,
+            limit=limit,
+        )
+        return [*found.items, *found.related]
+    if search.category:
+        return papers_in_category(code=search.category, offset=offset, limit=limit)
+    return []

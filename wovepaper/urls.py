@@ -2,7 +2,12 @@ from django.contrib import admin
 from django.urls import include, path, re_path, register_converter
 from drf_spectacular.views import SpectacularJSONAPIView
 
-from papers.converters import CATEGORY, ArxivIdConverter, PaperKeyConverter
+from papers.converters import (
+    CATEGORY,
+    ArxivIdConverter,
+    CitationExtensionConverter,
+    PaperKeyConverter,
+)
 from wovepaper import health, machine_readers, views
 from wovepaper.lib.api.converters import (
     IdConverter,
@@ -20,6 +25,7 @@ register_converter(ArxivIdConverter, "api_arxiv_id")
 register_converter(PageKeyConverter, "page_key")
 register_converter(WordPageKeyConverter, "word_page_key")
 register_converter(PaperKeyConverter, "paper_key")
+register_converter(CitationExtensionConverter, "cite_ext")
 
 # The public API, version 1. Each app owns its routes; add new ones to this list, never after
 # the catch-all below (which answers unknown /api/ URLs with the JSON error body).
@@ -58,6 +64,7 @@ urlpatterns = [
     path("sitemap-<slug:section>.xml", sitemap_section, name="sitemap-section"),
     path("", views.home, name="home"),
     path("search", views.search, name="search"),
+    path("search/cite.<cite_ext:extension>", views.search_citation, name="search-cite"),
     re_path(rf"^categories/{CATEGORY}$", views.category, name="category"),
     path("about", views.about, name="about"),
     path("contact", views.contact, name="contact"),

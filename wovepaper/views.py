@@ -17,7 +17,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from papers.converters import PAPER_KEY
 from papers.selectors import category_is_held, papers_in_category, papers_newest
 from papers.taxonomy import archive_name, category_name, is_known_category, popular_categories
-from papers.views import LIST_PER_PAGE
+from papers.views import LIST_PER_PAGE, citation_response
 from researchers.selectors import researchers_active_in_category
 from wovepaper.lib.negotiation import render_page, wants_htmx_fragment, wants_markdown
 from wovepaper.lib.pagecache import cache_public_page
@@ -28,7 +28,7 @@ from wovepaper.lib.search.vectors import similarity_floor
 
 from .forms import MODES, SORTS, TABS, SearchForm
 from .selectors import site_figures
-from .site_search import SiteSearch, site_search
+from .site_search import SiteSearch, site_search, site_search_papers
 
 PER_PAGE = 20
 ACTIVE_WINDOW = 300
@@ -127,6 +127,8 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         "by_meaning": found.by_meaning,
         "popular": popular_categories(),
         "tab_urls": {t: _tab_url(request, t) for t in TABS},
+        # The export holds what this page lists: the same parameters, page included.
+        "cite_query": f"?{request.GET.urlencode()}" if request.GET else "",
     }
     # Words that name a researcher or an institution but appear in no paper lead with the names.
     context["names_lead"] = bool(
@@ -144,6 +146,16 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         response = render_page(request, "wovepaper/search", context)
     patch_vary_headers(response, ["HX-Request", "HX-History-Restore-Request"])
     return response
+
+
+def search_citation(request: HttpRequest, extension: str) -> HttpResponse:
+    """The papers of a search page as one citation file: `/search/cite.bib?<the page's query>`
+    holds what that page lists (its PER_PAGE matches and their related papers)."""
+    form = SearchForm(request.GET or None)
+    wanted = form.site_search() if form.is_bound and form.is_valid() else SiteSearch()
+    page = page_number(request, max_page=MAX_SEARCH_PAGE)
+    papers = site_search_papers(wanted, offset=(page - 1) * PER_PAGE, limit=PER_PAGE)
+    return citation_response(papers, extension=extension, filename="search")
 
 
 def _tab_url(request: HttpRequest, tab: str) -> str:

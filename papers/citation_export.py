@@ -1,0 +1,361 @@
+"""Citation exports: BibTeX, RIS and CSL-JSON for any bounded set of papers.
+
+Plain functions from Paper rows to text. `citation_entries` reads the papers' author names in one
+query and gives each paper its key; the three writers turn those entries into one format each.
+
+An arXiv paper is cited as arXiv asks (`eprint`, `archivePrefix = {arXiv}`, `primaryClass`);
+once a journal reference or a DOI is known the entry is the published article, still carrying
+its arXiv id. A journal reference is arXiv's free text ("Phys. Rev. D 97, 052003 (2018)"): it is
+given as the venue as written, never split into a guessed volume and pages.
+
+Keys are the first author's family name, the year and the first word of the title, folded to
+ASCII (`vaswani2017attention`); papers that would share one key all get a letter, in arXiv id
+order (`smith2020deepa`, `smith2020deepb`), so the same set of papers always gets the same keys
+whatever order it is shown in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from django.db.models import Q
+
+from .models import Authorship, Paper
+
+# Names past this position are written "and others": one ATLAS paper has ~3,000 authors, and a
+# researcher's export of collaboration papers would otherwise read millions of rows.
+AUTHORS_MAX = 100
+_TITLE_STOPWORDS = frozenset({"a", "an", "the", "on", "of", "in", "for", "to", "and", "at", "by"})
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_JOURNAL_YEAR = re.compile(r"\((\d{4})\)")
+# Letters Unicode does not decompose into a base letter and an accent, so NFKD keeps them whole.
+_NO_DECOMPOSITION = str.maketrans(
+    {
+        "ø": "o",
+        "Ø": "O",
+        "ł": "l",
+        "Ł": "L",
+        "đ": "d",
+        "Đ": "D",
+        "ð": "d",
+        "Ð": "D",
+        "ı": "i",
+        "ß": "ss",
+        "æ": "ae",
+        "Æ": "AE",
+        "œ": "oe",
+        "Œ": "OE",
+        "þ": "th",
+        "Þ": "Th",
+    }
+)
+_TEX_MATH = re.compile(r"\$[^$]*\$")
+# Characters LaTeX reads as commands when bare; arXiv titles mostly escape them already.
+_UNESCAPED_SPECIAL = re.compile(r"(?<!\\)([&%#])")
+
+
+@dataclass(frozen=True)
+class AuthorName:
+    family: str
+    given: str = ""
+    # A collaboration or consortium: cited whole, never split into family and given names.
+    literal: str = ""
+
+
+@dataclass(frozen=True)
+class CitationEntry:
+    key: str
+    paper: Paper
+    authors: tuple[AuthorName, ...]
+    more_authors: bool
+
+    @property
+    def is_published(self) -> bool:
+        return bool(self.paper.journal_ref or self.paper.doi)
+
+    @property
+    def year(self) -> int | None:
+        match = _JOURNAL_YEAR.findall(self.paper.journal_ref) if self.paper.journal_ref else []
+        if match:
+            return int(match[-1])
+        return self.paper.published.year if self.paper.published else None
+
+
+def citation_entries(papers: Sequence[Paper]) -> list[CitationEntry]:
+    """The papers as entries, in the order given, with keys unique among them. One query reads
+    the first AUTHORS_MAX + 1 names of every paper (the (paper, position) unique index)."""
+    names: dict[int, list[Authorship]] = defaultdict(list)
+    if papers:
+        rows = Authorship.objects.filter(
+            Q(paper_id__in=[p.pk for p in papers]) & Q(position__lte=AUTHORS_MAX + 1)
+        ).order_by("paper_id", "position")
+        for row in rows.only(
+            "paper_id", "position", "name", "keyname", "forenames", "suffix", "is_person"
+        ):
+            names[row.paper_id].append(row)
+    authors = {}
+    for paper in papers:
+        listed = names[paper.pk]
+        authors[paper.pk] = (
+            tuple(_author_name(a) for a in listed[:AUTHORS_MAX]),
+            len(listed) > AUTHORS_MAX,
+        )
+    keys = _unique_keys(papers, {pk: listed for pk, (listed, _) in authors.items()})
+    return [
+        CitationEntry(
+            key=keys[paper.pk],
+            paper=paper,
+            authors=authors[paper.pk][0],
+            more_authors=authors[paper.pk][1],
+        )
+        for paper in papers
+    ]
+
+
+def _author_name(authorship: Authorship) -> AuthorName:
+    if not authorship.is_person:
+        return AuthorName(family="", literal=authorship.name)
+    family = authorship.keyname
+    if authorship.suffix and family:
+        family = f"{family} {authorship.suffix}"
+    if family:
+        return AuthorName(family=family, given=authorship.forenames)
+    head, _, last = authorship.name.rpartition(" ")
+    return AuthorName(family=last or authorship.name, given=head)
+
+
+def _ascii_word(text: str) -> str:
+    folded = (
+        unicodedata.normalize("NFKD", text.translate(_NO_DECOMPOSITION))
+        .encode("ascii", "ignore")
+        .decode()
+    )
+    return re.sub(r"[^A-Za-z0-9]", "", folded).lower()
+
+
+def _base_key(paper: Paper, authors: tuple[AuthorName, ...]) -> str:
+    first = authors[0] if authors else None
+    name = _ascii_word((first.family or first.literal.split(" ")[0]) if first else "")
+    year = str(paper.published.year) if paper.published else ""
+    word = ""
+    for candidate in _TEX_MATH.sub(" ", paper.title).split():
+        cleaned = _ascii_word(re.sub(r"\\[A-Za-z]+", "", candidate))
+        if cleaned and cleaned not in _TITLE_STOPWORDS and not cleaned.isdigit():
+            word = cleaned
+            break
+    key = f"{name}{year}{word}"
+    return key if name else f"arxiv{_ascii_word(paper.arxiv_id)}{word}"
+
+
+def _letters(index: int) -> str:
+    """0 → a, 25 → z, 26 → aa: as many suffixes as an export needs."""
+    out = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        out = chr(ord("a") + rest) + out
+    return out
+
+
+def _unique_keys(
+    papers: Sequence[Paper], authors: dict[int, tuple[AuthorName, ...]]
+) -> dict[int, str]:
+    groups: dict[str, list[Paper]] = defaultdict(list)
+    for paper in papers:
+        groups[_base_key(paper, authors[paper.pk])].append(paper)
+    keys: dict[int, str] = {}
+    taken = {base for base, group in groups.items() if len(group) == 1}
+    for base, group in groups.items():
+        if len(group) == 1:
+            keys[group[0].pk] = base
+            continue
+        index = 0
+        for paper in sorted(group, key=lambda p: p.arxiv_id):
+            while f"{base}{_letters(index)}" in taken:
+                index += 1
+            keys[paper.pk] = f"{base}{_letters(index)}"
+            taken.add(keys[paper.pk])
+            index += 1
+    return keys
+
+
+# BibTeX
+
+
+def balanced_braces(text: str) -> str:
+    """The text with every brace that has no partner dropped: BibTeX ends a field at the brace
+    that closes it, so one stray brace in a title would swallow or cut the rest of the entry."""
+    unmatched: list[int] = []
+    dropped: set[int] = set()
+    for index, char in enumerate(text):
+        if char == "{" and (index == 0 or text[index - 1] != "\\"):
+            unmatched.append(index)
+        elif char == "}" and (index == 0 or text[index - 1] != "\\"):
+            if unmatched:
+                unmatched.pop()
+            else:
+                dropped.add(index)
+    dropped.update(unmatched)
+    return "".join(char for index, char in enumerate(text) if index not in dropped)
+
+
+def _bibtex_value(text: str) -> str:
+    return balanced_braces(_UNESCAPED_SPECIAL.sub(r"\\\1", " ".join(text.split())))
+
+
+def _bibtex_name(author: AuthorName) -> str:
+    if author.literal:
+        return "{" + _bibtex_value(author.literal) + "}"
+    family = _bibtex_value(author.family)
+    # A family name of several words ("van der Berg", "Garcia Lopez") stays one family name.
+    family = "{" + family + "}" if " " in family or "," in family else family
+    return f"{family}, {_bibtex_value(author.given)}" if author.given else family
+
+
+def to_bibtex(entries: Sequence[CitationEntry], *, note: str = "") -> str:
+    """BibTeX: @article for a published paper, @misc for a preprint, arXiv's eprint fields on
+    both. `note` becomes a comment at the top (e.g. that the export was cut)."""
+    blocks = [f"% {line}" for line in note.splitlines()] if note else []
+    if blocks:
+        blocks.append("")
+    for entry in entries:
+        paper = entry.paper
+        names = [_bibtex_name(a) for a in entry.authors]
+        if entry.more_authors:
+            names.append("others")
+        fields: list[tuple[str, str]] = [
+            ("title", _bibtex_value(paper.title)),
+            ("author", " and ".join(names)),
+        ]
+        if paper.journal_ref:
+            fields.append(("journal", _bibtex_value(paper.journal_ref)))
+        if entry.year:
+            fields.append(("year", str(entry.year)))
+        if paper.published and not paper.journal_ref:
+            fields.append(("month", _MONTHS[paper.published.month - 1]))
+        if paper.doi:
+            fields.append(("doi", _bibtex_value(paper.doi)))
+        fields += [("eprint", paper.arxiv_id), ("archivePrefix", "arXiv")]
+        if paper.primary_category:
+            fields.append(("primaryClass", paper.primary_category))
+        fields.append(("url", paper.abs_url))
+        kind = "article" if entry.is_published else "misc"
+        body = ",\n".join(
+            f"  {name} = {value}" if name == "month" else f"  {name} = {{{value}}}"
+            for name, value in fields
+        )
+        blocks.append(f"@{kind}{{{entry.key},\n{body}\n}}\n")
+    return "\n".join(blocks)
+
+
+# RIS (https://en.wikipedia.org/wiki/RIS_(file_format)): tagged lines ending CR LF.
+
+
+def _ris_line(tag: str, value: str) -> str:
+    return f"{tag}  - {' '.join(value.split())}"
+
+
+def to_ris(entries: Sequence[CitationEntry], *, note: str = "") -> str:
+    """RIS: TY JOUR for a published paper, GEN (generic: the spec has no preprint type) for a
+    preprint; the arXiv id as accession number (AN) in database (DB) arXiv. RIS has no comment
+    line, so `note` goes to each record's N1 (notes)."""
+    lines: list[str] = []
+    for entry in entries:
+        paper = entry.paper
+        lines.append(_ris_line("TY", "JOUR" if entry.is_published else "GEN"))
+        lines.append(_ris_line("ID", entry.key))
+        lines.append(_ris_line("TI", paper.title))
+        for author in entry.authors:
+            name = author.literal or (
+                f"{author.family}, {author.given}" if author.given else author.family
+            )
+            lines.append(_ris_line("AU", name))
+        if entry.year:
+            lines.append(_ris_line("PY", str(entry.year)))
+        if paper.published:
+            lines.append(_ris_line("DA", paper.published.strftime("%Y/%m/%d/")))
+        if paper.journal_ref:
+            lines.append(_ris_line("JO", paper.journal_ref))
+        if paper.doi:
+            lines.append(_ris_line("DO", paper.doi))
+        lines.append(_ris_line("UR", paper.abs_url))
+        lines.append(_ris_line("AN", f"arXiv:{paper.arxiv_id}"))
+        lines.append(_ris_line("DB", "arXiv"))
+        for code in paper.category_list:
+            lines.append(_ris_line("KW", code))
+        if paper.abstract:
+            lines.append(_ris_line("AB", paper.abstract))
+        if entry.more_authors:
+            lines.append(_ris_line("N1", f"First {AUTHORS_MAX} authors listed."))
+        if note:
+            lines.append(_ris_line("N1", note))
+        lines.append("ER  - ")
+        lines.append("")
+    return "\r\n".join(lines)
+
+
+# CSL-JSON (https://citeproc-js.readthedocs.io/en/latest/csl-json/markup.html)
+
+
+def csl_items(entries: Sequence[CitationEntry]) -> list[dict]:
+    """CSL-JSON items: article-journal once published, else article from publisher arXiv; the
+    arXiv id as `number` in `archive` arXiv either way."""
+    items = []
+    for entry in entries:
+        paper = entry.paper
+        authors: list[dict] = [
+            {"literal": a.literal} if a.literal else {"family": a.family, "given": a.given}
+            for a in entry.authors
+        ]
+        if entry.more_authors:
+            authors.append({"literal": "others"})
+        item: dict = {
+            "id": entry.key,
+            "type": "article-journal" if entry.is_published else "article",
+            "title": paper.title,
+            "author": authors,
+            "URL": paper.abs_url,
+            "number": paper.arxiv_id,
+            "archive": "arXiv",
+        }
+        if entry.year:
+            item["issued"] = {"date-parts": [[entry.year]]}
+            if paper.published and not paper.journal_ref:
+                published = paper.published
+                item["issued"] = {"date-parts": [[published.year, published.month, published.day]]}
+        if paper.journal_ref:
+            item["container-title"] = paper.journal_ref
+        else:
+            item["publisher"] = "arXiv"
+        if paper.doi:
+            item["DOI"] = paper.doi
+        if paper.abstract:
+            item["abstract"] = paper.abstract
+        items.append(item)
+    return items
+
+
+def to_csl_json(entries: Sequence[CitationEntry], *, note: str = "") -> str:
+    """CSL-JSON is a bare array of items: it has no place for a note, which the views send in
+    a header instead."""
+    return json.dumps(csl_items(entries), ensure_ascii=False, indent=2) + "\n"
+
+
+@dataclass(frozen=True)
+class CitationFormat:
+    extension: str
+    content_type: str
+    write: Callable[..., str]
+
+
+# Keyed by the file extension the export URLs end with.
+CITATION_FORMATS = {
+    "bib": CitationFormat("bib", "application/x-bibtex", to_bibtex),
+    "ris": CitationFormat("ris", "application/x-research-info-systems", to_ris),
+    "json": CitationFormat("json", "application/vnd.citationstyles.csl+json", to_csl_json),
+}
