@@ -189,18 +189,21 @@ def _unique_keys(
 
 def balanced_braces(text: str) -> str:
     """The text with every brace that has no partner dropped: BibTeX ends a field at the brace
-    that closes it, so one stray brace in a title would swallow or cut the rest of the entry."""
+    that closes it, so one stray brace in a title would swallow or cut the rest of the entry.
+    BibTeX counts `\\{` and `\\}` as braces too, so they pair like any other; an unpaired one
+    goes with its backslash."""
     unmatched: list[int] = []
     dropped: set[int] = set()
     for index, char in enumerate(text):
-        if char == "{" and (index == 0 or text[index - 1] != "\\"):
+        if char == "{":
             unmatched.append(index)
-        elif char == "}" and (index == 0 or text[index - 1] != "\\"):
+        elif char == "}":
             if unmatched:
                 unmatched.pop()
             else:
                 dropped.add(index)
     dropped.update(unmatched)
+    dropped.update(index - 1 for index in list(dropped) if index and text[index - 1] == "\\")
     return "".join(char for index, char in enumerate(text) if index not in dropped)
 
 

@@ -114,7 +114,8 @@ def test_unbalanced_braces_in_a_title_cannot_break_the_entry(paper_factory):
     paper = paper_factory(title=r"A {broken} title} with {open & 50% braces")
     (entry,) = parse_bibtex(to_bibtex(citation_entries([paper]))).entries
     assert entry.fields_dict["title"].value == r"A {broken} title with open \& 50\% braces"
-    assert balanced_braces(r"\{ {a} }{") == r"\{ {a} "
+    assert balanced_braces(r"\{ {a} }{") == r"\{ {a} }"
+    assert balanced_braces(r"$\{x$ and {y}") == r"$x$ and {y}"
 
 
 def test_colliding_keys_get_letters_in_arxiv_id_order_whatever_the_order(paper_factory):
@@ -245,3 +246,12 @@ def test_pages_link_to_their_exports(client, preprint):
     assert f'href="/researchers/{ada.pk}/cite.ris"' in page
     page = client.get("/search", {"q": "entropy", "mode": "keyword"}).content.decode()
     assert 'href="/search/cite.bib?q=entropy&amp;mode=keyword"' in page
+
+
+def test_old_style_ids_and_versioned_urls_reach_the_paper(client, paper_factory):
+    paper_factory(arxiv_id="math.GT/0309136", title="Knots", categories=["math.GT"])
+    response = client.get("/papers/math.GT/0309136v2/cite.bib")
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == 'attachment; filename="arxiv-math.GT-0309136.bib"'
+    (entry,) = parse_bibtex(response.content.decode()).entries
+    assert entry.fields_dict["eprint"].value == "math.GT/0309136"
