@@ -1,0 +1,229 @@
+"""Benchmark the citation edge loader (papers.citations.citations_load: resolve each cited work
+to an archive paper, replace each citing paper's edges from the source, write in batches with
+COPY) against PostgreSQL's raw COPY of the same rows into the same table, in the same run.
+
+Every edge is SYNTHETIC, made here from a seeded random generator, and never leaves the
+benchmark's own database (created, migrated and dropped): `--papers` synthetic archive papers
+(arXiv ids 9901.00000…, titles "Synthetic paper n") each cite `--per-paper` synthetic works,
+of which `--archive-share` are other synthetic archive papers (by arXiv id, or by DOI for a
+fifth of them, as a published version would be), and the rest works outside it known by an
+arXiv id, a DOI (prefix 10.99999/synthetic.) or an S2 id.
+
+Phases, on one database: the rows the loader will write are computed (untimed) and written as
+COPY text; COPY of those rows into the empty table (timed); TRUNCATE; the loader's first load
+of the same edges, `--batch` citing papers a call (timed); a re-fetch of all of them, which
+replaces every edge (timed); TRUNCATE; COPY again (timed), so that a change of load on a shared
+machine shows. The ratio is the loader's first load against the mean of the two COPY runs.
+
+    python benchmarks/citations.py --papers 20000 --per-paper 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.import_snapshot import _pg_admin  # noqa: E402
+
+DEFAULT_SERVER = "postgres://postgres@127.0.0.1:5432"
+DEFAULT_DB_NAME = "wovepaper_bench_citations"
+FETCHED = datetime(2026, 12, 2, tzinfo=UTC)
+
+
+def synthetic_arxiv_id(n: int) -> str:
+    return f"99{n // 100000:02d}.{n % 100000:05d}"
+
+
+def make_papers(count: int) -> list[int]:
+    from papers.models import Paper
+
+    start = datetime(2020, 1, 1, tzinfo=UTC)
+    papers = [
+        Paper(
+            arxiv_id=synthetic_arxiv_id(n),
+            title=f"Synthetic paper {n}",
+            doi=f"10.99999/SYNTHETIC.PAPER.{n}" if n % 5 == 0 else "",
+            published=start + timedelta(hours=n),
+        )
+        for n in range(count)
+    ]
+    Paper.objects.bulk_create(papers, batch_size=5000)
+    return list(Paper.objects.order_by("pk").values_list("pk", flat=True))
+
+
+def make_edges(paper_ids: list[int], per_paper: int, archive_share: float, seed: int):
+    """The synthetic edges, one CitingPaperEdges a citing paper."""
+    from papers.citations import CitedWork, CitingPaperEdges
+
+    rng = random.Random(seed)
+    edges = []
+    outside = 0
+    for pk in paper_ids:
+        works = []
+        for _ in range(per_paper):
+            if rng.random() < archive_share:
+                n = rng.randrange(len(paper_ids))
+                if n % 5 == 0 and rng.random() < 0.2:
+                    work = CitedWork(doi=f"10.99999/synthetic.paper.{n}")
+                else:
+                    work = CitedWork(arxiv_id=synthetic_arxiv_id(n))
+            else:
+                outside += 1
+                kind = outside % 3
+                work = CitedWork(
+                    arxiv_id=f"1{outside % 10}{outside // 10 % 100:02d}.{outside % 100000:05d}"
+                    if kind == 0
+                    else "",
+                    doi=f"10.99999/synthetic.work.{outside}" if kind == 1 else "",
+                    s2_id=f"synthetic{outside:032d}" if kind == 2 else "",
+                )
+            work.title = f"Synthetic work {rng.randrange(10**9)}"
+            work.year = rng.randrange(1990, 2026)
+            work.citation_count = rng.randrange(0, 5000)
+            works.append(work)
+        edges.append(
+            CitingPaperEdges(citing_paper_id=pk, source="s2", fetched_at=FETCHED, works=works)
+        )
+    return edges
+
+
+def copy_payload(rows) -> bytes:
+    """The rows as COPY text (the loader's own formatting, untimed here)."""
+    from papers.citations import copy_text
+
+    return "".join(copy_text(rows)).encode()
+
+
+def timed_copy(payload: bytes) -> float:
+    from django.db import connection, transaction
+
+    from papers.citations import COPY_FIELDS
+    from papers.ingest.upsert import _columns, quote_name
+    from papers.models import Citation
+
+    table = quote_name(Citation._meta.db_table)
+    started = time.perf_counter()
+    with transaction.atomic(), connection.cursor() as cursor:
+        with cursor.copy(f"COPY {table} ({_columns(Citation, COPY_FIELDS)}) FROM STDIN") as copy:
+            view = memoryview(payload)
+            for start in range(0, len(view), 1 << 20):
+                copy.write(view[start : start + (1 << 20)])
+    return time.perf_counter() - started
+
+
+def timed_load(edges, batch: int) -> float:
+    from papers.citations import citations_load
+
+    started = time.perf_counter()
+    for start in range(0, len(edges), batch):
+        citations_load(edges[start : start + batch])
+    return time.perf_counter() - started
+
+
+def truncate() -> None:
+    from django.db import connection
+
+    from papers.models import Citation
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"TRUNCATE {Citation._meta.db_table}")
+        cursor.execute(f"VACUUM ANALYZE {Citation._meta.db_table}")
+
+
+def run(args: argparse.Namespace) -> dict:
+    import django
+    from django.core.management import call_command
+    from django.db import connection
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    from papers.citations import citation_rows
+    from papers.models import Citation
+
+    print("making synthetic papers and edges (untimed)", file=sys.stderr, flush=True)
+    paper_ids = make_papers(args.papers)
+    edges = make_edges(paper_ids, args.per_paper, args.archive_share, args.seed)
+    rows = citation_rows(edges)
+    payload = copy_payload(rows)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+    count = len(rows)
+    resolved = sum(1 for row in rows if row[2] is not None)
+
+    print("COPY reference (1)", file=sys.stderr, flush=True)
+    copy_first = timed_copy(payload)
+    truncate()
+    print("loader: first load", file=sys.stderr, flush=True)
+    load_first = timed_load(edges, args.batch)
+    assert Citation.objects.count() == count
+    print("loader: re-fetch (replaces every edge)", file=sys.stderr, flush=True)
+    load_again = timed_load(edges, args.batch)
+    assert Citation.objects.count() == count
+    truncate()
+    print("COPY reference (2)", file=sys.stderr, flush=True)
+    copy_second = timed_copy(payload)
+    copy_mean = (copy_first + copy_second) / 2
+    return {
+        "edges": count,
+        "resolved": resolved,
+        "citing_papers": len(edges),
+        "batch": args.batch,
+        "copy_edges_per_s": [round(count / copy_first), round(count / copy_second)],
+        "load_edges_per_s": round(count / load_first),
+        "refetch_edges_per_s": round(count / load_again),
+        "ratio_to_copy": round(copy_mean / load_first, 3),
+        "load_average": os.getloadavg(),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--papers", type=int, default=20000)
+    parser.add_argument("--per-paper", type=int, default=50)
+    parser.add_argument("--archive-share", type=float, default=0.1)
+    parser.add_argument("--batch", type=int, default=1000, help="citing papers per loader call")
+    parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--server", default=DEFAULT_SERVER)
+    parser.add_argument("--db-name", default=DEFAULT_DB_NAME)
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    args = parser.parse_args()
+
+    _pg_admin(args.server, f'DROP DATABASE IF EXISTS "{args.db_name}" WITH (FORCE)')
+    _pg_admin(args.server, f'CREATE DATABASE "{args.db_name}"')
+    os.environ["DATABASE_URL"] = f"{args.server}/{args.db_name}"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wovepaper.settings")
+    try:
+        result = run(args)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        if not args.keep:
+            _pg_admin(args.server, f'DROP DATABASE IF EXISTS "{args.db_name}" WITH (FORCE)')
+    print(
+        f"SYNTHETIC edges: {result['edges']:,} from {result['citing_papers']:,} citing papers "
+        f"({result['resolved']:,} resolved to archive papers), loader batches of "
+        f"{result['batch']:,} citing papers\n"
+        f"  COPY of the same rows: {result['copy_edges_per_s'][0]:,} and "
+        f"{result['copy_edges_per_s'][1]:,} edges/s (before and after)\n"
+        f"  loader, first load:    {result['load_edges_per_s']:,} edges/s "
+        f"= {result['ratio_to_copy']:.2f}x COPY\n"
+        f"  loader, re-fetch:      {result['refetch_edges_per_s']:,} edges/s "
+        "(replaces every edge)\n"
+        f"  load average (1/5/15 min) at the end: {result['load_average']}"
+    )
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
