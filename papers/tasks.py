@@ -185,27 +185,28 @@ def embed_papers(paper_ids: list[int]) -> int:
 
 @shared_task(bind=True, name="papers.embed_pending", acks_late=True)
 def embed_pending(self, chain: str | None = None, after: int = 0) -> dict:
-    """Celery beat's sweep, and each link of its chains: embed the next EMBED_BATCH_SIZE
-    pending papers past id `after` that no other batch holds (embedding_stage.embed_next_batch:
-    claimed, their vectors sent to the vector index as the batch commits). Redelivered, it
-    embeds nothing twice: what is done is no longer pending, what is held is left alone.
+    """Celery beat's sweep, and each link of its chains: claim the next EMBED_BATCH_SIZE
+    pending papers past id `after` that no other batch holds, and embed them
+    (embedding_stage: their vectors go to the vector index as the batch commits). Redelivered,
+    it embeds nothing twice: what is done is no longer pending, what is held is left alone.
 
-    Under a worker, a batch that found papers queues its chain's next batch (`chain`, a slot's
+    Under a worker, a batch that holds papers queues its chain's next batch (`chain`, a slot's
     token) past the last id it looked at, and starts chains in the free slots, up to
-    EMBED_PARALLEL_BATCHES at a time (wovepaper.lib.chains): short tasks that per-page
-    messages interleave with, as many at once as there are slots."""
+    EMBED_PARALLEL_BATCHES: before it embeds, so that an idle embed process takes the next
+    batch at once and every process is kept busy. Short tasks, which a harvest page's messages
+    interleave with."""
     inline = bool(self.request.called_directly or self.request.is_eager)
     holds_slot = (
         chain_slot_renew(EMBED_CHAINS, chain, seconds=settings.EMBED_CHAIN_SECONDS)
         if chain
         else False
     )
-    written, last = embedding_stage.embed_next_batch(after=after)
-    summary = {"embedded": written, "last": last}
-    if last is None or inline:
+    batch = embedding_stage.batch_claim(after=after)
+    if batch is None or inline:
         if holds_slot and chain:
             chain_slot_release(EMBED_CHAINS, chain)
-        return summary
+        written = embedding_stage.batch_embed(batch) if batch else 0
+        return {"embedded": written, "last": batch.last if batch else None}
     followers = [chain] if holds_slot and chain else []
     followers.extend(
         chain_slots_take(
@@ -215,6 +216,6 @@ def embed_pending(self, chain: str | None = None, after: int = 0) -> dict:
         )
     )
     for token in followers:
-        send_now("papers.embed_pending", kwargs={"chain": token, "after": last})
-    summary["chains_continued"] = len(followers)
-    return summary
+        send_now("papers.embed_pending", kwargs={"chain": token, "after": batch.last})
+    written = embedding_stage.batch_embed(batch)
+    return {"embedded": written, "last": batch.last, "chains_continued": len(followers)}

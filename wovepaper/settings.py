@@ -561,9 +561,10 @@ QUERY_VECTOR_CACHE_SECONDS = env_int("QUERY_VECTOR_CACHE_SECONDS", 7 * 24 * 3600
 EMBED_AFTER_WRITES = env_bool("EMBED_AFTER_WRITES", bool(CELERY_BROKER_URL))
 # A sweep embeds pending papers in short batches of EMBED_BATCH_SIZE, each claimed for
 # EMBED_CLAIM_SECONDS (no other worker embeds them meanwhile; a dead worker's claim lapses), and
-# chained: a batch that found papers queues the next, with up to EMBED_PARALLEL_BATCHES chains
-# at a time (set it to the embed processes of the whole deployment), each slot held
-# EMBED_CHAIN_SECONDS past its chain's last batch. Beat starts a sweep every EMBED_SWEEP_SECONDS.
+# chained: a batch that holds papers queues the next before it embeds, so one chain keeps every
+# idle embed process busy; EMBED_PARALLEL_BATCHES chains at most (each one batch queued ahead),
+# each slot held EMBED_CHAIN_SECONDS past its chain's last batch. Beat starts a sweep every
+# EMBED_SWEEP_SECONDS.
 EMBED_BATCH_SIZE = env_int("EMBED_BATCH_SIZE", 128)
 EMBED_CLAIM_SECONDS = env_int("EMBED_CLAIM_SECONDS", 600)
 EMBED_PARALLEL_BATCHES = env_int("EMBED_PARALLEL_BATCHES", 2)

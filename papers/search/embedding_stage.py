@@ -7,8 +7,8 @@ commit, and harvesting and matching never wait on it. Embedding workers scale ou
 of processes on any number of machines take the tasks.
 
 - `embed_papers(ids)`: embed those of these papers that are pending (a harvest page's task);
-- `embed_next_batch(after=id)`: embed the next pending papers past that id (a sweep's batch,
-  chained by papers.tasks.embed_pending);
+- `batch_claim(after=id)` then `batch_embed(batch)`: a sweep's batch, the next pending papers
+  past that id (chained by papers.tasks.embed_pending; `embed_next_batch` does both);
 - `embed_pending()`: every pending paper, batch after batch (the backfill command).
 
 A paper is pending when it has no vector from the configured encoder for its current digest
@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from itertools import islice
 from pathlib import Path
@@ -76,28 +77,76 @@ def papers_pending(encoder: TextEncoder | None = None) -> QuerySet[Paper]:
     return Paper.objects.filter(is_deleted=False).exclude(Exists(current))
 
 
+@dataclass(frozen=True)
+class Batch:
+    """Papers a batch holds (`ids`, under its claim's `token`), and the last id it looked at:
+    where the next batch of a sweep starts."""
+
+    token: str
+    ids: frozenset[int]
+    last: int
+
+
 def embed_papers(
     paper_ids: Sequence[int], *, encoder: TextEncoder | None = None, feed_index: bool = True
 ) -> int:
     """Embed those of these papers that are pending and that no other batch holds; returns
     how many vectors were written. Idempotent: a paper already embedded from its current
-    digest by this model is skipped, and so is one another batch holds (it embeds it). The
-    vectors are written and the claims dropped in one transaction; the papers go to the vector
-    index's writer when it commits, unless `feed_index` is off (a caller that rebuilds the
-    index instead)."""
+    digest by this model is skipped, and so is one another batch holds (it embeds it)."""
     if not paper_ids:
         return 0
     encoder = encoder or text_encoder()
-    candidates = papers_pending(encoder).filter(pk__in=list(paper_ids))
-    token, held = _claim(list(candidates.values_list("pk", flat=True)))
-    if not held:
+    candidates = list(
+        papers_pending(encoder).filter(pk__in=list(paper_ids)).values_list("pk", flat=True)
+    )
+    if not candidates:
         return 0
+    token, held = _claim(candidates)
+    return batch_embed(
+        Batch(token, frozenset(held), max(candidates)), encoder=encoder, feed_index=feed_index
+    )
+
+
+def batch_claim(
+    *, after: int = 0, batch_size: int | None = None, encoder: TextEncoder | None = None
+) -> Batch | None:
+    """Claim the next `batch_size` (EMBED_BATCH_SIZE) pending papers with an id past `after`
+    that no batch holds; None when there are none. Another batch may take some of them between
+    our look and our claim: the batch then holds fewer, or none."""
+    encoder = encoder or text_encoder()
+    held = PaperEmbeddingClaim.objects.filter(
+        paper_id=OuterRef("pk"), claimed_until__gt=timezone.now()
+    )
+    ids = list(
+        papers_pending(encoder)
+        .filter(pk__gt=after)
+        .exclude(Exists(held))
+        .order_by("pk")
+        .values_list("pk", flat=True)[: batch_size or settings.EMBED_BATCH_SIZE]
+    )
+    if not ids:
+        return None
+    token, taken = _claim(ids)
+    return Batch(token, frozenset(taken), ids[-1])
+
+
+def batch_embed(
+    batch: Batch, *, encoder: TextEncoder | None = None, feed_index: bool = True
+) -> int:
+    """Embed the papers `batch` holds that are still pending; returns how many vectors were
+    written. The vectors are written and the claims dropped in one transaction; the papers go
+    to the vector index's writer when it commits, unless `feed_index` is off (a caller that
+    rebuilds the index instead). Failing, it drops its claims, so the next batch need not wait
+    for the lease."""
+    if not batch.ids:
+        return 0
+    encoder = encoder or text_encoder()
     try:
         # Looked at again once held: a batch that finished one of them between our first look
         # and our claim dropped its claim in the transaction that stored the vector.
         rows = list(
             papers_pending(encoder)
-            .filter(pk__in=held)
+            .filter(pk__in=batch.ids)
             .order_by("pk")
             .values_list("pk", "title", "abstract", "source_hash")
         )
@@ -114,14 +163,13 @@ def embed_papers(
         ]
         with transaction.atomic():
             _upsert(embeddings)
-            _release(token)
+            _release(batch.token)
             if feed_index:
                 vector_index_enqueue(PAPERS, [e.paper_id for e in embeddings])
     except BaseException:
-        # Failed here (not killed): let the next batch have them without waiting for the lease,
-        # if the database still answers (else the lease lapses).
+        # If the database still answers (else the lease lapses).
         with contextlib.suppress(Exception):
-            _release(token)
+            _release(batch.token)
         raise
     return len(embeddings)
 
@@ -167,24 +215,14 @@ def embed_next_batch(
     encoder: TextEncoder | None = None,
     feed_index: bool = True,
 ) -> tuple[int, int | None]:
-    """Embed the next `batch_size` (EMBED_BATCH_SIZE) pending papers with an id past `after`
-    that no batch holds, as `embed_papers` does; returns how many vectors were written and
-    the last id looked at (where the next batch starts), or None when no such paper is left.
+    """`batch_claim`, then `batch_embed`: returns how many vectors were written and the last id
+    looked at (where the next batch starts), or None when no pending paper is left past `after`.
     Idempotent: what is done or held is not looked at again."""
     encoder = encoder or text_encoder()
-    held = PaperEmbeddingClaim.objects.filter(
-        paper_id=OuterRef("pk"), claimed_until__gt=timezone.now()
-    )
-    ids = list(
-        papers_pending(encoder)
-        .filter(pk__gt=after)
-        .exclude(Exists(held))
-        .order_by("pk")
-        .values_list("pk", flat=True)[: batch_size or settings.EMBED_BATCH_SIZE]
-    )
-    if not ids:
+    batch = batch_claim(after=after, batch_size=batch_size, encoder=encoder)
+    if batch is None:
         return 0, None
-    return embed_papers(ids, encoder=encoder, feed_index=feed_index), ids[-1]
+    return batch_embed(batch, encoder=encoder, feed_index=feed_index), batch.last
 
 
 def embed_pending(
