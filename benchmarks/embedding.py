@@ -6,7 +6,7 @@ the same papers' texts, and two such processes at once (what this machine's core
 processes at best).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/wovepaper_embed_bench \\
-        python benchmarks/embedding.py [--papers 1600] [--workers 1,2]
+        python benchmarks/embedding.py [--papers 1000] [--workers 1,2]
 
 The database is migrated and given the bundled sample (3,200 real arXiv papers) with the demo's
 vectors; `--papers` of them, a seeded draw spread over the id range, have their vectors removed
@@ -213,7 +213,7 @@ def sweep_round(processes: int, ids: list[int], env: dict[str, str], out: Path) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--papers", type=int, default=1600)
+    parser.add_argument("--papers", type=int, default=1000)
     parser.add_argument("--workers", default="1,2")
     args = parser.parse_args()
     url = os.environ.get("DATABASE_URL", "")
@@ -240,8 +240,10 @@ def main() -> None:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("CELERY_")},
         "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
-        "CELERY_BROKER_URL": os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/4"),
-        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/4"),
+        # A Redis database of its own: a test run that empties the suite's (4) would take the
+        # queued batches with it.
+        "CELERY_BROKER_URL": os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/8"),
+        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/8"),
         "EMBEDDING_MODEL_DIR": str(model_dir),
         "EMBED_AFTER_WRITES": "0",
         "LOG_LEVEL": "INFO",
