@@ -42,23 +42,27 @@ class SiteSearchResults:
     institutions: list = field(default_factory=list)
 
 
+def _papers_found(search: SiteSearch, *, offset: int, limit: int) -> SearchPage:
+    return paper_search(
+        search.query,
+        category=search.category or None,
+        date_from=search.date_from,
+        # The form's end date is inclusive; the interface's is exclusive.
+        date_to=day_after(search.date_to),
+        sort=search.sort,
+        mode=search.mode,
+        offset=offset,
+        limit=limit,
+    )
+
+
 def site_search(
     search: SiteSearch, *, offset: int, limit: int, side_limit: int
 ) -> SiteSearchResults:
     results = SiteSearchResults()
     if search.tab == "papers":
         if search.query:
-            found = paper_search(
-                search.query,
-                category=search.category or None,
-                date_from=search.date_from,
-                # The form's end date is inclusive; the interface's is exclusive.
-                date_to=day_after(search.date_to),
-                sort=search.sort,
-                mode=search.mode,
-                offset=offset,
-                limit=limit,
-            )
+            found = _papers_found(search, offset=offset, limit=limit)
             # One read of bylines for both parts of a hybrid page.
             shown = papers_with_short_bylines([*found.items, *found.related])
             results.main = found.with_items(shown[: len(found.items)], shown[len(found.items) :])
@@ -87,16 +91,7 @@ def site_search_papers(search: SiteSearch, *, offset: int, limit: int) -> list:
     if search.tab != "papers":
         return []
     if search.query:
-        found = paper_search(
-            search.query,
-            category=search.category or None,
-            date_from=search.date_from,
-            date_to=day_after(search.date_to),
-            sort=search.sort,
-            mode=search.mode,
-            offset=offset,
-            limit=limit,
-        )
+        found = _papers_found(search, offset=offset, limit=limit)
         return [*found.items, *found.related]
     if search.category:
         return papers_in_category(code=search.category, offset=offset, limit=limit)
