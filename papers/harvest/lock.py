@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.conf import settings
-from django.db import connections
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from wovepaper.lib.cache import coordination_cache
+from wovepaper.lib.repeating import Repeating
 
 from ..models import HarvestRun
 
@@ -89,32 +89,13 @@ def harvest_lock(set_spec: str) -> Iterator[HarvestLock]:
             )
 
 
-class Heartbeat:
+class Heartbeat(Repeating):
     """Renews `lock` and stamps the run's `heartbeat_at` every third of the TTL, on a thread."""
 
     def __init__(self, lock: HarvestLock, run_id: int):
+        super().__init__(interval=lock.ttl / 3, name=f"harvest-heartbeat-{run_id}")
         self.lock = lock
         self.run_id = run_id
-        self.interval = max(lock.ttl / 3, 0.1)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run, name=f"harvest-heartbeat-{run_id}", daemon=True
-        )
-
-    def __enter__(self) -> Heartbeat:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.wait(self.interval):
-                self.beat()
-        finally:
-            connections.close_all()  # this thread's own connection
 
     def beat(self) -> None:
         try:

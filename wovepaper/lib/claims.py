@@ -21,15 +21,16 @@ Used by matching (researchers.matching.claim, on PaperMatchState) and embedding
 from __future__ import annotations
 
 import logging
-import threading
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import connection, connections, models, transaction
+from django.db import connection, models, transaction
 from django.db.models import Q
 from django.utils import timezone
+
+from .repeating import Repeating
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ def rows_claim(
     return token, held
 
 
-class ClaimKept:
+class ClaimKept(Repeating):
     """Renews the lease of the rows of `model` that the claim `token` holds to `seconds` from
     now, every third of it, on a thread of its own, for as long as a `with` block runs. The
     lease's end is also written to each of `also` (fields that must follow it). A renewal that
@@ -97,13 +98,11 @@ class ClaimKept:
         seconds: float,
         also: Sequence[str] = (),
     ) -> None:
+        super().__init__(interval=seconds / 3, name=f"claim-{token[:8]}")
         self.model = model
         self.token = token
         self.seconds = seconds
         self.also = tuple(also)
-        self.interval = max(seconds / 3, 0.1)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"claim-{token[:8]}", daemon=True)
 
     def renew(self) -> int:
         """Extend the lease now; how many rows the claim still holds (none once released)."""
@@ -111,20 +110,8 @@ class ClaimKept:
         fields = dict.fromkeys(("claimed_until", *self.also), until)
         return self.model._default_manager.filter(claim=self.token).update(**fields)
 
-    def __enter__(self) -> ClaimKept:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
-
-    def _run(self) -> None:
+    def beat(self) -> None:
         try:
-            while not self._stop.wait(self.interval):
-                try:
-                    self.renew()
-                except Exception as exc:  # noqa: BLE001 (the next beat tries again)
-                    logger.warning("claim %s: lease renewal failed: %s", self.token, exc)
-        finally:
-            connections.close_all()  # this thread's own connection
+            self.renew()
+        except Exception as exc:  # noqa: BLE001 (the next beat tries again)
+            logger.warning("claim %s: lease renewal failed: %s", self.token, exc)
