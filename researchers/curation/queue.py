@@ -148,27 +148,27 @@ def _candidate_keys(*, prefix: str, limit: int) -> list[str]:
 
 
 @dataclass
-class _Signals:
-    """What the evidence is read from, for one set of records: a fixed number of queries."""
+class _Facts:
+    """What describes each record of a set (sources, years, institutions): three queries."""
 
-    distinct: set[tuple[int, int]]
     orcids: dict[int, set[str]]
     external: dict[int, list[str]]
-    conflicts: dict[tuple[int, int], int]
-    conflict_kinds: dict[tuple[int, int], set[str]]
     years: dict[int, tuple]
     institutions: dict[int, dict[int, str]]
+
+
+@dataclass
+class _Signals(_Facts):
+    """What the evidence is read from, for one set of records: the facts and what relates two
+    of them, a fixed number of queries."""
+
+    distinct: set[tuple[int, int]]
+    conflicts: dict[tuple[int, int], int]
+    conflict_kinds: dict[tuple[int, int], set[str]]
     same_paper: dict[tuple[int, int], int]
 
 
-def _signals(ids: list[int], *, pairs: bool = True) -> _Signals:
-    """`pairs` off: only what describes each record (sources, years, institutions), not
-    what relates two of them (three queries, not six)."""
-    distinct = (
-        set(DistinctPair.objects.filter(low_id__in=ids).values_list("low_id", "high_id"))
-        if pairs
-        else set()
-    )
+def _facts(ids: list[int]) -> _Facts:
     orcids: dict[int, set[str]] = defaultdict(set)
     external: dict[int, list[str]] = defaultdict(list)
     for rid, source, value in (
@@ -179,17 +179,6 @@ def _signals(ids: list[int], *, pairs: bool = True) -> _Signals:
         external[rid].append(f"{source}:{value}")
         if source == ResearcherExternalId.ORCID:
             orcids[rid].add(value)
-    conflicts: dict[tuple[int, int], int] = defaultdict(int)
-    conflict_kinds: dict[tuple[int, int], set[str]] = defaultdict(set)
-    kind_labels = dict(IdentityConflict.KINDS)
-    # Shared ORCIDs and external ids show up here: an id belongs to one record (a unique
-    # constraint), so matching records "one ORCID across several records" instead.
-    for a, b, kind in IdentityConflict.objects.filter(
-        researcher_id__in=ids if pairs else [], other_researcher_id__in=ids
-    ).values_list("researcher_id", "other_researcher_id", "kind"):
-        pair = (min(a, b), max(a, b))
-        conflicts[pair] += 1
-        conflict_kinds[pair].add(kind_labels.get(kind, kind))
     years = {
         row["researcher_id"]: (row["first"], row["last"])
         for row in (
@@ -205,18 +194,40 @@ def _signals(ids: list[int], *, pairs: bool = True) -> _Signals:
         .distinct()
     ):
         institutions[rid][inst] = name
+    return _Facts(orcids, external, years, institutions)
+
+
+def _signals(ids: list[int]) -> _Signals:
+    facts = _facts(ids)
+    distinct = set(DistinctPair.objects.filter(low_id__in=ids).values_list("low_id", "high_id"))
+    conflicts: dict[tuple[int, int], int] = defaultdict(int)
+    conflict_kinds: dict[tuple[int, int], set[str]] = defaultdict(set)
+    kind_labels = dict(IdentityConflict.KINDS)
+    # Shared ORCIDs and external ids show up here: an id belongs to one record (a unique
+    # constraint), so matching records "one ORCID across several records" instead.
+    for a, b, kind in IdentityConflict.objects.filter(
+        researcher_id__in=ids, other_researcher_id__in=ids
+    ).values_list("researcher_id", "other_researcher_id", "kind"):
+        pair = (min(a, b), max(a, b))
+        conflicts[pair] += 1
+        conflict_kinds[pair].add(kind_labels.get(kind, kind))
     same_paper: dict[tuple[int, int], int] = defaultdict(int)
     for a, b, n in (
-        Authorship.objects.filter(
-            researcher_id__in=ids if pairs else [], paper__authorships__researcher_id__in=ids
-        )
+        Authorship.objects.filter(researcher_id__in=ids, paper__authorships__researcher_id__in=ids)
         .values_list("researcher_id", "paper__authorships__researcher_id")
         .annotate(n=Count("paper_id", distinct=True))
     ):
         if a < b:
             same_paper[(a, b)] = n
     return _Signals(
-        distinct, orcids, external, conflicts, conflict_kinds, years, institutions, same_paper
+        orcids=facts.orcids,
+        external=facts.external,
+        years=facts.years,
+        institutions=facts.institutions,
+        distinct=distinct,
+        conflicts=conflicts,
+        conflict_kinds=conflict_kinds,
+        same_paper=same_paper,
     )
 
 
@@ -253,7 +264,7 @@ def _years(span: tuple | None) -> str:
     return first if first == last else f"{first}–{last}"
 
 
-def _describe(record: Researcher, sig: _Signals) -> None:
+def _describe(record: Researcher, sig: _Facts) -> None:
     """The per-record facts shown beside the evidence (attributes, so templates only read)."""
     span = sig.years.get(record.pk)
     by_count = sorted((record.field_counts or {}).items(), key=lambda kv: (-kv[1], kv[0]))
@@ -275,9 +286,9 @@ def researchers_told_apart(records: list[Researcher]) -> list[Researcher]:
     shows them (sources, years, institutions, fields): a fixed number of queries for the
     bounded list given."""
     if records:
-        sig = _signals([r.pk for r in records], pairs=False)
+        facts = _facts([r.pk for r in records])
         for record in records:
-            _describe(record, sig)
+            _describe(record, facts)
     return records
 
 
