@@ -88,11 +88,11 @@ def researchers_search(query: str, *, offset: int = 0, limit: int = 20) -> Searc
     )
 
 
-def spells_name(query: str, key: str) -> bool:
-    """Whether `query` names the person of the name key `key`, not only words of it: the
-    family name whole and last, each other word a whole word of the name or its initial
-    ("Ian Sommerville" and "Sommerville" name "i sommerville"; "Som" and "Ian" do not)."""
-    words = name_key(query or "").split()
+def _names_person(words: list[str], key: str) -> bool:
+    """Whether the query's folded `words` name the person of the name key `key`, not only
+    words of it: the family name whole and last, each other word a whole word of the name or
+    its initial ("ian sommerville" and "sommerville" name "i sommerville"; "som" and "ian" do
+    not)."""
     named = key.split()
     return (
         bool(words)
@@ -109,7 +109,8 @@ def people_named(query: str, found: list[Researcher]) -> list[Researcher]:
     """Of the researchers a search found, those the query names, each with what tells
     same-name records apart: sources, years, fields, institutions and the latest affiliation
     (`latest_affiliation`). A fixed number of queries per record of a bounded list."""
-    ids = [r.pk for r in found if spells_name(query, r.name_key)]
+    words = name_key(query or "").split()
+    ids = [r.pk for r in found if _names_person(words, r.name_key)]
     if not ids:
         return []
     records = Researcher.objects.defer("coauthors", "position_counts").in_bulk(ids)
