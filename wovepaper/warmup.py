@@ -36,10 +36,13 @@ QUERY = "neural network models"
 def compile_templates() -> int:
     """Every template of the project's own (not its libraries'), compiled into the cached
     loader; the number compiled."""
-    roots = [Path(settings.BASE_DIR) / "templates"] + [
+    base = Path(settings.BASE_DIR)
+    # The project's apps are the top-level packages beside manage.py (a virtualenv under the
+    # project holds the libraries' apps: their templates load on first use).
+    roots = [base / "templates"] + [
         Path(config.path) / "templates"
         for config in apps.get_app_configs()
-        if Path(config.path).is_relative_to(settings.BASE_DIR)
+        if Path(config.path).parent == base
     ]
     engine = engines["django"]
     compiled = 0
