@@ -152,13 +152,7 @@ def batch_embed(
         )
         vectors = encoder.encode([paper_text(title, abstract) for _, title, abstract, _ in rows])
         embeddings = [
-            PaperEmbedding(
-                paper_id=pk,
-                model=encoder.name,
-                source_hash=source_hash,
-                dimensions=encoder.dimensions,
-                vector=blob,
-            )
+            _embedding(pk, source_hash, encoder, blob)
             for (pk, _, _, source_hash), blob in zip(rows, to_stored(vectors), strict=True)
         ]
         with transaction.atomic():
@@ -193,6 +187,16 @@ def _claim(paper_ids: list[int]) -> tuple[str, set[int]]:
 def _release(token: str) -> None:
     if token:
         PaperEmbeddingClaim.objects.filter(claim=token).delete()
+
+
+def _embedding(pk: int, source_hash: str, encoder: TextEncoder, blob: bytes) -> PaperEmbedding:
+    return PaperEmbedding(
+        paper_id=pk,
+        model=encoder.name,
+        source_hash=source_hash,
+        dimensions=encoder.dimensions,
+        vector=blob,
+    )
 
 
 def _upsert(embeddings: list[PaperEmbedding]) -> None:
@@ -310,13 +314,7 @@ def embeddings_load(path: Path, *, encoder: TextEncoder | None = None) -> int:
             .values_list("pk", "arxiv_id", "source_hash")
         )
         embeddings = [
-            PaperEmbedding(
-                paper_id=pk,
-                model=encoder.name,
-                source_hash=source_hash,
-                dimensions=encoder.dimensions,
-                vector=vectors[position[arxiv_id]].astype(STORED_DTYPE).tobytes(),
-            )
+            _embedding(pk, source_hash, encoder, to_stored(vectors[position[arxiv_id]][None])[0])
             for pk, arxiv_id, source_hash in rows
             if wanted[arxiv_id] == source_hash
         ]
