@@ -16,6 +16,7 @@ from kombu import pools as kombu_pools
 
 from papers.models import PaperAnalysis
 from researchers.models import Researcher
+from tests.sweep import production_caches
 from wovepaper.celery import app as celery_app
 from wovepaper.lib.queueing import broker_forget_failure, send_now
 
@@ -29,18 +30,7 @@ NOT_QUEUED = "could not queue"
 def broker_on_own_redis(own_redis, settings, paper_factory):
     process = own_redis.start()
     url = own_redis.url
-    settings.CACHES = {
-        # As production configures them (wovepaper/settings.py), on this test's Redis.
-        "default": {
-            "BACKEND": "wovepaper.lib.cache.FailOpenRedisCache",
-            "LOCATION": url,
-            "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.25, "RETRY_AFTER": 5},
-        },
-        "coordination": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": url,
-        },
-    }
+    settings.CACHES = production_caches(url, retry_after=5)
     # Read before the settings change: Celery's configuration reads through to Django's.
     keys = ("broker_url", "task_always_eager", "task_default_queue")
     saved = {key: celery_app.conf[key] for key in keys}

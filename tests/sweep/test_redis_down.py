@@ -18,6 +18,7 @@ from django.contrib.auth import get_user_model
 from django.core.cache import caches
 
 from papers.harvest.lock import harvest_lock
+from tests.sweep import production_caches
 from wovepaper.lib.http import RateLimiter
 
 pytestmark = pytest.mark.django_db
@@ -30,23 +31,7 @@ DEGRADED = "cache unreachable"
 def site_on_own_redis(own_redis, settings, paper_factory):
     process = own_redis.start()
     url = own_redis.url
-    settings.CACHES = {
-        # As production configures them (wovepaper/settings.py), on this test's Redis.
-        "default": {
-            "BACKEND": "wovepaper.lib.cache.FailOpenRedisCache",
-            "LOCATION": url,
-            "OPTIONS": {
-                "socket_connect_timeout": 0.25,
-                "socket_timeout": 0.25,
-                "RETRY_AFTER": 0.5,
-            },
-        },
-        "coordination": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": url,
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
-        },
-    }
+    settings.CACHES = production_caches(url, retry_after=0.5, coordination_timeout=1)
     settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     paper_factory(title="A paper read while Redis is away")
