@@ -1097,7 +1097,7 @@ NONSENSE = (
     "zzzqqqxx",
     "asdfgh qwerty",
     "xyzzy plugh",
-    "lorem ipsum dolor",
+    "frobnicate blorptastic wuggle",
     "kjhgf",
     "qwe rty uio",
     "sourdough bread recipes",
