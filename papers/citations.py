@@ -18,12 +18,12 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from django.db import connection, transaction
-from django.db.models import F, Field
+from django.db.models import Exists, F, Field, OuterRef
 from django.db.models.functions import Lower
 
 from papers.ingest.records import RecordError, normalize_arxiv_id
 from papers.ingest.upsert import _columns, quote_name
-from papers.models import Citation, Paper
+from papers.models import Citation, CitationCoverage, Paper
 
 # arXiv registers a DOI for every paper since 2022 (10.48550/arXiv.<id>); OpenAlex and S2 often
 # give only that DOI for a preprint, so it is read as the arXiv id it names.
@@ -139,6 +139,17 @@ def openalex_referenced_works(work: dict[str, Any]) -> list[CitedWork]:
         _work_from_ids(arxiv=None, doi=None, openalex=ref)
         for ref in work.get("referenced_works") or []
     ]
+
+
+def openalex_counts_by_year(work: dict[str, Any]) -> list[list[int]]:
+    """An OpenAlex work's `counts_by_year` as [[year, cited_by_count], ...], newest first.
+    OpenAlex lists only recent years (the last ten), so older citations are not in it."""
+    counts = []
+    for entry in work.get("counts_by_year") or []:
+        year, cited = entry.get("year"), entry.get("cited_by_count")
+        if isinstance(year, int) and isinstance(cited, int) and cited >= 0:
+            counts.append([year, cited])
+    return sorted(counts, reverse=True)
 
 
 def title_key(title: str, year: int | None) -> str:
@@ -379,10 +390,7 @@ def citing_works_load(
     *, cited_paper_id: int, source: str, fetched_at: datetime, citing_works: Sequence[CitedWork]
 ) -> int:
     """Edges from a source's list of the works citing an archive paper (S2's `citations`):
-    those citing works that are archive papers get an edge to it, unless their own references
-    from that source already hold one. Nothing is deleted, since such lists are capped (S2
-    gives at most 1,000) and a missing citing work is no evidence. Citing works outside the
-    archive are not stored (see docs/citations.md). Returns the number of edges added."""
+    see `citing_works_add`. Returns the number of edges added (0 for an unknown paper)."""
     cited = (
         Paper.objects.filter(pk=cited_paper_id)
         .values("arxiv_id", "doi", "semantic_scholar_id", "openalex_id")
@@ -390,16 +398,37 @@ def citing_works_load(
     )
     if cited is None:
         return 0
-    citing_papers = {paper for paper in works_resolve(citing_works) if paper}
-    if not citing_papers:
-        return 0
     work = _work_from_ids(
         arxiv=cited["arxiv_id"],
         doi=cited["doi"],
         s2_id=cited["semantic_scholar_id"],
         openalex=cited["openalex_id"],
     )
-    key = work_key(work)
+    return citing_works_add(
+        cited=work, source=source, fetched_at=fetched_at, citing_works=citing_works
+    )
+
+
+def citing_works_add(
+    *, cited: CitedWork, source: str, fetched_at: datetime, citing_works: Sequence[CitedWork]
+) -> int:
+    """Edges from a source's list of the works citing `cited` (an archive paper or not): those
+    citing works that are archive papers get an edge to it, unless their own references from
+    that source already hold one. Nothing is deleted, since such lists are capped (S2 gives at
+    most 1,000) and a missing citing work is no evidence; nor is anything said of the citing
+    papers' reference lists, which stay unfetched until their source is asked for them.
+    Citing works outside the archive are not stored (see docs/citations.md). Idempotent.
+    Returns the number of edges added."""
+    resolved = works_resolve([cited])[0]
+    # A list of citing works can name the cited paper itself (a preprint and its version).
+    citing_papers = {
+        paper
+        for paper in works_resolve(citing_works)
+        if paper and (resolved is None or paper[0] != resolved[0])
+    }
+    if not citing_papers:
+        return 0
+    key = work_key(cited, resolved[1] if resolved else "")
     published = dict(
         Paper.objects.filter(pk__in=[pk for pk, _ in citing_papers]).values_list("pk", "published")
     )
@@ -407,17 +436,83 @@ def citing_works_load(
         Citation(
             citing_paper_id=pk,
             cited_key=key,
-            cited_paper_id=cited_paper_id,
-            cited_arxiv_id=work.arxiv_id,
-            cited_doi=work.doi[:255],
-            cited_s2_id=work.s2_id,
-            cited_openalex_id=work.openalex_id,
+            cited_paper_id=resolved[0] if resolved else None,
+            cited_arxiv_id=cited.arxiv_id,
+            cited_doi=cited.doi[:255],
+            cited_s2_id=cited.s2_id,
+            cited_openalex_id=cited.openalex_id,
+            cited_title=cited.title,
+            cited_year=cited.year,
+            cited_citation_count=cited.citation_count,
             source=source,
             fetched_at=fetched_at,
             citing_published=published.get(pk),
         )
         for pk, _ in sorted(citing_papers)
     ]
-    before = Citation.objects.filter(cited_paper_id=cited_paper_id, source=source).count()
+    edges = Citation.objects.filter(
+        cited_key=key, source=source, citing_paper_id__in=list(published)
+    )
+    before = edges.count()
     Citation.objects.bulk_create(new, batch_size=BATCH_SIZE, ignore_conflicts=True)
-    return Citation.objects.filter(cited_paper_id=cited_paper_id, source=source).count() - before
+    return edges.count() - before
+
+
+@dataclass(slots=True)
+class Coverage:
+    """What a source answered for one paper's citations at one time (CitationCoverage)."""
+
+    paper_id: int
+    source: str
+    fetched_at: datetime
+    known: bool
+    references_listed: int | None = None
+    cited_by_count: int | None = None
+    counts_by_year: list[list[int]] = field(default_factory=list)
+
+
+def citation_coverage_record(coverages: Sequence[Coverage]) -> None:
+    """Record what each source said of each paper, replacing what it said before. Idempotent."""
+    CitationCoverage.objects.bulk_create(
+        [
+            CitationCoverage(
+                paper_id=c.paper_id,
+                source=c.source,
+                fetched_at=c.fetched_at,
+                known=c.known,
+                references_listed=c.references_listed,
+                cited_by_count=c.cited_by_count,
+                counts_by_year=c.counts_by_year,
+            )
+            for c in coverages
+        ],
+        batch_size=BATCH_SIZE,
+        update_conflicts=True,
+        unique_fields=["paper", "source"],
+        update_fields=[
+            "fetched_at",
+            "known",
+            "references_listed",
+            "cited_by_count",
+            "counts_by_year",
+        ],
+    )
+
+
+def papers_citations_due(*, limit: int, source: str, stale_before: datetime) -> list[int]:
+    """Up to `limit` papers to ask `source` for citations: those never asked, newest first,
+    then those asked before `stale_before`, longest ago first. Two bounded queries, each
+    served by an index (the papers' date index with an anti-join on the coverage's key; the
+    coverage's (source, fetched_at) index)."""
+    asked = CitationCoverage.objects.filter(source=source, paper_id=OuterRef("pk"))
+    never = list(
+        Paper.objects.filter(~Exists(asked), is_deleted=False)
+        .order_by("-published", "-id")
+        .values_list("pk", flat=True)[:limit]
+    )
+    if len(never) >= limit:
+        return never
+    stale = CitationCoverage.objects.filter(source=source, fetched_at__lt=stale_before).order_by(
+        "fetched_at"
+    )
+    return never + list(stale.values_list("paper_id", flat=True)[: limit - len(never)])

@@ -501,3 +501,34 @@ class Citation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.citing_paper_id} cites {self.cited_key} ({self.source})"
+
+
+class CitationCoverage(models.Model):
+    """What one source said about one paper's citations, and when: whether it knows the paper,
+    how many references it listed, its citation count and (OpenAlex) citations per year.
+
+    It is what a paper's lists say of their coverage ("references known from Semantic Scholar,
+    2026-11-12"), and it tells a source that knows no reference for a paper from a paper not
+    asked yet. Written only by papers.citations, with the edges of the same fetch.
+    """
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
+    source = models.CharField(max_length=16)  # "s2" or "openalex", as Citation.source
+    fetched_at = models.DateTimeField()
+    known = models.BooleanField()  # False: the source answered that it does not know the paper
+    references_listed = models.PositiveIntegerField(null=True, blank=True)
+    cited_by_count = models.PositiveIntegerField(null=True, blank=True)
+    # OpenAlex's counts_by_year as [[year, cited_by_count], ...], newest first; [] elsewhere.
+    counts_by_year = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "source"], name="citation_coverage_unique"),
+        ]
+        indexes = [
+            # The oldest fetches first, for refreshing (papers.citations.papers_citations_due).
+            models.Index(fields=["source", "fetched_at"], name="citation_coverage_age_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper_id} citations from {self.source} at {self.fetched_at:%Y-%m-%d}"

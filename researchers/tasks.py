@@ -13,6 +13,7 @@ from django.conf import settings
 from wovepaper.lib.http import ServiceError
 from wovepaper.lib.queueing import send_now
 
+from .citation_fetch import citation_papers_due, citations_fetch
 from .identity_links import identity_links_export
 from .matching import BatchResult, match_run
 from .matching.chains import chain_slot_release, chain_slot_renew, chain_slots_take
@@ -149,3 +150,29 @@ def refresh_figures(self, limit: int = 1000) -> dict:
 def export_identity_links() -> dict:
     """Regenerate the open bulk file of identity links (daily, celery beat)."""
     return identity_links_export()
+
+
+@shared_task(bind=True, name="researchers.fetch_citations")
+def fetch_citations(self, paper_ids: list[int] | None = None, limit: int = 100) -> dict:
+    """Fetch citations for these papers, or for the next `limit` papers due
+    (papers.citations.papers_citations_due: never asked, then the stalest). Idempotent. A source
+    that cannot answer changes nothing of its own; the task is retried with backoff for those
+    papers, then fails (as matching's)."""
+    ids = [int(pk) for pk in paper_ids] if paper_ids else citation_papers_due(limit=limit)
+    result = citations_fetch(ids)
+    summary = {
+        "papers": result.papers,
+        "edges": result.edges,
+        "citing_edges": result.citing_edges,
+        "errors": result.errors,
+    }
+    if result.failed:
+        logger.warning("fetch_citations: %s", "; ".join(result.errors))
+        if not (self.request.called_directly or self.request.is_eager):
+            raise self.retry(
+                exc=MatchingServicesUnreachable("; ".join(result.errors)),
+                countdown=_backoff(self.request.retries),
+                max_retries=settings.MATCH_TASK_RETRIES,
+                kwargs={"paper_ids": ids},
+            )
+    return summary

@@ -341,6 +341,7 @@ CELERY_TASK_ROUTES.update(
         "researchers.match_papers": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         "researchers.match_next_batch": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         "researchers.refresh_figures": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
+        "researchers.fetch_citations": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         # One worker consumes `harvest`: arXiv counts requests from all our machines together.
         "papers.harvest_window": {"queue": f"{CELERY_QUEUE_PREFIX}harvest"},
         "papers.harvest_daily": {"queue": f"{CELERY_QUEUE_PREFIX}harvest"},
@@ -383,6 +384,8 @@ ROR_RATE = float(env("ROR_RATE", "6"))
 # a source did not know or a failed batch are tried again, when researcher figures are stale.
 MATCH_BATCH_SIZE = env_int("MATCH_BATCH_SIZE", 100)
 MATCH_UNKNOWN_RETRY_DAYS = env_int("MATCH_UNKNOWN_RETRY_DAYS", 14)
+# A paper's citations (researchers.citation_fetch) are fetched again after this many days.
+CITATIONS_REFRESH_DAYS = env_int("CITATIONS_REFRESH_DAYS", 30)
 MATCH_FAILED_RETRY_MINUTES = env_int("MATCH_FAILED_RETRY_MINUTES", 30)
 # A batch holds its papers for this lease (researchers.matching.claim), renewed every third of
 # it while the batch works, so that no other worker matches them meanwhile; the papers of a

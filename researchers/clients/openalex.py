@@ -11,12 +11,21 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from papers.citations import (
+    CitedWork,
+    openalex_counts_by_year,
+    openalex_referenced_works,
+)
 from wovepaper.lib.http import ServiceClient, parsed_answer
 
 from ..names import written_in_latin
 
 SERVICE = "OpenAlex"
 WORK_FIELDS = "id,doi,cited_by_count,authorships,primary_location,locations,is_authors_truncated"
+# What a work's citations need, and what finds its arXiv id (work_arxiv_id) in a list answer.
+CITATION_WORK_FIELDS = (
+    "id,doi,primary_location,locations,cited_by_count,referenced_works,counts_by_year"
+)
 AUTHOR_FIELDS = "id,display_name,orcid,works_count,cited_by_count,summary_stats"
 FILTER_MAX = 100
 ARXIV_DOI_PREFIX = "10.48550/arxiv."
@@ -64,6 +73,18 @@ class OAWork:
     cited_by_count: int | None
     authorships: tuple[OAAuthorship, ...] = ()
     authors_truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class OACitations:
+    """What OpenAlex lists of one work's citations: the works it cites (OpenAlex ids only),
+    its citation count and its citations per recent year ([[year, count], ...])."""
+
+    work_id: str
+    arxiv_id: str | None
+    cited_by_count: int | None
+    references: tuple[CitedWork, ...]
+    counts_by_year: tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +193,23 @@ def parse_works_page(payload: dict) -> list[OAWork]:
     return [parse_work(w) for w in payload["results"] if isinstance(w, dict) and w.get("id")]
 
 
+def parse_citations(data: dict) -> OACitations:
+    count = data.get("cited_by_count")
+    return OACitations(
+        work_id=bare_id(data.get("id")) or "",
+        arxiv_id=work_arxiv_id(data),
+        cited_by_count=count if isinstance(count, int) and count >= 0 else None,
+        references=tuple(openalex_referenced_works(data)),
+        counts_by_year=tuple((year, cited) for year, cited in openalex_counts_by_year(data)),
+    )
+
+
+def parse_citations_page(payload: dict) -> list[OACitations]:
+    if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
+        raise ValueError("not a list answer (no results)")
+    return [parse_citations(w) for w in payload["results"] if isinstance(w, dict) and w.get("id")]
+
+
 def parse_author(data: dict) -> OAAuthorRecord | None:
     author_id = bare_id(data.get("id"))
     if not author_id:
@@ -250,6 +288,34 @@ class OpenAlexClient(ServiceClient):
                 parse_works_page,
             )
             found.update(works_by_arxiv_id(chunk, works))
+        return found
+
+    def citations_by_arxiv_id(self, arxiv_ids: Sequence[str]) -> dict[str, OACitations | None]:
+        """Each paper's referenced works and citations per year, by arXiv DOI as
+        works_by_arxiv_id asks, 100 to a request; None for a paper OpenAlex does not know.
+        Of several records of one paper, the one listing the most references wins."""
+        found: dict[str, OACitations | None] = {}
+        for start in range(0, len(arxiv_ids), FILTER_MAX):
+            chunk = list(arxiv_ids[start : start + FILTER_MAX])
+            works = self._list(
+                "works",
+                {
+                    "filter": "doi:" + "|".join(arxiv_doi(a) for a in chunk),
+                    "per_page": str(FILTER_MAX),
+                    "select": CITATION_WORK_FIELDS,
+                },
+                parse_citations_page,
+            )
+            wanted = {a.lower(): a for a in chunk}
+            batch: dict[str, OACitations | None] = dict.fromkeys(chunk)
+            for work in works:
+                original = wanted.get((work.arxiv_id or "").lower())
+                if original is None:
+                    continue
+                current = batch[original]
+                if current is None or len(work.references) > len(current.references):
+                    batch[original] = work
+            found.update(batch)
         return found
 
     def work(self, work_id: str) -> OAWork | None:

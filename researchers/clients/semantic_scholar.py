@@ -12,12 +12,29 @@ from functools import partial
 
 from django.conf import settings
 
+from papers.citations import CitedWork, s2_citing_works, s2_references
 from wovepaper.lib.http import ServiceClient, ServiceError, parsed_answer
 
 SERVICE = "Semantic Scholar"
 PAPER_FIELDS = "externalIds,citationCount,authors"
 AUTHOR_FIELDS = "name,externalIds,hIndex,citationCount,paperCount"
 PAPER_BATCH_MAX = 500
+# Each cited and citing work with the ids that resolve it to an archive paper, and what a list
+# shows of a work outside the archive. S2 caps each list at 1,000 works in a batch answer.
+CITATION_FIELDS = ",".join(
+    [
+        "referenceCount",
+        "citationCount",
+        *(
+            f"{edge}.{f}"
+            for edge in ("references", "citations")
+            for f in ("paperId", "externalIds", "title", "year", "citationCount")
+        ),
+    ]
+)
+# Citation lists make answers large: fewer papers a request keep it under S2's 10 MB (a
+# larger answer is refused, and then asked again in halves).
+CITATION_BATCH_MAX = 100
 AUTHOR_BATCH_MAX = 1000
 
 
@@ -33,6 +50,18 @@ class S2Paper:
     arxiv_id: str | None
     citation_count: int | None
     authors: tuple[S2Author, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class S2CitationGraph:
+    """What S2 lists of one paper's citations: the works it cites and (at most 1,000 of) the
+    works citing it, with its own counts of both."""
+
+    paper_id: str
+    reference_count: int | None
+    citation_count: int | None
+    references: tuple[CitedWork, ...]
+    citing: tuple[CitedWork, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +108,25 @@ def parse_paper_batch(ids: Sequence[str], payload: list) -> dict[str, S2Paper | 
             f"{len(payload) if isinstance(payload, list) else '?'} for {len(ids)} ids"
         )
     return {requested: parse_paper(item) for requested, item in zip(ids, payload, strict=True)}
+
+
+def parse_citation_graph(data: dict | None) -> S2CitationGraph | None:
+    """One paper object of a batch answer asked for CITATION_FIELDS; None: S2 does not know it."""
+    if not data or not data.get("paperId"):
+        return None
+    return S2CitationGraph(
+        paper_id=data["paperId"],
+        reference_count=_int_or_none(data.get("referenceCount")),
+        citation_count=_int_or_none(data.get("citationCount")),
+        references=tuple(s2_references(data)),
+        citing=tuple(s2_citing_works(data)),
+    )
+
+
+def parse_citation_batch(ids: Sequence[str], payload: list) -> dict[str, S2CitationGraph | None]:
+    if not isinstance(payload, list) or len(payload) != len(ids):
+        raise ValueError("paper batch answer does not match the request")
+    return {k: parse_citation_graph(item) for k, item in zip(ids, payload, strict=True)}
 
 
 def parse_author(data: dict | None) -> S2AuthorRecord | None:
@@ -145,6 +193,29 @@ class SemanticScholarClient(ServiceClient):
             self.service, response, partial(parse_paper_batch, keys), "paper batch answer"
         )
         return {a: parsed[k] for a, k in zip(chunk, keys, strict=True)}
+
+    def citation_graphs(self, keys: Sequence[str]) -> dict[str, S2CitationGraph | None]:
+        """Each paper's references and citing works, by any id S2's batch takes (its own paper
+        id, `ARXIV:<id>`), CITATION_BATCH_MAX to a request; None for a paper S2 does not know."""
+        found: dict[str, S2CitationGraph | None] = {}
+        for start in range(0, len(keys), CITATION_BATCH_MAX):
+            found.update(self._citation_batch(list(keys[start : start + CITATION_BATCH_MAX])))
+        return found
+
+    def _citation_batch(self, chunk: list[str]) -> dict[str, S2CitationGraph | None]:
+        try:
+            response = self.request(
+                "POST", "paper/batch", params={"fields": CITATION_FIELDS}, json={"ids": chunk}
+            )
+        except ServiceError as exc:
+            # As _paper_batch: an answer over 10 MB is refused, and its halves fit.
+            if exc.status == 400 and "exceed" in str(exc) and len(chunk) > 1:
+                half = len(chunk) // 2
+                return {**self._citation_batch(chunk[:half]), **self._citation_batch(chunk[half:])}
+            raise
+        return parsed_answer(
+            self.service, response, partial(parse_citation_batch, chunk), "citation batch answer"
+        )
 
     def authors(self, author_ids: Sequence[str]) -> dict[str, S2AuthorRecord | None]:
         """Author records with their figures (at most 1,000 per request); None if unknown."""

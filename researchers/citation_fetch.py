@@ -1,0 +1,149 @@
+"""Asking Semantic Scholar and OpenAlex for papers' citations, in the batches matching makes,
+and writing what they answer through papers.citations (edges and coverage).
+
+The sources are asked one after the other; one that cannot answer changes nothing of its own
+edges and coverage (the other's are still written), and the result says which failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from papers.citations import (
+    CitingPaperEdges,
+    Coverage,
+    citation_coverage_record,
+    citations_load,
+    citing_works_load,
+    papers_citations_due,
+)
+from papers.models import Paper
+from wovepaper.lib.http import ServiceError
+
+from .clients.openalex import OpenAlexClient
+from .clients.semantic_scholar import SemanticScholarClient, arxiv_key
+
+
+@dataclass
+class CitationFetchResult:
+    papers: int = 0
+    edges: int = 0  # references written (both sources)
+    citing_edges: int = 0  # edges added from S2's lists of citing works
+    unknown: dict[str, int] = field(default_factory=dict)  # source → papers it does not know
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors)
+
+
+def _s2_fetch(
+    papers: Sequence[Paper],
+    client: SemanticScholarClient,
+    now: datetime,
+    result: CitationFetchResult,
+) -> None:
+    # S2's own id where matching stored it (it never changes), else the arXiv id.
+    keys = {p.pk: p.semantic_scholar_id or arxiv_key(p.arxiv_id) for p in papers}
+    graphs = client.citation_graphs(list(keys.values()))
+    edges, coverages = [], []
+    for paper in papers:
+        graph = graphs.get(keys[paper.pk])
+        coverages.append(
+            Coverage(
+                paper_id=paper.pk,
+                source="s2",
+                fetched_at=now,
+                known=graph is not None,
+                references_listed=len(graph.references) if graph else None,
+                cited_by_count=graph.citation_count if graph else None,
+            )
+        )
+        if graph is not None:
+            edges.append(CitingPaperEdges(paper.pk, "s2", now, list(graph.references)))
+    result.edges += citations_load(edges)
+    for paper in papers:
+        graph = graphs.get(keys[paper.pk])
+        if graph is not None and graph.citing:
+            result.citing_edges += citing_works_load(
+                cited_paper_id=paper.pk, source="s2", fetched_at=now, citing_works=graph.citing
+            )
+    citation_coverage_record(coverages)
+    result.unknown["s2"] = sum(1 for c in coverages if not c.known)
+
+
+def _openalex_fetch(
+    papers: Sequence[Paper], client: OpenAlexClient, now: datetime, result: CitationFetchResult
+) -> None:
+    works = client.citations_by_arxiv_id([p.arxiv_id for p in papers])
+    edges, coverages = [], []
+    for paper in papers:
+        work = works.get(paper.arxiv_id)
+        coverages.append(
+            Coverage(
+                paper_id=paper.pk,
+                source="openalex",
+                fetched_at=now,
+                known=work is not None,
+                references_listed=len(work.references) if work else None,
+                cited_by_count=work.cited_by_count if work else None,
+                counts_by_year=[list(pair) for pair in work.counts_by_year] if work else [],
+            )
+        )
+        if work is not None:
+            edges.append(CitingPaperEdges(paper.pk, "openalex", now, list(work.references)))
+    result.edges += citations_load(edges)
+    citation_coverage_record(coverages)
+    result.unknown["openalex"] = sum(1 for c in coverages if not c.known)
+
+
+def citations_fetch(
+    paper_ids: Sequence[int],
+    *,
+    s2: SemanticScholarClient | None = None,
+    openalex: OpenAlexClient | None = None,
+    now: datetime | None = None,
+) -> CitationFetchResult:
+    """Ask both sources for these papers' references (and S2 for the works citing them) and
+    replace each paper's edges from each source that answered (papers.citations_load), adding
+    edges from the archive papers among S2's citing works; record each source's coverage.
+
+    Idempotent: a rerun replaces the same edges. A source that cannot answer (ServiceError,
+    after the client's retries and Retry-After waits) leaves its edges and coverage as they
+    were; `errors` says so."""
+    papers = list(
+        Paper.objects.filter(pk__in=paper_ids).only("pk", "arxiv_id", "semantic_scholar_id")
+    )
+    result = CitationFetchResult(papers=len(papers))
+    if not papers:
+        return result
+    now = now or timezone.now()
+    s2_client = s2 or SemanticScholarClient()
+    openalex_client = openalex or OpenAlexClient()
+    try:
+        try:
+            _s2_fetch(papers, s2_client, now, result)
+        except ServiceError as exc:
+            result.errors.append(str(exc))
+        try:
+            _openalex_fetch(papers, openalex_client, now, result)
+        except ServiceError as exc:
+            result.errors.append(str(exc))
+    finally:
+        if s2 is None:
+            s2_client.close()
+        if openalex is None:
+            openalex_client.close()
+    return result
+
+
+def citation_papers_due(*, limit: int, now: datetime | None = None) -> list[int]:
+    """The next papers to fetch citations for: never asked Semantic Scholar, newest first, then
+    those asked longest ago, before CITATIONS_REFRESH_DAYS."""
+    stale_before = (now or timezone.now()) - timedelta(days=settings.CITATIONS_REFRESH_DAYS)
+    return papers_citations_due(limit=limit, source="s2", stale_before=stale_before)
