@@ -97,7 +97,10 @@ class InstitutionFollow(models.Model):
 
 
 class Claim(models.Model):
-    """A user says "this is me" about a researcher record; staff confirm or reject it."""
+    """A user says "this is me" about a researcher record. An ORCID sign-in whose iD the sources
+    give the record confirms it at once; any other claim waits for the curators with its
+    evidence (accounts.claim_evidence), and so does one that would give a record a second
+    owner or a person a second record. The decision and its note are shown to the claimant."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting for review"
@@ -112,6 +115,13 @@ class Claim(models.Model):
     )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     message = models.TextField(blank=True, help_text="What the user wrote to support the claim.")
+    # How a confirmed claim was decided: the ORCID tie, or the curators (Researcher.VERIFICATIONS).
+    method = models.CharField(max_length=16, blank=True)
+    # What the curators weigh, gathered when the claim was made (accounts.claim_evidence):
+    # {"orcid_tie": bool, "orcid_works": [...], "email_domains": [...], "conflicts": [...]}.
+    evidence = models.JSONField(default=dict, blank=True)
+    # The curators' words to the claimant about their decision, shown to the claimant only.
+    decision_note = models.TextField(blank=True, max_length=2000)
     reviewed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -122,7 +132,11 @@ class Claim(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["user", "researcher"], name="claim_unique"),
         ]
-        indexes = [models.Index(fields=["status", "created_at"], name="claim_status_idx")]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="claim_status_idx"),
+            # A record's owner (its confirmed claim) and the claims competing for it.
+            models.Index(fields=["researcher", "status"], name="claim_researcher_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"user {self.user_id} claims researcher {self.researcher_id} ({self.status})"

@@ -9,12 +9,15 @@ from allauth.socialaccount.models import SocialAccount
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from institutions.models import Institution
+from researchers import ownership
 from researchers.models import IdentityConflict, Researcher, ResearcherExternalId
 from researchers.selectors import researcher_survivor_id
 
+from . import claim_evidence
 from .models import Claim, Follow, InstitutionFollow, Profile
 
 
@@ -135,24 +138,43 @@ def institution_unfollow(*, user: User, institution: Institution) -> int:
 
 
 def researcher_claim(*, user: User, researcher: Researcher, message: str = "") -> Claim:
-    """Say "this is me". One claim per user and record; staff review it in the admin, except
-    when the account signed in with ORCID and the record carries that same ORCID iD: then the
-    claim is confirmed at once (reviewed_by stays empty: no person reviewed it), and the
-    other records the sources tie to that iD ("one ORCID across several records" conflicts, which
-    the curators' queue lists first) are proposed for merging (`orcid_merge_proposals`)."""
+    """Say "this is me". One claim per user and record (a rerun returns it, with the message
+    updated while it waits).
+
+    When the account signed in with ORCID and a source gives the record that same iD, the claim
+    is confirmed at once (method "orcid", nobody reviewed it): the record's ORCID link is marked
+    as confirmed by the researcher, the page says "verified by ORCID" with the date, and the
+    other records tied to that iD are proposed for merging (`orcid_merge_proposals`). Any other
+    claim waits for the curators with its evidence (accounts.claim_evidence); so does one that
+    would give the record a second owner or the claimant a second record, whatever the ORCID
+    tie says. The claimant's and the record's rows are locked, in that order, so two claims
+    racing for one record cannot both be confirmed."""
     target = researcher_final(researcher=researcher)
-    claim, created = Claim.objects.get_or_create(
-        user=user, researcher=target, defaults={"message": message[:2000]}
-    )
-    if not created and message and claim.status == Claim.Status.PENDING:
-        claim.message = message[:2000]
-        claim.save(update_fields=["message"])
-    if claim.status == Claim.Status.PENDING and researcher_orcid_confirm(
-        user=user, researcher=target
-    ):
-        claim.status = Claim.Status.CONFIRMED
-        claim.reviewed_at = timezone.now()
-        claim.save(update_fields=["status", "reviewed_at"])
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        target = Researcher.objects.select_for_update().get(pk=target.pk)
+        claim, created = Claim.objects.get_or_create(
+            user=user, researcher=target, defaults={"message": message[:2000]}
+        )
+        if claim.status != Claim.Status.PENDING:
+            return claim
+        if not created and message:
+            claim.message = message[:2000]
+        evidence = claim_evidence.claim_evidence(user=user, researcher=target)
+        claim.evidence = evidence
+        claim.save(update_fields=["message", "evidence"])
+        if evidence["orcid_tie"] and not claim_evidence.blocking_conflicts(evidence):
+            now = timezone.now()
+            ResearcherExternalId.objects.filter(
+                pk__in=claim_evidence.orcid_tie(user=user, researcher=target)
+            ).update(origin=ResearcherExternalId.CLAIM)
+            claim.status = Claim.Status.CONFIRMED
+            claim.method = Researcher.VERIFIED_ORCID
+            claim.reviewed_at = now
+            claim.save(update_fields=["status", "method", "reviewed_at"])
+            ownership.researcher_verify(
+                researcher_id=target.pk, method=Researcher.VERIFIED_ORCID, at=now
+            )
     return claim
 
 
@@ -183,39 +205,69 @@ def orcid_merge_proposals(*, researcher: Researcher) -> list[Researcher]:
 
 
 def _bare_orcid(value: str) -> str:
-    return value.strip().rstrip("/").rsplit("/", 1)[-1].upper()
+    return claim_evidence.bare_orcid(value)
 
 
-def researcher_orcid_confirm(*, user: User, researcher: Researcher) -> bool:
-    """Whether the user's ORCID sign-in proves this record is theirs. When it does, the record's
-    ORCID link is marked as confirmed by the researcher."""
-    signed_in = {
-        _bare_orcid(uid)
-        for uid in SocialAccount.objects.filter(user=user, provider="orcid").values_list(
-            "uid", flat=True
+class ClaimError(ValueError):
+    """A decision on a claim that cannot be made as asked; the message is shown to the curator."""
+
+
+def claim_review_blockers(*, claim: Claim, confirm: bool) -> list[str]:
+    """Why the curators cannot confirm this claim now: the record already belongs to someone
+    else, or the claimant already owns another record (reject or revoke that claim first).
+    Rejecting is always possible. One query."""
+    if not confirm:
+        return []
+    others = Claim.objects.filter(
+        Q(researcher_id=claim.researcher_id) & ~Q(user_id=claim.user_id)
+        | Q(user_id=claim.user_id) & ~Q(researcher_id=claim.researcher_id),
+        status=Claim.Status.CONFIRMED,
+    ).select_related("researcher")
+    out = []
+    for other in others.order_by("pk")[:10]:
+        if other.researcher_id == claim.researcher_id:
+            out.append(
+                f"This record is already verified as user {other.user_id}'s (claim #{other.pk}): "
+                "reject that claim first if this one is right."
+            )
+        else:
+            out.append(
+                f"This claimant already owns {other.researcher.display_name} "
+                f"(#{other.researcher_id}, claim #{other.pk}): one person, one verified record. "
+                "Merge the records, or reject one of the claims."
+            )
+    return out
+
+
+def claim_review(*, claim: Claim, reviewer: User | None, confirm: bool, note: str = "") -> Claim:
+    """The curators' decision on a claim, with the note the claimant reads. Confirming verifies
+    the page ("verified by the curators", public history); rejecting a confirmed claim withdraws
+    the page's verification. Raises ClaimError (nothing changed) when confirming would give a
+    record two owners or a person two records. Idempotent for the same decision."""
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=claim.user_id).first()
+        Researcher.objects.select_for_update().filter(pk=claim.researcher_id).first()
+        claim = Claim.objects.select_for_update().get(pk=claim.pk)
+        blockers = claim_review_blockers(claim=claim, confirm=confirm)
+        if blockers:
+            raise ClaimError(" ".join(blockers))
+        was_confirmed = claim.status == Claim.Status.CONFIRMED
+        now = timezone.now()
+        claim.status = Claim.Status.CONFIRMED if confirm else Claim.Status.REJECTED
+        if confirm and not was_confirmed:
+            claim.method = Researcher.VERIFIED_CURATORS
+        claim.reviewed_by = reviewer if reviewer is not None and reviewer.is_authenticated else None
+        claim.reviewed_at = now
+        claim.decision_note = note[:2000]
+        claim.save(
+            update_fields=["status", "method", "reviewed_by", "reviewed_at", "decision_note"]
         )
-    }
-    if not signed_in:
-        return False
-    links = [
-        ext
-        for ext in researcher.external_ids.filter(source=ResearcherExternalId.ORCID)
-        if _bare_orcid(ext.value) in signed_in
-    ]
-    if not links:
-        return False
-    ResearcherExternalId.objects.filter(pk__in=[ext.pk for ext in links]).update(
-        origin=ResearcherExternalId.CLAIM
-    )
-    return True
-
-
-def claim_review(*, claim: Claim, reviewer: User, confirm: bool) -> Claim:
-    """Staff decision on a claim."""
-    claim.status = Claim.Status.CONFIRMED if confirm else Claim.Status.REJECTED
-    claim.reviewed_by = reviewer
-    claim.reviewed_at = timezone.now()
-    claim.save(update_fields=["status", "reviewed_by", "reviewed_at"])
+        if confirm and not was_confirmed:
+            ownership.researcher_verify(
+                researcher_id=claim.researcher_id, method=Researcher.VERIFIED_CURATORS, at=now
+            )
+        elif not confirm and was_confirmed:
+            ownership.researcher_unverify(researcher_id=claim.researcher_id, reason=note)
     return claim
 
 
@@ -279,6 +331,8 @@ def user_export(*, user: User) -> dict:
                 "name": c.researcher.display_name,
                 "status": c.status,
                 "message": c.message,
+                "decided_at": c.reviewed_at.isoformat() if c.reviewed_at else None,
+                "decision_note": c.decision_note,
                 "created_at": c.created_at.isoformat(),
             }
             for c in Claim.objects.filter(user=user)

@@ -38,7 +38,7 @@ from wovepaper.lib.request_types import AuthenticatedHttpRequest
 from . import digests, fragments, selectors, services
 from .categories import categories_by_code, categories_search, category_list
 from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
-from .models import Profile
+from .models import Claim, Profile
 
 FEED_PAGE_SIZE = 20
 FEED_MAX_PAGES = 25
@@ -188,13 +188,35 @@ def claim(request: AuthenticatedHttpRequest, researcher: Researcher, next_url: s
             f"Confirmed: your ORCID sign-in matches the ORCID iD of {researcher.display_name}."
             + also,
         )
+    elif claimed.status == claimed.Status.PENDING:
+        messages.success(request, _claim_waiting_message(claimed))
     else:
-        messages.success(
+        messages.info(
             request,
-            f"Thank you. Our staff will review your claim to be "
-            f"{researcher.display_name}; its status shows in your account.",
+            f"The curators rejected your claim to be {researcher.display_name}; "
+            "your account page says why.",
         )
     return redirect(next_url)
+
+
+def _claim_waiting_message(claim: Claim) -> str:
+    evidence = claim.evidence or {}
+    found = []
+    if evidence.get("orcid_works"):
+        found.append(f"{len(evidence['orcid_works'])} of your ORCID works are papers here")
+    if evidence.get("email_domains"):
+        found.append("your e-mail address is at an institution on these bylines")
+    said = f" We found: {'; '.join(found)}." if found else ""
+    competing = (
+        " This record is already someone's verified page, or you already have one: one person, "
+        "one verified record, so the curators decide, seeing both sides."
+        if any(c["status"] == "confirmed" for c in evidence.get("conflicts", []))
+        else ""
+    )
+    return (
+        f"Thank you. The curators will review your claim to be {claim.researcher.display_name}."
+        f"{said}{competing} Their decision shows in your account."
+    )
 
 
 # --- onboarding -------------------------------------------------------------------------------

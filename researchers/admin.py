@@ -34,8 +34,9 @@ class ResearcherAdmin(CurationAdminMixin, admin.ModelAdmin):
     list_filter = ("figures_source",)
     search_fields = ("display_name", "name_key", "=external_ids__value")
     # Ids, not <select>s of every paper and researcher: the form stays bounded at any size.
-    raw_id_fields = ("merged_into", "most_cited_paper")
-    readonly_fields = ("created_at", "modified_at")
+    raw_id_fields = ("merged_into", "most_cited_paper", "current_institution")
+    # Verification follows the claims (accounts), so the history and the claim agree.
+    readonly_fields = ("created_at", "modified_at", "verified_by", "verified_at")
     inlines = [ExternalIdInline]
     show_full_result_count = False
     change_list_template = "admin/researchers/researcher/change_list.html"

@@ -54,6 +54,12 @@ def identity_link_rows() -> Iterator[dict]:
             "url": settings.SITE_URL + record.get_absolute_url(),
             "name": record.display_name,
             "merged_into": record.merged_into_id,
+            # The researcher's own word on the record: verified as theirs (how and when).
+            "verified": (
+                {"by": record.verified_by, "at": record.verified_at.isoformat()}
+                if record.verified_by and record.verified_at
+                else None
+            ),
             "ids": [
                 {
                     "source": ext.source,
@@ -85,8 +91,9 @@ def identity_links_export(directory: Path | None = None) -> dict:
         "generated_at": timezone.now().isoformat(),
         "records": count,
         "bytes": target.stat().st_size,
-        "format": "gzipped JSON lines: {id, url, name, merged_into, ids: [{source, value, "
-        "origin, linked_at}]}; merged records lead to `merged_into`.",
+        "format": "gzipped JSON lines: {id, url, name, merged_into, verified: {by, at} or null, "
+        "ids: [{source, value, origin, linked_at}]}; merged records lead to `merged_into`; "
+        "`verified.by` is orcid (the researcher's ORCID sign-in) or curators.",
         "licence": LICENCE,
     }
     meta_partial = directory / f".{META_NAME}.partial"

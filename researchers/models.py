@@ -43,6 +43,27 @@ class Researcher(models.Model):
     # pieces of an address a source read as an author; papers.nonpersons). The record and its
     # history stay, but no list, search, graph, count, feed, sitemap or queue shows it.
     is_person = models.BooleanField(default=True)
+    # The person's own page: verified by their ORCID sign-in or by the curators (a confirmed
+    # accounts.Claim, written through researchers.ownership), and what the owner set on it.
+    # The sources' records (ResearcherExternalId) are never edited by the owner.
+    VERIFIED_ORCID = "orcid"
+    VERIFIED_CURATORS = "curators"
+    VERIFICATIONS = [(VERIFIED_ORCID, "ORCID"), (VERIFIED_CURATORS, "the curators")]
+    verified_by = models.CharField(max_length=16, choices=VERIFICATIONS, blank=True)
+    verified_at = models.DateTimeField(null=True, blank=True)
+    homepage = models.URLField(max_length=500, blank=True)
+    # The owner's choice among the institutions (ROR); else the page shows the affiliation on
+    # their newest paper that lists one.
+    current_institution = models.ForeignKey(
+        "institutions.Institution",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    # The owner hid the page from the researcher lists and search; the page, the papers and
+    # the bylines stay public as printed.
+    hidden = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
 
@@ -311,6 +332,16 @@ class CurationEntry(models.Model):
     NOT_PERSON = "not_person"
     # The same cleanup, one paper: its authorships before and after (researchers.byline_cleanup).
     BYLINE = "byline"
+    # The researcher's own decisions on their verified page (researchers.ownership): the page
+    # verified (or the verification withdrawn), a paper marked "not mine" or "mine too", a
+    # merge of same-name records proposed, the page's name, affiliation, homepage or listing
+    # changed; and the curators undoing one of them.
+    VERIFIED = "verified"
+    OWNER_REMOVED = "owner_removed"
+    OWNER_ATTACHED = "owner_attached"
+    OWNER_PROPOSED = "owner_proposed"
+    OWNER_EDITED = "owner_edited"
+    OWNER_UNDONE = "owner_undone"
     ACTIONS = [
         (MERGE, "merge"),
         (SPLIT, "split (merge undone)"),
@@ -320,6 +351,12 @@ class CurationEntry(models.Model):
         (UNLINK, "link undone"),
         (NOT_PERSON, "marked as naming no person"),
         (BYLINE, "byline read again"),
+        (VERIFIED, "verified as the researcher's own page"),
+        (OWNER_REMOVED, "removed by the researcher"),
+        (OWNER_ATTACHED, "added by the researcher"),
+        (OWNER_PROPOSED, "merge proposed by the researcher"),
+        (OWNER_EDITED, "changed by the researcher"),
+        (OWNER_UNDONE, "the researcher's change undone"),
     ]
 
     action = models.CharField(max_length=16, choices=ACTIONS)

@@ -155,6 +155,9 @@ class HistoryItem:
     text: str
     records: list[Researcher]
     undone: bool
+    # Why, as the researcher or the curators gave it publicly (owner changes and their undoing
+    # only: a curator's own note stays in the staff's history).
+    reason: str = ""
 
 
 def researcher_public_history(researcher: Researcher) -> list[HistoryItem]:
@@ -181,7 +184,19 @@ def _entry_record_ids(entry: CurationEntry) -> list[int | None]:
         return list(after.get("pair", []))
     if entry.action in (CurationEntry.CONFIRM, CurationEntry.UNLINK, CurationEntry.NOT_PERSON):
         return [before.get("researcher")]
+    if entry.action in OWNER_ACTIONS:
+        return [entry.researcher_id, *after.get("others", [])]
     return []
+
+
+OWNER_ACTIONS = (
+    CurationEntry.VERIFIED,
+    CurationEntry.OWNER_REMOVED,
+    CurationEntry.OWNER_ATTACHED,
+    CurationEntry.OWNER_PROPOSED,
+    CurationEntry.OWNER_EDITED,
+    CurationEntry.OWNER_UNDONE,
+)
 
 
 def _names(ids: list, names: dict[int, Researcher]) -> list[Researcher]:
@@ -225,6 +240,9 @@ def _history_item(entry: CurationEntry, names: dict[int, Researcher]) -> History
             else "An earlier finding that this record names no person was undone."
         )
         records = _names([before.get("researcher")], names)
+    elif entry.action in OWNER_ACTIONS:
+        text = _owner_text(entry)
+        records = _names([entry.researcher_id, *after.get("others", [])], names)
     elif entry.action == CurationEntry.BYLINE:
         arxiv_id = before.get("arxiv_id") or "a paper"
         text = (
@@ -242,4 +260,55 @@ def _history_item(entry: CurationEntry, names: dict[int, Researcher]) -> History
         text=text,
         records=records,
         undone=bool(entry.undone_by_id),
+        reason=str(after.get("reason", "")) if entry.action in OWNER_ACTIONS else "",
     )
+
+
+VERIFIED_TEXT = {
+    Researcher.VERIFIED_ORCID: "The researcher signed in with the ORCID iD the sources give "
+    "this record: verified by ORCID as their own page.",
+    Researcher.VERIFIED_CURATORS: "The curators checked the researcher's claim and verified "
+    "this page as their own.",
+}
+
+
+def _owner_text(entry: CurationEntry) -> str:
+    after, before = entry.after or {}, entry.before or {}
+    if entry.action == CurationEntry.VERIFIED:
+        method = after.get("verified_by", "")
+        return VERIFIED_TEXT.get(method, "The page's verification was withdrawn by the curators.")
+    if entry.action == CurationEntry.OWNER_REMOVED:
+        return (
+            f"The researcher said {before.get('arxiv_id', 'a paper')} is not theirs: it left "
+            "this page (the paper's byline is unchanged)."
+        )
+    if entry.action == CurationEntry.OWNER_ATTACHED:
+        return (
+            f"The researcher said {before.get('arxiv_id', 'a paper')} is theirs too: it came "
+            "here from a same-name record."
+        )
+    if entry.action == CurationEntry.OWNER_PROPOSED:
+        return (
+            "The researcher proposed merging same-name records into this one; the curators decide."
+        )
+    if entry.action == CurationEntry.OWNER_EDITED:
+        field = after.get("field", "")
+        label = OWNER_FIELD_LABELS.get(field, field)
+        old, new = before.get("shown", ""), after.get("shown", "")
+        if field == "hidden":
+            return (
+                "The researcher hid this page from the researcher lists and search."
+                if after.get("value")
+                else "The researcher listed this page again."
+            )
+        return f"The researcher changed the {label}: {old or '(none)'} → {new or '(none)'}."
+    undone = after.get("undoes_text", "")
+    return f"The curators undid a change by the researcher{': ' + undone if undone else ''}."
+
+
+OWNER_FIELD_LABELS = {
+    "display_name": "name shown",
+    "current_institution": "current affiliation",
+    "homepage": "homepage",
+    "hidden": "listing",
+}
