@@ -62,7 +62,8 @@ def make_papers(count: int) -> list[int]:
 
 def make_edges(paper_ids: list[int], per_paper: int, archive_share: float, seed: int):
     """The synthetic edges, one CitingPaperEdges a citing paper."""
-    from papers.citations import CitedWork, CitingPaperEdges
+    from papers.citation_answers import CitedWork
+    from papers.citations import CitingPaperEdges
 
     rng = random.Random(seed)
     edges = []

@@ -502,6 +502,23 @@ class Citation(models.Model):
     def __str__(self) -> str:
         return f"{self.citing_paper_id} cites {self.cited_key} ({self.source})"
 
+    @property
+    def source_name(self) -> str:
+        return CITATION_SOURCES.get(self.source, self.source)
+
+    @property
+    def link_out(self) -> str:
+        """Where the cited work can be looked up outside this site, by the first id known."""
+        if self.cited_arxiv_id:
+            return f"https://arxiv.org/abs/{self.cited_arxiv_id}"
+        if self.cited_doi:
+            return f"https://doi.org/{self.cited_doi}"
+        if self.cited_s2_id:
+            return f"https://www.semanticscholar.org/paper/{self.cited_s2_id}"
+        if self.cited_openalex_id:
+            return f"https://openalex.org/{self.cited_openalex_id}"
+        return ""
+
 
 class CitationCoverage(models.Model):
     """What one source said about one paper's citations, and when: whether it knows the paper,

@@ -16,7 +16,7 @@ from django.core.management import call_command
 from drf_spectacular.settings import spectacular_settings
 
 from institutions.models import Institution
-from papers.models import Authorship, Paper, PaperEmbedding
+from papers.models import Authorship, Citation, CitationCoverage, Paper, PaperEmbedding
 from papers.nonpersons import PERSON, list_kinds
 from researchers.models import PaperMatchState, Researcher, ResearcherExternalId
 from wovepaper.demo.identities import recorded_arxiv_ids
@@ -46,6 +46,12 @@ def _state() -> dict:
         "ids": sorted(ResearcherExternalId.objects.values_list("researcher_id", "source", "value")),
         "institutions": sorted(Institution.objects.values_list("pk", "ror_id", "paper_count")),
         "states": sorted(PaperMatchState.objects.values_list("paper_id", "status", "attempts")),
+        "citations": sorted(
+            Citation.objects.values_list("citing_paper_id", "cited_key", "source", "cited_paper_id")
+        ),
+        "coverage": sorted(
+            CitationCoverage.objects.values_list("paper_id", "source", "references_listed")
+        ),
     }
 
 
@@ -87,6 +93,12 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(
 
     recorded = recorded_arxiv_ids(recordings)
     assert len(recorded) == 353
+    # Citations as recorded: OpenAlex's references of 19 recorded works, and the 243 papers
+    # here that Semantic Scholar lists as citing "Computing Machinery and Intelligence".
+    assert "Citations from recorded answers" in output
+    assert CitationCoverage.objects.filter(source="openalex").count() == 19
+    turing = Citation.objects.filter(source="s2", cited_doi="10.1093/mind/lix.236.433")
+    assert turing.count() == 243
     assert PaperMatchState.objects.count() == len(recorded)
     assert PaperMatchState.objects.filter(status=PaperMatchState.MATCHED).count() == 353
     assert Paper.objects.count() == 3200 + 353

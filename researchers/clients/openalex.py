@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from papers.citations import (
+from papers.citation_answers import (
     CitedWork,
     openalex_counts_by_year,
     openalex_referenced_works,

@@ -12,7 +12,7 @@ from functools import partial
 
 from django.conf import settings
 
-from papers.citations import CitedWork, s2_citing_works, s2_references
+from papers.citation_answers import CitedWork, s2_citing_works, s2_references
 from wovepaper.lib.http import ServiceClient, ServiceError, parsed_answer
 
 SERVICE = "Semantic Scholar"

@@ -8,11 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from papers.citations import (
+from papers.citation_answers import (
     CitedWork,
-    CitingPaperEdges,
-    citations_load,
-    citing_works_load,
     openalex_referenced_works,
     s2_citing_works,
     s2_reference_page,
@@ -20,6 +17,7 @@ from papers.citations import (
     s2_work,
     work_key,
 )
+from papers.citations import CitingPaperEdges, citations_load, citing_works_load
 from papers.models import Citation
 
 FETCHED = datetime(2026, 11, 12, tzinfo=UTC)

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from wovepaper.demo.citations import demo_citations_load
 from wovepaper.demo.identities import demo_identities_load, demo_tour
 from wovepaper.lib.embeddings import text_encoder
 from wovepaper.site_record import site_record_sync
@@ -57,6 +58,7 @@ class Command(BaseCommand):
         finally:
             quiet.setLevel(level)
         self.stdout.write(summary.describe())
+        self.stdout.write(demo_citations_load().describe())
         for step in settings.DEMO_STEPS:
             said = StringIO()
             call_command(*step["command"], stdout=said, stderr=said, **step.get("options", {}))

@@ -1,0 +1,146 @@
+"""The sources' citation answers read as cited works: pure functions over the decoded JSON of a
+recorded or live Semantic Scholar or OpenAlex answer, returning `CitedWork`s, and the key that
+names a cited work. No database and no Django here, so the clients and tools that parse
+answers need no configured project (papers.citations loads what these return).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from papers.ingest.records import RecordError, normalize_arxiv_id
+
+# arXiv registers a DOI for every paper since 2022 (10.48550/arXiv.<id>); OpenAlex and S2 often
+# give only that DOI for a preprint, so it is read as the arXiv id it names.
+_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(?P<id>.+)$", re.IGNORECASE)
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE)
+_OPENALEX_PREFIX = "https://openalex.org/"
+_TITLE_WORDS = re.compile(r"\w+")
+
+
+@dataclass(slots=True)
+class CitedWork:
+    """A work one archive paper cites, with the ids and facts the source gave for it."""
+
+    arxiv_id: str = ""
+    doi: str = ""
+    s2_id: str = ""
+    openalex_id: str = ""
+    title: str = ""
+    year: int | None = None
+    citation_count: int | None = None
+    is_influential: bool | None = None
+    intents: list[str] = field(default_factory=list)
+    contexts: list[str] = field(default_factory=list)
+
+
+def arxiv_id_or_blank(raw: str | None) -> str:
+    """An arXiv id without prefix or version, or "" when `raw` is none."""
+    try:
+        return normalize_arxiv_id(raw or "")
+    except RecordError:
+        return ""
+
+
+def doi_normalized(raw: str | None) -> str:
+    """A bare, lower-case DOI ("" for none): DOIs are case-insensitive, and OpenAlex writes them
+    as https://doi.org/ URLs."""
+    return _DOI_PREFIX.sub("", (raw or "").strip()).lower()
+
+
+def openalex_short_id(raw: str | None) -> str:
+    value = (raw or "").strip()
+    return value[len(_OPENALEX_PREFIX) :] if value.startswith(_OPENALEX_PREFIX) else value
+
+
+def work_from_ids(
+    *, arxiv: str | None, doi: str | None, s2_id: str | None = None, openalex: str | None = None
+) -> CitedWork:
+    doi_value = doi_normalized(doi)
+    arxiv_id = arxiv_id_or_blank(arxiv)
+    if not arxiv_id and (match := _ARXIV_DOI.match(doi_value)):
+        arxiv_id = arxiv_id_or_blank(match["id"])
+    return CitedWork(
+        arxiv_id=arxiv_id,
+        doi=doi_value,
+        s2_id=s2_id or "",
+        openalex_id=openalex_short_id(openalex),
+    )
+
+
+def s2_work(paper: dict[str, Any]) -> CitedWork:
+    """A Semantic Scholar paper object (as in `references`, `citations` or `citedPaper`)."""
+    ids = paper.get("externalIds") or {}
+    work = work_from_ids(arxiv=ids.get("ArXiv"), doi=ids.get("DOI"), s2_id=paper.get("paperId"))
+    work.title = paper.get("title") or ""
+    work.year = paper.get("year")
+    work.citation_count = paper.get("citationCount")
+    return work
+
+
+def s2_references(paper: dict[str, Any]) -> list[CitedWork]:
+    """The works a Semantic Scholar paper object cites (its `references` field, as the paper
+    and paper batch endpoints return it). S2 gives no influence, intent or context here."""
+    return [s2_work(reference) for reference in paper.get("references") or []]
+
+
+def s2_citing_works(paper: dict[str, Any]) -> list[CitedWork]:
+    """The works citing a Semantic Scholar paper object (its `citations` field), described as
+    works so that those in the archive become edges from them to this paper."""
+    return [s2_work(citing) for citing in paper.get("citations") or []]
+
+
+def s2_reference_page(page: dict[str, Any]) -> list[CitedWork]:
+    """One page of `/paper/{id}/references`: each cited paper with `isInfluential`, `intents`
+    and `contexts` (the citing sentences), where the answer has them."""
+    works = []
+    for item in page.get("data") or []:
+        work = s2_work(item.get("citedPaper") or {})
+        work.is_influential = item.get("isInfluential")
+        work.intents = list(item.get("intents") or [])
+        work.contexts = [context for context in item.get("contexts") or [] if context]
+        works.append(work)
+    return works
+
+
+def openalex_referenced_works(work: dict[str, Any]) -> list[CitedWork]:
+    """The works an OpenAlex work cites: `referenced_works` holds OpenAlex ids only, so these
+    resolve through the archive papers' stored OpenAlex ids or stay as links out."""
+    return [
+        work_from_ids(arxiv=None, doi=None, openalex=ref)
+        for ref in work.get("referenced_works") or []
+    ]
+
+
+def openalex_counts_by_year(work: dict[str, Any]) -> list[list[int]]:
+    """An OpenAlex work's `counts_by_year` as [[year, cited_by_count], ...], newest first.
+    OpenAlex lists only recent years (the last ten), so older citations are not in it."""
+    counts = []
+    for entry in work.get("counts_by_year") or []:
+        year, cited = entry.get("year"), entry.get("cited_by_count")
+        if isinstance(year, int) and isinstance(cited, int) and cited >= 0:
+            counts.append([year, cited])
+    return sorted(counts, reverse=True)
+
+
+def title_key(title: str, year: int | None) -> str:
+    words = " ".join(_TITLE_WORDS.findall(title.lower()))
+    return "title:" + hashlib.sha1(f"{words}|{year or ''}".encode()).hexdigest()
+
+
+def work_key(work: CitedWork, paper_arxiv_id: str = "") -> str:
+    """The key naming a cited work in its edges: the archive paper's arXiv id when it resolved
+    (so a preprint cited by its journal DOI and by its arXiv id is one work), else the first of
+    arXiv id, DOI, S2 id, OpenAlex id, else a digest of its title and year ("" for nothing)."""
+    if paper_arxiv_id or work.arxiv_id:
+        return f"arxiv:{paper_arxiv_id or work.arxiv_id}"
+    if work.doi:
+        return f"doi:{work.doi}"[:300]
+    if work.s2_id:
+        return f"s2:{work.s2_id}"
+    if work.openalex_id:
+        return f"openalex:{work.openalex_id}"
+    return title_key(work.title, work.year) if work.title else ""
