@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from django.http import HttpRequest, QueryDict
-from django.template.loader import render_to_string
+from django.template import Engine, RequestContext
 from django.urls import reverse
 
 from institutions.models import Institution
@@ -101,47 +101,55 @@ def render_parts(request: HttpRequest, parts: Parts) -> str:
     user = request.user
     if not user.is_authenticated:  # nobody's parts (me_fragments answers 204 before this)
         return ""
-    pieces = [
-        render_to_string("accounts/fragments/account_links.html", {}, request=request),
-        render_to_string(
-            "includes/onboarding_banner.html",
-            {"oob": True, "next_url": parts.next_url},
-            request=request,
-        ),
+    pieces: list[tuple[str, dict]] = [
+        ("accounts/fragments/account_links.html", {}),
+        ("includes/onboarding_banner.html", {"oob": True, "next_url": parts.next_url}),
     ]
-    named = Researcher.objects.in_bulk({*parts.researchers, *parts.claims})
+    # Most pages (papers, lists, search) name no record: their fragment asks nothing of these.
+    # The buttons show a name and act on an id: the rest of a record's row is not read.
+    named = Researcher.objects.only("pk", "display_name", "slug").in_bulk(
+        {*parts.researchers, *parts.claims}
+    )
     researchers = [named[pk] for pk in parts.researchers if pk in named]
-    selectors.researchers_with_follow_state(researchers, user=user)
-    institutions = list(Institution.objects.filter(pk__in=parts.institutions))
+    if researchers:
+        selectors.researchers_with_follow_state(researchers, user=user)
+    institutions = (
+        list(Institution.objects.filter(pk__in=parts.institutions)) if parts.institutions else []
+    )
     records: list[Researcher | Institution] = [*researchers, *institutions]
     for record in records:
         context = selectors.follow_button_context(request, record, next_url=parts.next_url)
-        pieces.append(
-            render_to_string(
-                "accounts/_follow_button.html", {**context, "oob": True}, request=request
-            )
-        )
+        pieces.append(("accounts/_follow_button.html", {**context, "oob": True}))
     if parts.claims:
         claims = {c.researcher_id: c for c in user.claims.filter(researcher_id__in=parts.claims)}
         for pk in parts.claims:
             if pk not in named:
                 continue
-            pieces.append(
-                render_to_string(
-                    "accounts/_claim_button.html",
-                    {
-                        "researcher": named[pk],
-                        "signed_in": True,
-                        "claim": claims.get(pk),
-                        "next_url": parts.next_url,
-                        "oob": True,
-                    },
-                    request=request,
-                )
-            )
-    pieces.append(
-        render_to_string(
-            "accounts/fragments/chat_dock.html", {"chat_scope": parts.scope}, request=request
-        )
-    )
-    return "".join(pieces)
+            claim_context = {
+                "researcher": named[pk],
+                "signed_in": True,
+                "claim": claims.get(pk),
+                "next_url": parts.next_url,
+                "oob": True,
+            }
+            pieces.append(("accounts/_claim_button.html", claim_context))
+    pieces.append(("accounts/fragments/chat_dock.html", {"chat_scope": parts.scope}))
+    return render_in_one_context(request, pieces)
+
+
+def render_in_one_context(request: HttpRequest, pieces: list[tuple[str, dict]]) -> str:
+    """Each (template, context) rendered in turn inside one request context. A separate
+    `render_to_string` per piece would run every context processor (and build a CSRF token
+    context) once per piece: on a fragment of a few small parts that was most of its time."""
+    engine = Engine.get_default()
+    templates = [(engine.get_template(name), extra) for name, extra in pieces]
+    if not templates:
+        return ""
+    context = RequestContext(request)
+    rendered = []
+    # Binding the context to a template runs the processors; nested renders reuse that binding.
+    with context.render_context.push_state(templates[0][0]), context.bind_template(templates[0][0]):
+        for template, extra in templates:
+            with context.push(extra):
+                rendered.append(template.render(context))
+    return "".join(rendered)

@@ -105,6 +105,41 @@ def test_signed_in_readers_share_a_cached_body_of_their_own_kind(client, paper_f
     assert "Kept in the session" in response.content.decode() and "ETag" not in response
 
 
+def test_a_signed_in_readers_shared_page_asks_the_database_nothing(
+    client, paper_factory, django_assert_num_queries, settings
+):
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"  # as in production
+    url = paper_factory(title="Shared title").get_absolute_url()
+    reader = get_user_model().objects.create_user("reader", "reader@example.org", "pw-123456789")
+    client.force_login(reader)
+    client.get(url)  # stores the shared signed-in body
+    # The session, written at sign-in, says a reader (not staff) is signed in: serving them the
+    # shared body needs neither their user nor anything else from the database.
+    with django_assert_num_queries(0):
+        response = client.get(url)
+    assert "me-fragments" in response.content.decode() and "ETag" in response
+
+
+def test_staff_get_their_own_page_and_a_session_from_before_the_flag_is_still_checked(
+    client, paper_factory
+):
+    paper = paper_factory(title="Shared title")
+    url = paper.get_absolute_url()
+    curator = get_user_model().objects.create_user("curator", "c@example.org", is_staff=True)
+    client.force_login(curator)
+    client.get(url)
+    _quietly_retitle(paper, "What the database says")
+    response = client.get(url)  # curators' pages are never the shared body
+    assert "What the database says" in response.content.decode() and "ETag" not in response
+    # A session signed in before sign-in noted the reader's kind: the user is loaded and checked.
+    session = client.session
+    del session["_page_reader"]
+    session.save()
+    _quietly_retitle(paper, "Checked again")
+    response = client.get(url)
+    assert "Checked again" in response.content.decode() and "ETag" not in response
+
+
 def test_researcher_page_is_stale_once_its_statistics_are_recomputed(
     client, paper_factory, django_assert_num_queries
 ):

@@ -9,13 +9,16 @@ class WovepaperConfig(AppConfig):
 
     def ready(self) -> None:
         from django.apps import apps
+        from django.contrib.auth.signals import user_logged_in
         from django.db.models.signals import post_migrate
 
         from . import checks  # noqa: F401  registers the system checks
+        from .lib.pagecache import note_reader_signed_in
         from .page_invalidation import connect
         from .site_record import site_record_sync
 
         connect()
+        user_logged_in.connect(note_reader_signed_in, dispatch_uid="pagecache-reader")
         # post_migrate is sent only for apps with models, which this one has not: the handler
         # hangs on the sites framework's, after its own (listed earlier, it connects first),
         # which makes "example.com".

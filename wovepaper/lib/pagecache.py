@@ -52,6 +52,7 @@ from functools import wraps
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import InvalidCacheBackendError, cache, caches
 from django.db import transaction
@@ -69,6 +70,8 @@ _DEPENDENCIES = "_page_dependencies"
 _SHARED_SIGNED_IN = "_page_shared_signed_in"
 # Django's session storage of messages (django.contrib.messages.storage.session.SessionStorage).
 _SESSION_MESSAGES = "_messages"
+# Set at sign-in: "reader" or "staff" (see _signed_in_reader_not_staff).
+_SESSION_READER = "_page_reader"
 ANONYMOUS = "anonymous"
 SIGNED_IN = "signed-in"
 
@@ -180,12 +183,31 @@ def _audience(request: HttpRequest) -> str | None:
                 return None
         except Exception:  # noqa: BLE001 (an unreadable session: render for this reader)
             return None
+        if _signed_in_reader_not_staff(request.session):
+            return SIGNED_IN
     user = request.user
     if not user.is_authenticated:
         return ANONYMOUS
     if user.is_staff:
         return None  # curators' pages carry their curation tools
     return SIGNED_IN
+
+
+def _signed_in_reader_not_staff(session) -> bool:
+    """Whether the session says, without loading its user, that a reader who is not staff is
+    signed in (`note_reader_signed_in` wrote it at sign-in). The shared body holds nothing of
+    the reader's, so a session whose user has since been deactivated or changed password gets
+    only what any signed-in reader gets: its fragment, which loads and checks the user, then
+    answers nothing. A reader made staff later sees the curation tools on cached pages after
+    signing in again; staff made readers are loaded and checked on every request."""
+    return session.get(_SESSION_READER) == "reader" and session.get(SESSION_KEY) is not None
+
+
+def note_reader_signed_in(sender: Any, request: HttpRequest, user: Any, **kwargs: Any) -> None:
+    """At sign-in (django's `user_logged_in`), note in the session whether the reader is staff,
+    so that serving them a shared cached page needs no query for their user."""
+    if getattr(request, "session", None) is not None:
+        request.session[_SESSION_READER] = "staff" if user.is_staff else "reader"
 
 
 def _render_shared(
