@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import cast
+
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.contrib.auth.hashers import make_password
@@ -73,3 +75,52 @@ class SignupForm(AllauthSignupForm):
         if self.account_already_exists:
             make_password(self.cleaned_data.get("password1"))
         return super().try_save(request)
+
+
+REASON_HELP = "Shown in the page's public history."
+
+
+class OwnerBylineForm(forms.Form):
+    """One byline name the owner says is not theirs, or is theirs too."""
+
+    authorship = forms.IntegerField(min_value=1)
+    reason = forms.CharField(max_length=500, help_text=REASON_HELP)
+
+
+class OwnerMergeForm(forms.Form):
+    others = forms.TypedMultipleChoiceField(coerce=int, choices=[])
+    reason = forms.CharField(max_length=500, help_text=REASON_HELP)
+
+    def __init__(self, *args, records=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["others"]).choices = [
+            (r.pk, f"{r.display_name} #{r.pk}") for r in records
+        ]
+
+
+class OwnerProfileForm(forms.Form):
+    """What the owner sets on their page; each field changed is one history entry."""
+
+    display_name = forms.CharField(max_length=255, label="Name shown")
+    institution = forms.TypedChoiceField(
+        coerce=int, empty_value=None, required=False, label="Current affiliation"
+    )
+    ror_id = forms.CharField(
+        max_length=64,
+        required=False,
+        label="or its ROR id",
+        help_text="Any institution we hold, e.g. https://ror.org/02bfwt286.",
+    )
+    homepage = forms.URLField(max_length=500, required=False, assume_scheme="https")
+    hidden = forms.BooleanField(
+        required=False,
+        label="Leave my page out of the researcher lists and search",
+        help_text="Your page, papers and bylines stay public.",
+    )
+    reason = forms.CharField(max_length=500, help_text=REASON_HELP)
+
+    def __init__(self, *args, institutions=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["institution"]).choices = [
+            ("", "As on my newest paper")
+        ] + [(i.pk, i.name) for i in institutions]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import views
+from . import owner_views, views
 
 app_name = "accounts"
 
@@ -32,6 +32,23 @@ urlpatterns = [
         "following/institutions/<int:institution_id>/unfollow",
         views.unfollow_institution,
         name="unfollow_institution",
+    ),
+    path("me/researchers/<int:researcher_id>", owner_views.owner_page, name="owner"),
+    path(
+        "me/researchers/<int:researcher_id>/not-mine", owner_views.owner_not_mine, name="not_mine"
+    ),
+    path(
+        "me/researchers/<int:researcher_id>/mine-too", owner_views.owner_mine_too, name="mine_too"
+    ),
+    path(
+        "me/researchers/<int:researcher_id>/propose-merge",
+        owner_views.owner_propose_merge,
+        name="propose_merge",
+    ),
+    path(
+        "me/researchers/<int:researcher_id>/profile",
+        owner_views.owner_profile,
+        name="owner_profile",
     ),
     path("digest/unsubscribe/<str:token>", views.digest_unsubscribe, name="digest_unsubscribe"),
 ]

@@ -1,7 +1,10 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from . import ownership
 from .byline_cleanup import byline_cleanup_undo
 from .curation.admin_views import PERMISSION, CurationAdminMixin
 from .models import (
@@ -181,10 +184,51 @@ class CurationEntryAdmin(CuratorViewMixin, admin.ModelAdmin):
     )
     exclude = ("researchers",)
     show_full_result_count = False
-    actions = ["undo_byline_cleanup"]
+    actions = ["undo_byline_cleanup", "undo_owner_change"]
 
     def has_curate_permission(self, request) -> bool:
         return request.user.has_perm(PERMISSION)
+
+    @admin.action(
+        permissions=["curate"],
+        description="Undo the selected changes by researchers (papers removed or added, fields)",
+    )
+    def undo_owner_change(self, request, queryset):
+        """Asks for the public reason first, then undoes each change (researchers.ownership)."""
+        entries = list(
+            queryset.filter(action__in=ownership.UNDOABLE, undone_by__isnull=True).order_by("-pk")
+        )
+        reason = request.POST.get("reason", "").strip()
+        if "apply" in request.POST and reason:
+            undone = 0
+            for entry in entries:
+                try:
+                    ownership.owner_change_undo(
+                        entry_id=entry.pk, actor=request.user, reason=reason
+                    )
+                    undone += 1
+                except ownership.OwnershipError as exc:
+                    self.message_user(request, f"Entry #{entry.pk}: {exc}", messages.WARNING)
+            self.message_user(request, f"{undone} change(s) by researchers undone.")
+            return None
+        if not entries:
+            self.message_user(
+                request,
+                "None of the selected entries is a researcher's change still in force.",
+                messages.WARNING,
+            )
+            return None
+        return TemplateResponse(
+            request,
+            "admin/researchers/owner_undo.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Undo changes by researchers",
+                "entries": entries,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                "opts": self.model._meta,
+            },
+        )
 
     @admin.action(
         permissions=["curate"], description="Undo the selected byline cleanups (clean_bylines)"

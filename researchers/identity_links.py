@@ -17,9 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
+from django.db.models import Prefetch
 from django.utils import timezone
 
-from .models import Researcher
+from .curation.identity import OWNER_ACTIONS
+from .models import CurationEntry, Researcher
 
 FILE_NAME = "identity-links.jsonl.gz"
 META_NAME = "identity-links.json"
@@ -47,7 +49,20 @@ def _bare(value: str) -> str:
 
 def identity_link_rows() -> Iterator[dict]:
     """Every researcher record with its external ids, in id order (two queries per chunk)."""
-    records = Researcher.objects.order_by("pk").prefetch_related("external_ids")
+    records = (
+        Researcher.objects.order_by("pk")
+        .select_related("current_institution")
+        .prefetch_related(
+            "external_ids",
+            Prefetch(
+                "curation_entries",
+                queryset=CurationEntry.objects.filter(action__in=OWNER_ACTIONS).order_by(
+                    "created_at", "pk"
+                ),
+                to_attr="owner_entries",
+            ),
+        )
+    )
     for record in records.iterator(chunk_size=CHUNK):
         yield {
             "id": record.pk,
@@ -60,6 +75,16 @@ def identity_link_rows() -> Iterator[dict]:
                 if record.verified_by and record.verified_at
                 else None
             ),
+            # What the verified researcher set on their page, and each change they made (or
+            # the curators made to it), with the reason: never who among staff.
+            "owner": {
+                "homepage": record.homepage,
+                "institution_ror_id": (
+                    record.current_institution.ror_id if record.current_institution else None
+                ),
+                "hidden": record.hidden,
+            },
+            "owner_changes": [_owner_change(entry) for entry in record.owner_entries],
             "ids": [
                 {
                     "source": ext.source,
@@ -70,6 +95,20 @@ def identity_link_rows() -> Iterator[dict]:
                 for ext in sorted(record.external_ids.all(), key=lambda e: (e.source, e.value))
             ],
         }
+
+
+def _owner_change(entry: CurationEntry) -> dict:
+    before, after = entry.before or {}, entry.after or {}
+    return {
+        "action": entry.action,
+        "at": entry.created_at.isoformat(),
+        "paper": before.get("arxiv_id"),
+        "field": after.get("field"),
+        "value": after.get("shown") if "shown" in after else after.get("verified_by"),
+        "others": after.get("others", []),
+        "reason": after.get("reason", ""),
+        "undone": bool(entry.undone_by_id),
+    }
 
 
 def identity_links_export(directory: Path | None = None) -> dict:
@@ -92,8 +131,10 @@ def identity_links_export(directory: Path | None = None) -> dict:
         "records": count,
         "bytes": target.stat().st_size,
         "format": "gzipped JSON lines: {id, url, name, merged_into, verified: {by, at} or null, "
-        "ids: [{source, value, origin, linked_at}]}; merged records lead to `merged_into`; "
-        "`verified.by` is orcid (the researcher's ORCID sign-in) or curators.",
+        "owner: {homepage, institution_ror_id, hidden}, owner_changes: [{action, at, paper, "
+        "field, value, others, reason, undone}], ids: [{source, value, origin, linked_at}]}; "
+        "merged records lead to `merged_into`; `verified.by` is orcid (the researcher's ORCID "
+        "sign-in) or curators; owner changes never edit the sources' ids.",
         "licence": LICENCE,
     }
     meta_partial = directory / f".{META_NAME}.partial"

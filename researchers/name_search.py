@@ -33,12 +33,13 @@ from .selectors import (
     RESEARCHER_ORDERING,
     researcher_latest_affiliation,
     researchers_named,
+    researchers_public,
 )
 
 
 def researcher_documents(researcher_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
     rows = Researcher.objects.filter(
-        pk__in=list(researcher_ids), merged_into__isnull=True, is_person=True
+        pk__in=list(researcher_ids), merged_into__isnull=True, is_person=True, hidden=False
     ).values_list("id", "display_name", "name_key", "paper_count")
     for researcher_id, display_name, key, paper_count in rows:
         # The key adds the given-first order of "Family, Given" bylines.
@@ -64,10 +65,9 @@ RESEARCHERS = Collection(
     sorts={"relevance": Sort("papers", descending=True)},
     documents=researcher_documents,
     changed_since=lambda since, size: changed_id_batches(Researcher.objects.all(), since, size),
-    id_batches=lambda size: id_batches(
-        Researcher.objects.filter(merged_into__isnull=True, is_person=True), size
-    ),
-    count=lambda: Researcher.objects.filter(merged_into__isnull=True, is_person=True).count(),
+    # A page its owner hid has no document: the engines drop it at its next change.
+    id_batches=lambda size: id_batches(researchers_public(), size),
+    count=lambda: researchers_public().count(),
     database=ResearcherDatabaseBackend,
 )
 

@@ -58,6 +58,12 @@ def researchers_listed() -> QuerySet[Researcher]:
     return Researcher.objects.filter(merged_into__isnull=True, is_person=True)
 
 
+def researchers_public() -> QuerySet[Researcher]:
+    """Live records that the researcher lists and search show: not those their owner hid (the
+    page, its papers and the bylines stay public)."""
+    return researchers_listed().filter(hidden=False)
+
+
 def researcher_get(pk: int) -> Researcher | None:
     """The record `pk`, merged or not, with what the API's detail shows (two queries)."""
     return (
@@ -87,7 +93,7 @@ def researchers_named(text: str) -> QuerySet[Researcher]:
         if initial:  # "ian sommerville" also finds the byline "I. Sommerville" ("i sommerville")
             matches |= Q(name_key__startswith=f"{initial} ") | Q(name_key__contains=f" {initial} ")
         condition &= matches
-    return researchers_listed().filter(condition)
+    return researchers_public().filter(condition)
 
 
 def researchers_sharing_name(name: str, *, exclude: int) -> QuerySet[Researcher]:
@@ -103,7 +109,7 @@ def researchers_linked_to_institution(institution: Institution) -> QuerySet[Rese
     authorships = Authorship.objects.filter(
         pk__in=AuthorshipInstitution.objects.filter(institution=institution).values("authorship_id")
     )
-    return researchers_listed().filter(pk__in=authorships.values("researcher_id"))
+    return researchers_public().filter(pk__in=authorships.values("researcher_id"))
 
 
 def researcher_resolve(pk: int) -> tuple[Researcher | None, bool]:
@@ -113,7 +119,7 @@ def researcher_resolve(pk: int) -> tuple[Researcher | None, bool]:
     one, one per hop and one for the survivor. A chain that does not end (a data error) shows
     the record asked for.
     """
-    records = Researcher.objects.select_related("most_cited_paper")
+    records = Researcher.objects.select_related("most_cited_paper", "current_institution")
     researcher = records.filter(pk=pk).first()
     if researcher is None or researcher.merged_into_id is None:
         return researcher, False
@@ -192,7 +198,7 @@ def researchers_active_in_category(
         .values_list("researcher_id", "n")[: limit * 2]
     )
     live = Researcher.objects.filter(
-        pk__in=[rid for rid, _ in counts], merged_into__isnull=True, is_person=True
+        pk__in=[rid for rid, _ in counts], merged_into__isnull=True, is_person=True, hidden=False
     ).in_bulk()
     return [(live[rid], n) for rid, n in counts if rid in live][:limit]
 
@@ -210,14 +216,14 @@ def researchers_at_institution(institution: Institution, *, limit: int = 30) -> 
         "researcher_id"
     )
     return list(
-        researchers_listed().filter(pk__in=researcher_ids).order_by(*LIST_SORTS["papers"])[:limit]
+        researchers_public().filter(pk__in=researcher_ids).order_by(*LIST_SORTS["papers"])[:limit]
     )
 
 
 def researchers_browse(
     *, sort: str = "papers", offset: int = 0, limit: int = 50
 ) -> list[Researcher]:
-    qs = researchers_listed()
+    qs = researchers_public()
     if sort == "h_index":
         # Rows without an h-index would sort first in a descending index scan; leave them out.
         qs = qs.filter(h_index__isnull=False)

@@ -146,10 +146,11 @@ class ResearcherSitemap(IdRangeSitemap):
     fields = ("id", "slug", "modified_at")
 
     def items(self) -> QuerySet[Researcher]:
-        # Merged records redirect to their survivor: only survivors are pages of their own.
-        return Researcher.objects.filter(merged_into__isnull=True, is_person=True).only(
-            *self.fields
-        )
+        # Merged records redirect to their survivor: only survivors are pages of their own. A
+        # page its owner hid from lists and search stays out of the sitemap too.
+        return Researcher.objects.filter(
+            merged_into__isnull=True, is_person=True, hidden=False
+        ).only(*self.fields)
 
 
 class InstitutionSitemap(IdRangeSitemap):

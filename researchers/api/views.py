@@ -26,8 +26,8 @@ from researchers.selectors import (
     researcher_merge_and_name,
     researcher_survivor_id,
     researchers_linked_to_institution,
-    researchers_listed,
     researchers_named,
+    researchers_public,
     researchers_sharing_name,
 )
 from wovepaper.lib.api.conditional import ConditionalGetMixin
@@ -86,7 +86,7 @@ class ResearcherListView(ConditionalGetMixin, generics.ListAPIView):
     ordering = RESEARCHER_ORDERING
 
     def get_queryset(self):
-        return researchers_listed()
+        return researchers_public()
 
 
 class ResearcherDetailView(ResearcherResourceMixin, ConditionalGetMixin, generics.GenericAPIView):

@@ -24,7 +24,13 @@ from django.db.models import Count, Max, Min
 from institutions.models import AuthorshipInstitution
 from papers.models import Authorship
 
-from ..models import DistinctPair, IdentityConflict, Researcher, ResearcherExternalId
+from ..models import (
+    CurationEntry,
+    DistinctPair,
+    IdentityConflict,
+    Researcher,
+    ResearcherExternalId,
+)
 from ..names import name_key as make_name_key
 
 MAX_CLUSTER = 8  # records shown per name; a name with more is shown with its 8 largest
@@ -32,6 +38,7 @@ WINDOW = 60  # candidate names ranked per page
 
 WEIGHTS = {
     "conflicts": 4,
+    "owner_proposed": 3,
     "coauthors": 2,
     "institutions": 2,
     "fields": 1,
@@ -53,11 +60,14 @@ class PairEvidence:
     years_overlap: bool = False
     orcid_differs: bool = False
     same_paper: int = 0
+    # The verified owner of one of the two pages says they are the same person.
+    owner_proposed: bool = False
 
     @property
     def score(self) -> int:
         return (
             WEIGHTS["conflicts"] * min(self.conflicts, 3)
+            + WEIGHTS["owner_proposed"] * int(self.owner_proposed)
             + WEIGHTS["coauthors"] * min(len(self.coauthors), 5)
             + WEIGHTS["institutions"] * min(len(self.institutions), 3)
             + WEIGHTS["fields"] * min(len(self.fields), 3)
@@ -68,6 +78,10 @@ class PairEvidence:
 
     def evidence_for(self) -> list[str]:
         out = []
+        if self.owner_proposed:
+            out.append(
+                "the researcher who verified one of these pages as theirs proposed merging them"
+            )
         if self.conflicts:
             out.append(
                 f"{self.conflicts} identity conflict(s) between the sources link them: "
@@ -166,6 +180,7 @@ class _Signals(_Facts):
     conflicts: dict[tuple[int, int], int]
     conflict_kinds: dict[tuple[int, int], set[str]]
     same_paper: dict[tuple[int, int], int]
+    owner_proposed: set[tuple[int, int]] = field(default_factory=set)
 
 
 def _facts(ids: list[int]) -> _Facts:
@@ -197,7 +212,9 @@ def _facts(ids: list[int]) -> _Facts:
     return _Facts(orcids, external, years, institutions)
 
 
-def _signals(ids: list[int]) -> _Signals:
+def _signals(ids: list[int], *, owned: list[int] | None = None) -> _Signals:
+    """`owned`: the records among `ids` verified as their researcher's own page, the only ones
+    whose owner can have proposed a merge (none: that query is not run)."""
     facts = _facts(ids)
     distinct = set(DistinctPair.objects.filter(low_id__in=ids).values_list("low_id", "high_id"))
     conflicts: dict[tuple[int, int], int] = defaultdict(int)
@@ -219,7 +236,15 @@ def _signals(ids: list[int]) -> _Signals:
     ):
         if a < b:
             same_paper[(a, b)] = n
+    owner_proposed: set[tuple[int, int]] = set()
+    if owned:
+        for rid, after in CurationEntry.objects.filter(
+            action=CurationEntry.OWNER_PROPOSED, researcher_id__in=owned
+        ).values_list("researcher_id", "after"):
+            for other in (after or {}).get("others", []):
+                owner_proposed.add((min(rid, other), max(rid, other)))
     return _Signals(
+        owner_proposed=owner_proposed,
         orcids=facts.orcids,
         external=facts.external,
         years=facts.years,
@@ -240,6 +265,7 @@ def _pair_evidence(x: Researcher, y: Researcher, sig: _Signals) -> PairEvidence:
         conflicts=sig.conflicts.get(pair, 0),
         conflict_kinds=sorted(sig.conflict_kinds.get(pair, ())),
         same_paper=sig.same_paper.get(pair, 0),
+        owner_proposed=pair in sig.owner_proposed,
     )
     co_x = {c.get("id"): c.get("name", "") for c in low.coauthors if c.get("id")}
     co_y = {c.get("id") for c in high.coauthors if c.get("id")}
@@ -307,7 +333,8 @@ def same_name_explained(
     far. A fixed number of queries whatever the number of homonyms (`others` is bounded)."""
     if not others:
         return []
-    sig = _signals([researcher.pk, *(o.pk for o in others)])
+    records = [researcher, *others]
+    sig = _signals([r.pk for r in records], owned=[r.pk for r in records if r.verified_by])
     _describe(researcher, sig)
     out = []
     for other in others:
@@ -336,7 +363,8 @@ def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
     ids = [r.pk for records in shown.values() for r in records]
     if not ids:
         return []
-    sig = _signals(ids)
+    owned = [r.pk for records in shown.values() for r in records if r.verified_by]
+    sig = _signals(ids, owned=owned)
     clusters = []
     for key, records in shown.items():
         pairs = [

@@ -1,0 +1,175 @@
+"""A verified researcher's corrections to their own page: papers that are not theirs, papers of a
+same-name record that are theirs too, same-name records to merge, and what the page shows (name,
+current affiliation, homepage, listing). Each change is a researchers.ownership service; only the
+owner of the record (a confirmed claim) reaches these pages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from institutions.selectors import institution_lookup
+from researchers import ownership
+from researchers.curation.identity import researcher_public_history
+from researchers.curation.reports import ReportError
+from researchers.models import Researcher
+from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.request_types import AuthenticatedHttpRequest
+
+from . import selectors
+from .forms import OwnerBylineForm, OwnerMergeForm, OwnerProfileForm
+
+OwnerView = Callable[[AuthenticatedHttpRequest, Researcher], HttpResponse]
+
+
+def _owner_only(view: OwnerView):
+    """The record must be the signed-in reader's verified page: anyone else gets a 404, so the
+    address says nothing about whose page it is."""
+
+    @wraps(view)
+    @login_required
+    def wrapper(request: AuthenticatedHttpRequest, researcher_id: int) -> HttpResponse:
+        researcher = selectors.owned_researcher(user=request.user, researcher_id=researcher_id)
+        if researcher is None:
+            raise Http404("not your verified page")
+        return view(request, researcher)
+
+    return wrapper
+
+
+def _back(researcher: Researcher) -> HttpResponse:
+    return redirect(reverse("accounts:owner", args=[researcher.pk]))
+
+
+@require_GET
+@_owner_only
+def owner_page(request: AuthenticatedHttpRequest, researcher: Researcher) -> HttpResponse:
+    try:
+        page = max(int(request.GET.get("page", "1")), 1)
+    except ValueError:
+        page = 1
+    data = selectors.owner_page(researcher, page=page)
+    profile = OwnerProfileForm(
+        initial={
+            "display_name": researcher.display_name,
+            "institution": researcher.current_institution_id,
+            "homepage": researcher.homepage,
+            "hidden": researcher.hidden,
+        },
+        institutions=data.institutions,
+    )
+    context = {
+        "researcher": researcher,
+        "data": data,
+        "page": page,
+        "profile_form": profile,
+        "history": researcher_public_history(researcher),
+    }
+    return render_page(request, "accounts/owner", context)
+
+
+def _byline_action(service: Callable[..., object], done: str) -> OwnerView:
+    @require_POST
+    @_owner_only
+    def view(request: AuthenticatedHttpRequest, researcher: Researcher) -> HttpResponse:
+        form = OwnerBylineForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, "Say why, in a few words: the reason is public.")
+            return _back(researcher)
+        try:
+            service(
+                researcher_id=researcher.pk,
+                authorship_id=form.cleaned_data["authorship"],
+                reason=form.cleaned_data["reason"],
+            )
+        except ownership.OwnershipError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, done)
+        return _back(researcher)
+
+    return view
+
+
+owner_not_mine = _byline_action(
+    ownership.owner_paper_remove,
+    "The paper left your page. It is in your page's history as removed by you, and the curators "
+    "can see it.",
+)
+owner_mine_too = _byline_action(
+    ownership.owner_paper_attach, "The paper is on your page now, and in its history."
+)
+
+
+@require_POST
+@_owner_only
+def owner_propose_merge(request: AuthenticatedHttpRequest, researcher: Researcher) -> HttpResponse:
+    records = selectors.researcher_same_name(researcher, limit=selectors.SAME_NAME_SHOWN)
+    form = OwnerMergeForm(request.POST, records=records)
+    if not form.is_valid():
+        messages.error(request, "Choose the records that are you, and say why.")
+        return _back(researcher)
+    try:
+        ownership.owner_merge_propose(
+            researcher_id=researcher.pk,
+            other_ids=form.cleaned_data["others"],
+            reason=form.cleaned_data["reason"],
+            user=request.user,
+        )
+    except (ownership.OwnershipError, ReportError) as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            "The curators have your proposal; your account page shows their decision.",
+        )
+    return _back(researcher)
+
+
+@require_POST
+@_owner_only
+def owner_profile(request: AuthenticatedHttpRequest, researcher: Researcher) -> HttpResponse:
+    data = selectors.owner_page(researcher)
+    form = OwnerProfileForm(request.POST, institutions=data.institutions)
+    if not form.is_valid():
+        errors = "; ".join(str(e) for errs in form.errors.values() for e in errs)
+        messages.error(request, f"Nothing changed: {errors}")
+        return _back(researcher)
+    cleaned = form.cleaned_data
+    institution_id = cleaned["institution"]
+    if cleaned["ror_id"]:
+        found = institution_lookup(cleaned["ror_id"])
+        if found is None or not found.ror_id:
+            messages.error(request, "Nothing changed: we hold no institution with that ROR id.")
+            return _back(researcher)
+        institution_id = found.pk
+    changes = {
+        "display_name": cleaned["display_name"],
+        "current_institution": institution_id,
+        "homepage": cleaned["homepage"],
+        "hidden": cleaned["hidden"],
+    }
+    changed = 0
+    try:
+        for field, value in changes.items():
+            if ownership.owner_edit(
+                researcher_id=researcher.pk, field=field, value=value, reason=cleaned["reason"]
+            ):
+                changed += 1
+    except ownership.OwnershipError as exc:
+        messages.error(request, str(exc))
+        return _back(researcher)
+    messages.success(
+        request,
+        f"{changed} change{'s' if changed != 1 else ''} saved, each in your page's history."
+        if changed
+        else "Nothing to change.",
+    )
+    return _back(researcher)
