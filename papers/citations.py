@@ -26,6 +26,7 @@ from papers.citation_answers import (
 )
 from papers.ingest.upsert import _columns, quote_name
 from papers.models import Citation, CitationCoverage, Paper
+from wovepaper.lib.pagecache import pages_changed
 
 T = TypeVar("T")
 # Rows per INSERT/COPY batch: bounds memory and the statement's size, not the transaction.
@@ -201,9 +202,14 @@ def citations_load(edges: Sequence[CitingPaperEdges]) -> int:
         by_source: dict[str, set[int]] = {}
         for e in edges:
             by_source.setdefault(e.source, set()).add(e.citing_paper_id)
+        dropped: set[int] = set()
         for source, paper_ids in by_source.items():
             for chunk in _chunks(sorted(paper_ids)):
-                Citation.objects.filter(citing_paper_id__in=chunk, source=source).delete()
+                earlier = Citation.objects.filter(citing_paper_id__in=chunk, source=source)
+                dropped.update(
+                    earlier.exclude(cited_paper=None).values_list("cited_paper_id", flat=True)
+                )
+                earlier.delete()
         if connection.vendor == "postgresql":
             _rows_copy(table, rows)
         else:
@@ -215,7 +221,15 @@ def citations_load(edges: Sequence[CitingPaperEdges]) -> int:
                         for row in rows[start : start + BATCH_SIZE]
                     ]
                 )
+        # Both ends' pages list these edges: the citing paper's references, the cited papers'
+        # citing papers, those of the replaced edges included.
+        citing = {e.citing_paper_id for e in edges}
+        pages_changed("paper", sorted(citing | dropped | _cited_papers(rows)))
     return len(rows)
+
+
+def _cited_papers(rows: Sequence[tuple]) -> set[int]:
+    return {row[2] for row in rows if row[2] is not None}
 
 
 def _attname(name: str) -> str:
@@ -326,7 +340,10 @@ def citing_works_add(
     )
     before = edges.count()
     Citation.objects.bulk_create(new, batch_size=BATCH_SIZE, ignore_conflicts=True)
-    return edges.count() - before
+    added = edges.count() - before
+    if added:
+        pages_changed("paper", sorted({*published, *([resolved[0]] if resolved else [])}))
+    return added
 
 
 @dataclass(slots=True)
@@ -368,6 +385,7 @@ def citation_coverage_record(coverages: Sequence[Coverage]) -> None:
             "counts_by_year",
         ],
     )
+    pages_changed("paper", sorted({c.paper_id for c in coverages}))
 
 
 def papers_citations_due(*, limit: int, source: str, stale_before: datetime) -> list[int]:

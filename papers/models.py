@@ -507,6 +507,19 @@ class Citation(models.Model):
         return CITATION_SOURCES.get(self.source, self.source)
 
     @property
+    def id_label(self) -> str:
+        """The cited work named by its first id, for a work the source gave no title for."""
+        if self.cited_arxiv_id:
+            return f"arXiv:{self.cited_arxiv_id}"
+        if self.cited_doi:
+            return f"doi:{self.cited_doi}"
+        if self.cited_s2_id:
+            return f"Semantic Scholar paper {self.cited_s2_id[:10]}…"
+        if self.cited_openalex_id:
+            return f"OpenAlex work {self.cited_openalex_id}"
+        return "a work with no id"
+
+    @property
     def link_out(self) -> str:
         """Where the cited work can be looked up outside this site, by the first id known."""
         if self.cited_arxiv_id:

@@ -14,6 +14,12 @@ paper_urlpatterns = [
         views.paper_citation,
         name="cite",
     ),
+    path(
+        "papers/<api_arxiv_id:arxiv_id>/references",
+        views.paper_references_list,
+        name="references",
+    ),
+    path("papers/<api_arxiv_id:arxiv_id>/cited-by", views.paper_cited_by_list, name="cited-by"),
     path("papers/<paper_key:arxiv_id>", views.paper_detail, name="detail"),
 ]
 

@@ -10,11 +10,19 @@ from django.utils.cache import patch_cache_control
 from wovepaper.lib.api.redirects import permanent_redirect
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.pagecache import cache_public_page, page_shows
-from wovepaper.lib.paging import window
+from wovepaper.lib.paging import query_choice, window
 from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
 from . import analysis as paper_analysis
 from .citation_export import CITATION_FORMATS, citation_entries
+from .citation_lists import (
+    SORTS,
+    References,
+    citing_papers_page,
+    paper_cited_by,
+    paper_references,
+    references_query,
+)
 from .converters import normalize_old_style
 from .models import Paper
 from .selectors import paper_for_page, papers_for_citation, papers_newest
@@ -25,6 +33,11 @@ from .taxonomy import category_name, popular_categories
 BYLINE_FOLD_FROM = 40
 BYLINE_OPEN = 30
 LIST_PER_PAGE = 24
+# The paper page shows the first of its references and citing papers; the rest are paged on
+# their own pages, CITATIONS_PER_PAGE at a time.
+CITATIONS_ON_PAPER_PAGE = 10
+CITATIONS_PER_PAGE = 50
+SORT_CHOICES = [("date", "date"), ("citations", "citations")]
 
 
 @cache_public_page(lists=True, query=["page"])
@@ -70,6 +83,18 @@ def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     folded = authorships[BYLINE_OPEN:] if len(authorships) > BYLINE_FOLD_FROM else []
     abstract_paragraphs = [p.strip() for p in re.split(r"\n\s*\n", paper.abstract) if p.strip()]
     categories = [{"code": code, "name": category_name(code)} for code in paper.category_list]
+    references = paper_references(paper)
+    reference_items = (
+        list(references_query(paper, references.shown.source, "date")[:CITATIONS_ON_PAPER_PAGE])
+        if references.shown
+        else []
+    )
+    cited_by = paper_cited_by(paper)
+    citing = (
+        citing_papers_page(paper, sort="date", offset=0, limit=CITATIONS_ON_PAPER_PAGE)
+        if cited_by.in_archive
+        else []
+    )
     return render_page(
         request,
         "papers/detail",
@@ -88,8 +113,72 @@ def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
             "analysis_missing": paper_analysis.analysis_parts_for_display(analysis),
             "analysis_outdated": analysis is not None
             and not paper_analysis.is_current(analysis, paper),
-            "jsonld": _paper_jsonld(paper, authorships, categories),
+            "jsonld": _paper_jsonld(paper, authorships, categories, reference_items),
             "similar": similar_papers(paper),
+            "references": references,
+            "reference_items": reference_items,
+            "cited_by": cited_by,
+            "citing": citing,
+        },
+    )
+
+
+def _citations_paper(request: HttpRequest, arxiv_id: str) -> Paper:
+    paper = paper_for_page(normalize_old_style(arxiv_id))
+    if paper is None or paper.is_deleted:
+        raise Http404("paper not in the archive")
+    page_shows(request, "paper", paper.pk)
+    return paper
+
+
+@cache_public_page(query=["page", "sort", "source"])
+def paper_references_list(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    """All of a paper's references from one source (`?source=`), paged, by date or citations."""
+    paper = _citations_paper(request, arxiv_id)
+    sort = query_choice(request, "sort", SORTS, default="date")
+    references: References = paper_references(paper, source=request.GET.get("source"))
+    shown = references.shown
+    pager = window(
+        request,
+        lambda offset, limit: (
+            list(references_query(paper, shown.source, sort)[offset : offset + limit])
+            if shown
+            else []
+        ),
+        per_page=CITATIONS_PER_PAGE,
+    )
+    return render_page(
+        request,
+        "papers/references",
+        {
+            "paper": paper,
+            "references": references,
+            "pager": pager,
+            "sort": sort,
+            "sort_choices": SORT_CHOICES,
+        },
+    )
+
+
+@cache_public_page(query=["page", "sort"])
+def paper_cited_by_list(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    """The archive's papers citing a paper, paged, newest or most cited first."""
+    paper = _citations_paper(request, arxiv_id)
+    sort = query_choice(request, "sort", SORTS, default="date")
+    pager = window(
+        request,
+        lambda offset, limit: citing_papers_page(paper, sort=sort, offset=offset, limit=limit),
+        per_page=CITATIONS_PER_PAGE,
+    )
+    return render_page(
+        request,
+        "papers/cited_by",
+        {
+            "paper": paper,
+            "cited_by": paper_cited_by(paper),
+            "pager": pager,
+            "sort": sort,
+            "sort_choices": SORT_CHOICES,
         },
     )
 
@@ -122,7 +211,24 @@ def paper_citation(request: HttpRequest, arxiv_id: str, extension: str) -> HttpR
     )
 
 
-def _paper_jsonld(paper: Paper, authorships: list, categories: list[dict]) -> dict:
+def _cited_work_jsonld(edge) -> dict:
+    if edge.cited_paper is not None:
+        return {
+            "@type": "ScholarlyArticle",
+            "name": edge.cited_paper.title,
+            "url": settings.SITE_URL + edge.cited_paper.get_absolute_url(),
+        }
+    work: dict = {"@type": "CreativeWork"}
+    if edge.cited_title:
+        work["name"] = edge.cited_title
+    if edge.link_out:
+        work["sameAs"] = edge.link_out
+    return work
+
+
+def _paper_jsonld(
+    paper: Paper, authorships: list, categories: list[dict], references: list
+) -> dict:
     url = settings.SITE_URL + paper.get_absolute_url()
     authors = []
     for a in authorships:
@@ -160,6 +266,10 @@ def _paper_jsonld(paper: Paper, authorships: list, categories: list[dict]) -> di
         article["license"] = paper.license
     if paper.cited_by_count is not None:
         article["citationCount"] = paper.cited_by_count
+    # The references the page lists; the rest are on the paper's references page.
+    cited = [_cited_work_jsonld(edge) for edge in references]
+    if cited:
+        article["citation"] = cited
     primary = paper.primary_category
     field_path = f"/categories/{quote(primary)}" if primary else "/papers"
     return jsonld_with_breadcrumbs(

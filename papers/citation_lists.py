@@ -1,0 +1,182 @@
+"""Reads of the citation graph for pages and the API: a paper's references and the archive's
+papers citing it, paged and sorted, with what each source said of them and when.
+
+Every function is a bounded number of queries whatever a paper's citation count: lists are
+cut with LIMIT/OFFSET (or a keyset), counts are one aggregate each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, F, Max, QuerySet
+from django.db.models.functions import Coalesce, ExtractYear
+
+from .models import CITATION_SOURCES, Citation, CitationCoverage, Paper
+
+SORTS = ("date", "citations")
+# Semantic Scholar first when both sources list a paper's references: its entries carry titles,
+# years and ids; OpenAlex's only ids.
+SOURCE_ORDER = ("s2", "openalex")
+
+
+@dataclass
+class SourceReferences:
+    """One source's reference list of a paper: how many edges are held, and what the source
+    said when asked (None: never asked; the edges then come from other papers' lists)."""
+
+    source: str
+    held: int
+    coverage: CitationCoverage | None
+    latest: datetime | None = None  # the newest of the held edges' fetch times
+
+    @property
+    def name(self) -> str:
+        return CITATION_SOURCES.get(self.source, self.source)
+
+    @property
+    def fetched_at(self) -> datetime | None:
+        return self.coverage.fetched_at if self.coverage else self.latest
+
+    @property
+    def lists_none(self) -> bool:
+        """The source was asked and lists no reference for the paper."""
+        return bool(self.coverage and self.coverage.known and not self.held)
+
+
+@dataclass
+class References:
+    """What is known of a paper's references, by source, and which source's list is shown."""
+
+    by_source: list[SourceReferences]
+    shown: SourceReferences | None
+
+    @property
+    def count(self) -> int:
+        return self.shown.held if self.shown else 0
+
+    @property
+    def others(self) -> list[SourceReferences]:
+        return [s for s in self.by_source if s is not self.shown]
+
+
+@dataclass
+class CitedBy:
+    """The archive's papers citing a paper: how many, from which sources and as of when, and
+    the sources' own count of all citing works (`Paper.cited_by_count`)."""
+
+    in_archive: int
+    sources: list[tuple[str, datetime]] = field(default_factory=list)  # (source name, latest)
+
+
+def _sort_order(sort: str, *, year: str, count: str) -> list[Any]:
+    if sort == "citations":
+        return [F(count).desc(nulls_last=True), F(year).desc(nulls_last=True), "id"]
+    return [F(year).desc(nulls_last=True), F(count).desc(nulls_last=True), "id"]
+
+
+def paper_references(paper: Paper, *, source: str | None = None) -> References:
+    """Each source's reference list of `paper` (two queries), and the one to show: `source` if
+    it has one, else the first of SOURCE_ORDER that holds edges, else that was asked."""
+    held = {
+        row["source"]: (row["n"], row["latest"])
+        for row in Citation.objects.filter(citing_paper=paper)
+        .values("source")
+        .annotate(n=Count("id"), latest=Max("fetched_at"))
+        .order_by("source")
+    }
+    coverage = {c.source: c for c in CitationCoverage.objects.filter(paper=paper)}
+    sources = sorted(
+        set(held) | {s for s, c in coverage.items() if c.known},
+        key=lambda s: (SOURCE_ORDER.index(s) if s in SOURCE_ORDER else len(SOURCE_ORDER), s),
+    )
+    by_source = [
+        SourceReferences(s, held.get(s, (0, None))[0], coverage.get(s), held.get(s, (0, None))[1])
+        for s in sources
+    ]
+    shown = next((s for s in by_source if s.source == source), None)
+    shown = shown or next((s for s in by_source if s.held), None)
+    return References(by_source=by_source, shown=shown or (by_source[0] if by_source else None))
+
+
+def references_query(paper: Paper, source: str, sort: str) -> QuerySet[Citation]:
+    """`paper`'s references from `source`, newest or most cited first (by the cited paper's
+    own date when the source gave no year), archive papers joined."""
+    return (
+        Citation.objects.filter(citing_paper=paper, source=source)
+        .select_related("cited_paper")
+        .annotate(
+            year=Coalesce("cited_year", ExtractYear("cited_paper__published")),
+            count=Coalesce("cited_citation_count", "cited_paper__cited_by_count"),
+        )
+        .order_by(*_sort_order(sort, year="year", count="count"))
+    )
+
+
+def paper_cited_by(paper: Paper) -> CitedBy:
+    """How many archive papers cite `paper`, and which sources said so, as of when (one query:
+    the edges to it, grouped by source, on the cited-by index)."""
+    rows = list(
+        Citation.objects.filter(cited_paper=paper)
+        .values("source")
+        .annotate(papers=Count("citing_paper", distinct=True), latest=Max("fetched_at"))
+        .order_by("source")
+    )
+    if not rows:
+        return CitedBy(in_archive=0)
+    in_archive = (
+        rows[0]["papers"]
+        if len(rows) == 1
+        else Citation.objects.filter(cited_paper=paper).values("citing_paper").distinct().count()
+    )
+    return CitedBy(
+        in_archive=in_archive,
+        sources=[(CITATION_SOURCES.get(r["source"], r["source"]), r["latest"]) for r in rows],
+    )
+
+
+def citing_papers_query(paper: Paper, sort: str) -> QuerySet[Paper]:
+    """The archive's papers citing `paper` (each once, whichever sources said so), newest or
+    most cited first."""
+    citing = Citation.objects.filter(cited_paper=paper).values("citing_paper")
+    order: list[Any] = (
+        [F("cited_by_count").desc(nulls_last=True), "-published", "-id"]
+        if sort == "citations"
+        else [F("published").desc(nulls_last=True), "-id"]
+    )
+    return Paper.objects.filter(pk__in=citing, is_deleted=False).order_by(*order)
+
+
+@dataclass
+class CitingPaper:
+    """A paper citing the page's paper, with what the sources said of that citation."""
+
+    paper: Paper
+    sources: list[str]
+    is_influential: bool | None
+    contexts: list[str]
+
+
+def citing_papers_page(paper: Paper, *, sort: str, offset: int, limit: int) -> list[CitingPaper]:
+    """One page of the archive's papers citing `paper` (two queries: the page, then its edges)."""
+    papers = list(citing_papers_query(paper, sort)[offset : offset + limit])
+    edges: dict[int, list[Citation]] = {}
+    for edge in Citation.objects.filter(
+        cited_paper=paper, citing_paper_id__in=[p.pk for p in papers]
+    ).only("citing_paper_id", "source", "is_influential", "contexts"):
+        edges.setdefault(edge.citing_paper_id, []).append(edge)
+    page = []
+    for p in papers:
+        said = edges.get(p.pk, [])
+        flags = [e.is_influential for e in said if e.is_influential is not None]
+        page.append(
+            CitingPaper(
+                paper=p,
+                sources=sorted(CITATION_SOURCES.get(e.source, e.source) for e in said),
+                is_influential=any(flags) if flags else None,
+                contexts=[c for e in said for c in e.contexts],
+            )
+        )
+    return page

@@ -1,0 +1,94 @@
+"""A paper's references and citing papers in Debian's Chromium at desktop and phone widths,
+from the demo's recorded citations (wovepaper/demo/recordings/citations.json): ViT's references
+as OpenAlex recorded them, Adam cited by it in the archive, and a paper Semantic Scholar lists
+as citing "Computing Machinery and Intelligence". Screenshots are kept in test-artifacts/."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.test_pages_browser import ARTIFACTS, WIDTHS
+from wovepaper.demo.citations import demo_citations_load
+from wovepaper.demo.replay import RECORDINGS
+
+
+@pytest.fixture
+def recorded_papers(transactional_db, paper_factory):
+    """The archive rows of three recorded papers, titled and identified as recorded."""
+    works = {
+        w["answer"]["doi"].lower().removeprefix("https://doi.org/10.48550/arxiv."): w["answer"]
+        for w in json.loads((RECORDINGS / "openalex_works.json").read_text())
+    }
+    papers = {
+        arxiv_id: paper_factory(
+            arxiv_id=arxiv_id,
+            title=works[arxiv_id]["display_name"],
+            openalex_id=works[arxiv_id]["id"].rsplit("/", 1)[1],
+            cited_by_count=works[arxiv_id]["cited_by_count"],
+            cited_by_source="openalex",
+        )
+        for arxiv_id in ("2010.11929", "1412.6980")
+    }
+    citing = json.loads((RECORDINGS / "citations.json").read_text())["semanticscholar_citing"]
+    first = citing[0]["citing"][0]
+    papers["turing-citing"] = paper_factory(
+        arxiv_id=first["externalIds"]["ArXiv"], title=first["title"]
+    )
+    demo_citations_load()
+    return papers
+
+
+def _no_overflow(page) -> None:
+    metrics = page.evaluate(
+        "() => ({scroll: document.documentElement.scrollWidth, view: innerWidth})"
+    )
+    assert metrics["scroll"] <= metrics["view"], metrics
+
+
+def test_references_and_citing_papers_at_desktop_and_phone_widths(
+    live_server, browser, recorded_papers
+):
+    ARTIFACTS.mkdir(exist_ok=True)
+    vit, adam = recorded_papers["2010.11929"], recorded_papers["1412.6980"]
+    for width in WIDTHS:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.set_default_timeout(20_000)
+
+        assert page.goto(live_server.url + vit.get_absolute_url()).status == 200
+        _no_overflow(page)
+        assert page.locator("#references-h").inner_text() == "References (53)"
+        coverage = page.locator("#references .coverage").inner_text()
+        assert coverage.startswith("References known from OpenAlex, 28 Oct 2025.")
+        assert "OpenAlex gives the cited works' ids only" in coverage
+        linked = page.locator(f'#references a[href="{adam.get_absolute_url()}"]')
+        assert linked.inner_text() == adam.title
+        assert page.locator("#references .citation-list li").count() == 10
+        page.locator("#references").scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"citations-references-{width}.png"))
+
+        page.locator(f'a[href="/papers/{vit.arxiv_id}/references"]').click()
+        page.wait_for_url(f"**/papers/{vit.arxiv_id}/references")
+        _no_overflow(page)
+        assert page.locator(".citation-list li").count() == 50
+        assert page.locator(".pager a[rel=next]").count() == 1
+        page.screenshot(path=str(ARTIFACTS / f"citations-references-page-{width}.png"))
+
+        assert page.goto(live_server.url + adam.get_absolute_url()).status == 200
+        _no_overflow(page)
+        heading = page.locator("#cited-by-h").inner_text()
+        assert heading == f"Cited by ({adam.cited_by_count:,}; 1 in this archive)"
+        assert page.locator("#cited-by .citation-list li a").first.inner_text() == vit.title
+        assert "OpenAlex lists no references for this paper" in page.inner_text("#references")
+        page.locator("#cited-by").scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"citations-cited-by-{width}.png"))
+
+        turing_citing = recorded_papers["turing-citing"]
+        assert page.goto(live_server.url + turing_citing.get_absolute_url()).status == 200
+        _no_overflow(page)
+        assert "Computing Machinery and Intelligence" in page.inner_text("#references")
+        assert "has not been asked for this paper's own reference list" in page.inner_text(
+            "#references"
+        )
+        page.close()
