@@ -389,3 +389,70 @@ class PaperSearchResponseSerializer(serializers.Serializer):
         "meaning (`match: meaning`), closest first. Every result of `mode=semantic` is a "
         "`meaning` match.",
     )
+
+
+class CitedPaperSerializer(serializers.Serializer):
+    """An archive paper at one end of a citation."""
+
+    arxiv_id = serializers.CharField()
+    title = serializers.CharField()
+    published = serializers.DateTimeField(allow_null=True, help_text="Version 1's date.")
+    url = serializers.SerializerMethodField(help_text="The paper's page on the site.")
+    api_url = serializers.SerializerMethodField()
+
+    def get_url(self, paper) -> str:
+        return site_url(paper.get_absolute_url())
+
+    def get_api_url(self, paper) -> str:
+        return absolute_api_url(self.context.get("request"), "api-paper-detail", paper.arxiv_id)
+
+
+class CitationFactsSerializer(serializers.Serializer):
+    """What one source said of one citation, and when."""
+
+    source = serializers.ChoiceField(  # type: ignore[assignment]
+        choices=["s2", "openalex"], help_text="`s2` (Semantic Scholar) or `openalex`."
+    )
+    fetched_at = serializers.DateTimeField(help_text="When the source said so.")
+    is_influential = serializers.BooleanField(
+        allow_null=True, help_text="Semantic Scholar's flag; null where the source does not say."
+    )
+    intents = serializers.ListField(child=serializers.CharField())
+    contexts = serializers.ListField(
+        child=serializers.CharField(), help_text="The citing sentences, where known."
+    )
+
+
+class ReferenceSerializer(CitationFactsSerializer):
+    """A work the paper cites, with the ids the source gave and its archive paper if any."""
+
+    arxiv_id = serializers.CharField(source="cited_arxiv_id")
+    doi = serializers.CharField(source="cited_doi")
+    semantic_scholar_id = serializers.CharField(source="cited_s2_id")
+    openalex_id = serializers.CharField(source="cited_openalex_id")
+    title = serializers.CharField(
+        source="cited_title", help_text="As the source gave it; empty where it gave none."
+    )
+    year = serializers.IntegerField(source="cited_year", allow_null=True)
+    citation_count = serializers.IntegerField(
+        source="cited_citation_count", allow_null=True, help_text="The source's count."
+    )
+    link = serializers.CharField(source="link_out", help_text="Where to look the work up.")
+    paper = CitedPaperSerializer(
+        source="cited_paper", allow_null=True, help_text="The archive paper, or null."
+    )
+
+
+class CitingSerializer(CitationFactsSerializer):
+    """An archive paper citing this one, as one source said (a paper two sources name is
+    listed once for each)."""
+
+    paper = CitedPaperSerializer(source="citing_paper")
+
+
+class CitationSourceSerializer(serializers.Serializer):
+    source = serializers.ChoiceField(  # type: ignore[assignment]
+        choices=["s2", "openalex"],
+        required=False,
+        help_text="Only what this source said: `s2` (Semantic Scholar) or `openalex`.",
+    )

@@ -9,5 +9,15 @@ urlpatterns = [
     path(
         "papers/<api_arxiv_id:arxiv_id>/", views.PaperDetailView.as_view(), name="api-paper-detail"
     ),
+    path(
+        "papers/<api_arxiv_id:arxiv_id>/references/",
+        views.PaperReferencesView.as_view(),
+        name="api-paper-references",
+    ),
+    path(
+        "papers/<api_arxiv_id:arxiv_id>/citations/",
+        views.PaperCitationsView.as_view(),
+        name="api-paper-citations",
+    ),
     path("search/papers/", views.PaperSearchView.as_view(), name="api-search-papers"),
 ]

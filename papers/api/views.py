@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
 from papers.converters import ArxivIdConverter
-from papers.models import Paper
+from papers.models import Citation, Paper
 from papers.search import paper_search
 from papers.selectors import (
     PAPER_ORDERING,
@@ -35,12 +35,15 @@ from wovepaper.lib.search import SearchPage
 
 from .examples import paper_example, paper_search_example
 from .serializers import (
+    CitationSourceSerializer,
+    CitingSerializer,
     PaperDetailSerializer,
     PaperFilterSerializer,
     PaperSearchParamsSerializer,
     PaperSearchResponseSerializer,
     PaperSearchResultSerializer,
     PaperSerializer,
+    ReferenceSerializer,
     day_start,
 )
 
@@ -236,3 +239,74 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
                 ).data,
             }
         )
+
+
+class _PaperCitationsView(ConditionalGetMixin, generics.ListAPIView):
+    """A paper's citation edges, in the order they were written (the source's order), paged
+    by keyset on the edge's id: one indexed range scan at any depth."""
+
+    pagination_class = KeysetPagination
+    ordering = ("id",)
+
+    def paper(self) -> Paper:
+        paper = Paper.objects.filter(arxiv_id=self.kwargs["arxiv_id"], is_deleted=False).first()
+        if paper is None:
+            raise Http404("No paper with that arXiv id.")
+        return paper
+
+    def source(self) -> str | None:
+        params = CitationSourceSerializer(data=query_values(self.request, CitationSourceSerializer))
+        params.is_valid(raise_exception=True)
+        return params.validated_data.get("source")
+
+    def edges(self, **filters) -> QuerySet[Citation]:
+        edges = Citation.objects.filter(**filters)
+        source = self.source()
+        return edges.filter(source=source) if source else edges
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="papers_references",
+        summary="The works a paper cites",
+        description="Each work the paper cites, as each source lists it (where Semantic "
+        "Scholar and OpenAlex both list a work, once for each), with the ids the source gave, "
+        "the archive paper it resolved to (or null), and when the source said so. OpenAlex "
+        "gives ids only: its items have no title unless they are archive papers. Paged with "
+        "cursors: follow `next`.",
+        parameters=[ARXIV_ID_PARAMETER, CitationSourceSerializer],
+        responses={
+            200: OpenApiResponse(ReferenceSerializer(many=True), description="A page."),
+            **error_responses(400, 404),
+        },
+        tags=["papers"],
+    )
+)
+class PaperReferencesView(_PaperCitationsView):
+    serializer_class = ReferenceSerializer
+
+    def get_queryset(self) -> QuerySet[Citation]:
+        return self.edges(citing_paper=self.paper()).select_related("cited_paper")
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="papers_citations",
+        summary="The archive's papers citing a paper",
+        description="Each paper of this archive that cites the paper, as each source said so "
+        "(a paper both sources name is listed once for each). Citing works outside the archive "
+        "are not listed; the paper's `cited_by_count` is the source's count of all of them. "
+        "Paged with cursors: follow `next`.",
+        parameters=[ARXIV_ID_PARAMETER, CitationSourceSerializer],
+        responses={
+            200: OpenApiResponse(CitingSerializer(many=True), description="A page."),
+            **error_responses(400, 404),
+        },
+        tags=["papers"],
+    )
+)
+class PaperCitationsView(_PaperCitationsView):
+    serializer_class = CitingSerializer
+
+    def get_queryset(self) -> QuerySet[Citation]:
+        return self.edges(cited_paper=self.paper()).select_related("citing_paper")

@@ -44,6 +44,8 @@ def test_schema_is_openapi_3_with_every_operation_described(client):
     assert {path for path, _, _ in operations} >= {
         "/api/v1/papers/",
         "/api/v1/papers/{arxiv_id}/",
+        "/api/v1/papers/{arxiv_id}/references/",
+        "/api/v1/papers/{arxiv_id}/citations/",
         "/api/v1/researchers/",
         "/api/v1/researchers/{id}/",
         "/api/v1/researchers/{id}/papers/",
