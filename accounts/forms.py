@@ -124,3 +124,12 @@ class OwnerProfileForm(forms.Form):
         cast(forms.ChoiceField, self.fields["institution"]).choices = [
             ("", "As on my newest paper")
         ] + [(i.pk, i.name) for i in institutions]
+
+
+class ListNameForm(forms.Form):
+    name = forms.CharField(max_length=100, strip=True, label="Name")
+
+
+class NoteForm(forms.Form):
+    # Long notes are refused by the service with its own message, not cut by the form.
+    note = forms.CharField(required=False, strip=True, widget=forms.Textarea)

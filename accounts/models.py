@@ -160,3 +160,62 @@ class SentDigest(models.Model):
 
     def __str__(self) -> str:
         return f"digest {self.period_key} to user {self.user_id}"
+
+
+class ReadingList(models.Model):
+    """A reader's named list of saved papers. "Reading list" is made on first use; a list is
+    private until the reader shares it, and a shared list is read through its unguessable
+    token alone (secrets.token_urlsafe), which unsharing clears, so an old link stops working."""
+
+    DEFAULT_NAME = "Reading list"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reading_lists"
+    )
+    name = models.CharField(max_length=100)
+    share_token = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    shared_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    modified_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "name"], name="readinglist_user_name_unique"),
+            models.UniqueConstraint(fields=["share_token"], name="readinglist_share_unique"),
+        ]
+        indexes = [models.Index(fields=["user", "created_at"], name="readinglist_user_idx")]
+
+    def __str__(self) -> str:
+        return f"list {self.name!r} of user {self.user_id}"
+
+    @property
+    def is_shared(self) -> bool:
+        return bool(self.share_token)
+
+
+class SavedPaper(models.Model):
+    """A paper in a reader's list, with the reader's note on it."""
+
+    # Indexed by the (list, paper) constraint and the (list, -created_at) index.
+    reading_list = models.ForeignKey(
+        ReadingList, on_delete=models.CASCADE, related_name="saved", db_index=False
+    )
+    # Its own index answers a page's save controls: which of its papers the reader saved.
+    paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="+")
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    note_updated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["reading_list", "paper"], name="savedpaper_list_paper_unique"
+            ),
+        ]
+        indexes = [
+            # A list's page, newest saved first.
+            models.Index(fields=["reading_list", "-created_at", "-id"], name="savedpaper_list_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"paper {self.paper_id} in list {self.reading_list_id}"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -18,7 +18,7 @@ from papers.models import Authorship, Paper, PaperCategory
 from researchers.models import Researcher
 from researchers.selectors import researcher_same_name, researcher_survivor_ids
 
-from .models import Claim, Follow, InstitutionFollow, Profile
+from .models import Claim, Follow, InstitutionFollow, Profile, ReadingList, SavedPaper
 
 # How many of the newest papers in the chosen fields suggestions look at: enough to find the
 # active researchers, few enough that the query is one short index range scan per field.
@@ -373,3 +373,126 @@ def owner_page(researcher: Researcher, *, page: int = 1) -> OwnerPage:
         same_name=same_name,
         institutions=institutions,
     )
+
+
+# --- the library ---------------------------------------------------------------------------------
+
+
+def reading_lists_with_counts(*, user: User) -> QuerySet[ReadingList]:
+    """The reader's lists, oldest first ("Reading list" leads), each with `paper_count`."""
+    return (
+        ReadingList.objects.filter(user=user)
+        .annotate(paper_count=Count("saved"))
+        .order_by("created_at", "pk")
+    )
+
+
+def reading_lists_for_user(*, user: User) -> list[ReadingList]:
+    """All the reader's lists with their counts: one query, at most LIBRARY_MAX_LISTS rows."""
+    return list(reading_lists_with_counts(user=user))
+
+
+def reading_list_of_user(*, user: User, pk: int) -> ReadingList | None:
+    return ReadingList.objects.filter(user=user, pk=pk).first()
+
+
+def reading_list_shared(*, token: str) -> ReadingList | None:
+    """The list shared under this link, if it still is."""
+    if not token:
+        return None
+    return ReadingList.objects.filter(share_token=token).select_related("user").first()
+
+
+def saved_papers(*, reading_list: ReadingList) -> QuerySet[SavedPaper]:
+    """A list's saved papers, newest saved first, with their papers: slice it (one index range
+    scan of (list, -created_at, -id) per page)."""
+    return (
+        SavedPaper.objects.filter(reading_list=reading_list)
+        .select_related("paper")
+        .order_by("-created_at", "-id")
+    )
+
+
+def saved_paper_of_user(*, user: User, reading_list_id: int, paper_id: int) -> SavedPaper | None:
+    return (
+        SavedPaper.objects.filter(
+            reading_list_id=reading_list_id, reading_list__user=user, paper_id=paper_id
+        )
+        .select_related("reading_list", "paper")
+        .first()
+    )
+
+
+def saved_paper_by_arxiv_id(
+    *, user: User, reading_list_id: int, arxiv_id: str
+) -> SavedPaper | None:
+    return (
+        SavedPaper.objects.filter(
+            reading_list_id=reading_list_id,
+            reading_list__user=user,
+            paper__arxiv_id=arxiv_id,
+        )
+        .select_related("reading_list", "paper")
+        .first()
+    )
+
+
+def saved_list_ids(*, user: User | AnonymousUser, paper_ids: Sequence[int]) -> dict[int, list[int]]:
+    """For each of these papers the reader saved, the ids of the lists it is in (one query on
+    the paper index, joined to the reader's lists)."""
+    found: dict[int, list[int]] = {}
+    if not paper_ids or not user.is_authenticated:
+        return found
+    rows = (
+        SavedPaper.objects.filter(paper_id__in=list(paper_ids), reading_list__user=user)
+        .order_by("reading_list_id")
+        .values_list("paper_id", "reading_list_id")
+    )
+    for paper_id, list_id in rows:
+        found.setdefault(paper_id, []).append(list_id)
+    return found
+
+
+@dataclass(frozen=True)
+class SaveControl:
+    """What one paper's save control shows to one reader."""
+
+    paper: Paper
+    signed_in: bool
+    lists: Sequence[ReadingList]
+    saved_in: Sequence[ReadingList]
+    next_url: str
+
+    @property
+    def dom_id(self) -> str:
+        return f"save-{self.paper.pk}"
+
+    @property
+    def unsaved_lists(self) -> list[ReadingList]:
+        saved = {r.pk for r in self.saved_in}
+        return [r for r in self.lists if r.pk not in saved]
+
+
+def save_controls(
+    *, user: User | AnonymousUser, papers: Sequence[Paper], next_url: str
+) -> list[SaveControl]:
+    """The save controls of these papers for this reader: two queries whatever their number
+    (the reader's lists, and which of the papers they saved)."""
+    if not user.is_authenticated:
+        return [
+            SaveControl(paper=p, signed_in=False, lists=(), saved_in=(), next_url=next_url)
+            for p in papers
+        ]
+    lists = reading_lists_for_user(user=user)
+    by_id = {r.pk: r for r in lists}
+    saved = saved_list_ids(user=user, paper_ids=[p.pk for p in papers])
+    return [
+        SaveControl(
+            paper=p,
+            signed_in=True,
+            lists=lists,
+            saved_in=[by_id[pk] for pk in saved.get(p.pk, []) if pk in by_id],
+            next_url=next_url,
+        )
+        for p in papers
+    ]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import owner_views, views
+from . import library_views, owner_views, views
 
 app_name = "accounts"
 
@@ -51,4 +51,32 @@ urlpatterns = [
         name="owner_profile",
     ),
     path("digest/unsubscribe/<str:token>", views.digest_unsubscribe, name="digest_unsubscribe"),
+    path("me/library", library_views.library, name="library"),
+    path("me/library/save", library_views.save, name="save"),
+    path("me/library/unsave", library_views.unsave, name="unsave"),
+    path("me/library/<api_id:list_id>", library_views.library_list, name="library_list"),
+    path(
+        "me/library/<api_id:list_id>/cite.<cite_ext:extension>",
+        library_views.library_cite,
+        name="library_cite",
+    ),
+    path("me/library/<api_id:list_id>/rename", library_views.list_rename, name="list_rename"),
+    path("me/library/<api_id:list_id>/import", library_views.list_import, name="list_import"),
+    path("me/library/<api_id:list_id>/delete", library_views.list_delete, name="list_delete"),
+    path("me/library/<api_id:list_id>/share", library_views.list_share, name="list_share"),
+    path("me/library/<api_id:list_id>/unshare", library_views.list_unshare, name="list_unshare"),
+    path(
+        "me/library/<api_id:list_id>/papers/<api_id:paper_id>/note", library_views.note, name="note"
+    ),
+    path(
+        "me/library/<api_id:list_id>/papers/<api_id:paper_id>/remove",
+        library_views.remove,
+        name="remove",
+    ),
+    path("lists/shared/<secret_token:token>", library_views.shared_list, name="shared_list"),
+    path(
+        "lists/shared/<secret_token:token>/cite.<cite_ext:extension>",
+        library_views.shared_list_cite,
+        name="shared_list_cite",
+    ),
 ]

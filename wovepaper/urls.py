@@ -13,6 +13,7 @@ from wovepaper.lib.api.converters import (
     IdConverter,
     InstitutionKeyConverter,
     PageKeyConverter,
+    SecretTokenConverter,
     WordPageKeyConverter,
 )
 from wovepaper.lib.api.errors import api_not_found
@@ -26,6 +27,7 @@ register_converter(PageKeyConverter, "page_key")
 register_converter(WordPageKeyConverter, "word_page_key")
 register_converter(PaperKeyConverter, "paper_key")
 register_converter(CitationExtensionConverter, "cite_ext")
+register_converter(SecretTokenConverter, "secret_token")
 
 # The public API, version 1. Each app owns its routes; add new ones to this list, never after
 # the catch-all below (which answers unknown /api/ URLs with the JSON error body).

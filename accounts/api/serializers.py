@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+from django.core.validators import RegexValidator
+from django.urls import reverse
 from rest_framework import serializers
 
-from wovepaper.lib.api.schema import JSONIntegerField
+from papers.converters import ArxivIdConverter
+from wovepaper.lib.api.schema import JSONIntegerField, JSONStringField
 
-from ..models import Follow
+from ..models import Follow, ReadingList, SavedPaper
+from ..services import NOTE_MAX_CHARS
 
 
 class FollowSerializer(serializers.ModelSerializer):
@@ -34,3 +38,97 @@ class FollowPageSerializer(serializers.Serializer):
 
 class FollowInputSerializer(serializers.Serializer):
     researcher = JSONIntegerField(min_value=1)
+
+
+class ReadingListSerializer(serializers.ModelSerializer):
+    shared = serializers.BooleanField(
+        source="is_shared", read_only=True, help_text="Whether the list can be read by link."
+    )
+    share_url = serializers.SerializerMethodField(
+        help_text="The read-only link anyone can read the list at (not its notes), or null."
+    )
+    paper_count = serializers.IntegerField(read_only=True, help_text="Papers in the list.")
+
+    class Meta:
+        model = ReadingList
+        fields = ["id", "name", "shared", "share_url", "paper_count", "created_at"]
+
+    def get_share_url(self, reading_list: ReadingList) -> str | None:
+        if not reading_list.share_token:
+            return None
+        path = reverse("accounts:shared_list", args=[reading_list.share_token])
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+
+class ReadingListPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="How many lists you have.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+    results = ReadingListSerializer(many=True)
+
+
+# A name has a letter, digit or sign in it: blanks alone are no name (the schema says so too).
+_NAMED = RegexValidator(r"\S", "A list needs a name.")
+
+
+class ReadingListInputSerializer(serializers.Serializer):
+    name = JSONStringField(
+        max_length=100, validators=[_NAMED], help_text="The list's name, unique among yours."
+    )
+
+
+class ReadingListChangeSerializer(serializers.Serializer):
+    name = JSONStringField(
+        max_length=100, required=False, validators=[_NAMED], help_text="A new name."
+    )
+    shared = serializers.BooleanField(
+        required=False,
+        help_text="true gives the list a read-only link (kept if it has one); false makes it "
+        "private again, and its link stops working for good.",
+    )
+
+
+class SavedPaperSerializer(serializers.ModelSerializer):
+    arxiv_id = serializers.CharField(source="paper.arxiv_id", read_only=True)
+    title = serializers.CharField(source="paper.title", read_only=True)
+    url = serializers.SerializerMethodField(help_text="The paper's page here.")
+    saved_at = serializers.DateTimeField(source="created_at", read_only=True)
+
+    class Meta:
+        model = SavedPaper
+        fields = ["arxiv_id", "title", "url", "saved_at", "note", "note_updated_at"]
+
+    def get_url(self, saved: SavedPaper) -> str:
+        request = self.context.get("request")
+        path = saved.paper.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+
+class SavedPaperPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="How many papers the list holds.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+    results = SavedPaperSerializer(many=True)
+
+
+class SavePaperInputSerializer(serializers.Serializer):
+    arxiv_id = JSONStringField(
+        max_length=64,
+        validators=[
+            RegexValidator(f"^(?:{ArxivIdConverter.regex})$", "Must be an arXiv id."),
+        ],
+        help_text="The paper's arXiv id (`2401.01234`, `astro-ph/9901001`; a version suffix is "
+        "ignored).",
+    )
+    note = JSONStringField(
+        required=False, allow_blank=True, max_length=NOTE_MAX_CHARS, help_text="Your note."
+    )
+
+
+class NoteInputSerializer(serializers.Serializer):
+    note = JSONStringField(
+        allow_blank=True,
+        max_length=NOTE_MAX_CHARS,
+        help_text="The note, replacing the one held; empty removes it.",
+    )

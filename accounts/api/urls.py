@@ -2,7 +2,14 @@ from __future__ import annotations
 
 from django.urls import path
 
-from .views import FollowDetailApi, FollowListApi
+from .views import (
+    FollowDetailApi,
+    FollowListApi,
+    ReadingListDetailApi,
+    ReadingListListApi,
+    SavedPaperDetailApi,
+    SavedPaperListApi,
+)
 
 app_name = "accounts_api"
 
@@ -10,4 +17,12 @@ app_name = "accounts_api"
 urlpatterns = [
     path("follows/", FollowListApi.as_view(), name="follows"),
     path("follows/<api_id:researcher_id>/", FollowDetailApi.as_view(), name="follow"),
+    path("lists/", ReadingListListApi.as_view(), name="lists"),
+    path("lists/<api_id:list_id>/", ReadingListDetailApi.as_view(), name="list"),
+    path("lists/<api_id:list_id>/papers/", SavedPaperListApi.as_view(), name="list_papers"),
+    path(
+        "lists/<api_id:list_id>/papers/<api_arxiv_id:arxiv_id>/",
+        SavedPaperDetailApi.as_view(),
+        name="list_paper",
+    ),
 ]

@@ -1,4 +1,5 @@
-"""The signed-in user's follows: list, follow, unfollow. Session or token authentication."""
+"""The signed-in user's follows (list, follow, unfollow) and library (lists, saved papers,
+notes, sharing). Session or token authentication."""
 
 from __future__ import annotations
 
@@ -12,12 +13,29 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from papers.api.views import ARXIV_ID_PARAMETER
+from papers.converters import ArxivIdConverter, normalize_old_style
+from papers.selectors import papers_for_citation
 from researchers.models import Researcher
+from wovepaper.lib.api.errors import Conflict
 from wovepaper.lib.api.pagination import page_size_from
 from wovepaper.lib.api.schema import error_responses, page_number_parameters
 
 from .. import selectors, services
-from .serializers import FollowInputSerializer, FollowPageSerializer, FollowSerializer
+from ..models import ReadingList, SavedPaper
+from .serializers import (
+    FollowInputSerializer,
+    FollowPageSerializer,
+    FollowSerializer,
+    NoteInputSerializer,
+    ReadingListChangeSerializer,
+    ReadingListInputSerializer,
+    ReadingListPageSerializer,
+    ReadingListSerializer,
+    SavedPaperPageSerializer,
+    SavedPaperSerializer,
+    SavePaperInputSerializer,
+)
 
 
 class FollowPagination(PageNumberPagination):
@@ -120,4 +138,229 @@ class FollowDetailApi(MeApiView):
         researcher = get_object_or_404(Researcher, pk=researcher_id)
         if not services.researcher_unfollow(user=request.user, researcher=researcher):
             raise NotFound("You do not follow this researcher.")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --- the library -------------------------------------------------------------------------------
+
+LIST_ID_PARAMETER = OpenApiParameter(
+    "list_id", int, OpenApiParameter.PATH, description="The list's id (from the list of lists)."
+)
+LIBRARY_AUTH = (
+    "Authenticate with `Authorization: Token <key>` (create the key in your account settings) "
+    "or a browser session."
+)
+
+
+def _own_list(request, list_id: int) -> ReadingList:
+    found = selectors.reading_lists_with_counts(user=request.user).filter(pk=list_id).first()
+    if found is None:
+        raise NotFound("You have no list with this id.")
+    return found
+
+
+def _list_body(request, reading_list: ReadingList) -> dict:
+    return ReadingListSerializer(reading_list, context={"request": request}).data
+
+
+class ReadingListListApi(MeApiView):
+    @extend_schema(
+        operation_id="me_lists_list",
+        summary="List your reading lists",
+        description="Your lists of saved papers, oldest first, with their sizes; 50 a page "
+        f"(`page`, `page_size` up to 200; a reader has at most {services.LIBRARY_MAX_LISTS}). "
+        + LIBRARY_AUTH,
+        parameters=page_parameters("lists"),
+        responses={200: ReadingListPageSerializer, **error_responses(400, 401, 403, 404)},
+        tags=["me"],
+    )
+    def get(self, request):
+        paginator = FollowPagination()
+        page = paginator.paginate_queryset(
+            selectors.reading_lists_with_counts(user=request.user), request, view=self
+        )
+        data = ReadingListSerializer(page, many=True, context={"request": request}).data
+        return paginator.get_paginated_response(data)
+
+    @extend_schema(
+        operation_id="me_lists_create",
+        summary="Make a reading list",
+        description="A new, private list. 409 when you already have a list of this name, or "
+        f"{services.LIBRARY_MAX_LISTS} lists.",
+        request=ReadingListInputSerializer,
+        responses={201: ReadingListSerializer, **error_responses(400, 401, 403, 409)},
+        tags=["me"],
+    )
+    def post(self, request):
+        payload = ReadingListInputSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            made = services.reading_list_create(
+                user=request.user, name=payload.validated_data["name"]
+            )
+        except services.LibraryError as exc:
+            raise Conflict(str(exc)) from exc
+        return Response(
+            _list_body(request, _own_list(request, made.pk)), status=status.HTTP_201_CREATED
+        )
+
+
+class ReadingListDetailApi(MeApiView):
+    @extend_schema(
+        operation_id="me_lists_retrieve",
+        summary="Read one of your lists",
+        description="The list's name, size and sharing. " + LIBRARY_AUTH,
+        parameters=[LIST_ID_PARAMETER],
+        responses={200: ReadingListSerializer, **error_responses(401, 403, 404)},
+        tags=["me"],
+    )
+    def get(self, request, list_id: int):
+        return Response(_list_body(request, _own_list(request, list_id)))
+
+    @extend_schema(
+        operation_id="me_lists_update",
+        summary="Rename, share or unshare a list",
+        description="`name` renames the list (409 when you have another list of that name); "
+        "`shared: true` gives it a read-only link (`share_url`), `shared: false` makes it "
+        "private again and the link stops working.",
+        parameters=[LIST_ID_PARAMETER],
+        request=ReadingListChangeSerializer,
+        responses={200: ReadingListSerializer, **error_responses(400, 401, 403, 404, 409)},
+        tags=["me"],
+    )
+    def patch(self, request, list_id: int):
+        reading_list = _own_list(request, list_id)
+        payload = ReadingListChangeSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        change = payload.validated_data
+        if "name" in change:
+            try:
+                services.reading_list_rename(reading_list=reading_list, name=change["name"])
+            except services.LibraryError as exc:
+                raise Conflict(str(exc)) from exc
+        if change.get("shared") is True:
+            services.reading_list_share(reading_list=reading_list)
+        elif change.get("shared") is False:
+            services.reading_list_unshare(reading_list=reading_list)
+        return Response(_list_body(request, _own_list(request, list_id)))
+
+    @extend_schema(
+        operation_id="me_lists_destroy",
+        summary="Delete a list",
+        description="The list goes with its saved papers and notes; its link stops working.",
+        parameters=[LIST_ID_PARAMETER],
+        responses={204: None, **error_responses(401, 403, 404)},
+        tags=["me"],
+    )
+    def delete(self, request, list_id: int):
+        services.reading_list_delete(reading_list=_own_list(request, list_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SavedPaperListApi(MeApiView):
+    @extend_schema(
+        operation_id="me_lists_papers_list",
+        summary="List the papers in one of your lists",
+        description="The list's papers with your notes, saved last first, 50 a page (`page`, "
+        "`page_size` up to 200). " + LIBRARY_AUTH,
+        parameters=[LIST_ID_PARAMETER, *page_parameters("papers")],
+        responses={200: SavedPaperPageSerializer, **error_responses(400, 401, 403, 404)},
+        tags=["me"],
+    )
+    def get(self, request, list_id: int):
+        paginator = FollowPagination()
+        page = paginator.paginate_queryset(
+            selectors.saved_papers(reading_list=_own_list(request, list_id)), request, view=self
+        )
+        data = SavedPaperSerializer(page, many=True, context={"request": request}).data
+        return paginator.get_paginated_response(data)
+
+    @extend_schema(
+        operation_id="me_lists_papers_create",
+        summary="Save a paper in one of your lists",
+        description="Save the paper with this arXiv id, with a note if given. 201 when it was "
+        "new to the list, 200 when it was there already (a given note then replaces its note); "
+        "404 when no paper with this id is held here.",
+        parameters=[LIST_ID_PARAMETER],
+        request=SavePaperInputSerializer,
+        responses={
+            201: SavedPaperSerializer,
+            200: SavedPaperSerializer,
+            **error_responses(400, 401, 403, 404),
+        },
+        tags=["me"],
+    )
+    def post(self, request, list_id: int):
+        reading_list = _own_list(request, list_id)
+        payload = SavePaperInputSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        arxiv_id = normalize_old_style(
+            ArxivIdConverter().to_python(payload.validated_data["arxiv_id"])
+        )
+        found = papers_for_citation(arxiv_ids=[arxiv_id])
+        if not found:
+            raise NotFound("No paper with this arXiv id is held here.")
+        existed = selectors.saved_paper_of_user(
+            user=request.user, reading_list_id=reading_list.pk, paper_id=found[0].pk
+        )
+        saved = services.paper_save(user=request.user, paper=found[0], reading_list=reading_list)
+        if "note" in payload.validated_data:
+            saved = services.saved_paper_note_set(saved=saved, note=payload.validated_data["note"])
+        return Response(
+            SavedPaperSerializer(saved, context={"request": request}).data,
+            status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED,
+        )
+
+
+def _own_saved(request, list_id: int, arxiv_id: str) -> SavedPaper:
+    saved = selectors.saved_paper_by_arxiv_id(
+        user=request.user, reading_list_id=list_id, arxiv_id=normalize_old_style(arxiv_id)
+    )
+    if saved is None:
+        raise NotFound("This paper is not in this list of yours.")
+    return saved
+
+
+class SavedPaperDetailApi(MeApiView):
+    @extend_schema(
+        operation_id="me_lists_papers_retrieve",
+        summary="Read a saved paper and your note",
+        description="One paper in one of your lists, with your note. " + LIBRARY_AUTH,
+        parameters=[LIST_ID_PARAMETER, ARXIV_ID_PARAMETER],
+        responses={200: SavedPaperSerializer, **error_responses(401, 403, 404)},
+        tags=["me"],
+    )
+    def get(self, request, list_id: int, arxiv_id: str):
+        saved = _own_saved(request, list_id, arxiv_id)
+        return Response(SavedPaperSerializer(saved, context={"request": request}).data)
+
+    @extend_schema(
+        operation_id="me_lists_papers_update",
+        summary="Write your note on a saved paper",
+        description="Replace the note (an empty one removes it).",
+        parameters=[LIST_ID_PARAMETER, ARXIV_ID_PARAMETER],
+        request=NoteInputSerializer,
+        responses={200: SavedPaperSerializer, **error_responses(400, 401, 403, 404)},
+        tags=["me"],
+    )
+    def patch(self, request, list_id: int, arxiv_id: str):
+        saved = _own_saved(request, list_id, arxiv_id)
+        payload = NoteInputSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        saved = services.saved_paper_note_set(saved=saved, note=payload.validated_data["note"])
+        return Response(SavedPaperSerializer(saved, context={"request": request}).data)
+
+    @extend_schema(
+        operation_id="me_lists_papers_destroy",
+        summary="Take a paper out of a list",
+        description="The paper leaves this list, with your note on it.",
+        parameters=[LIST_ID_PARAMETER, ARXIV_ID_PARAMETER],
+        responses={204: None, **error_responses(401, 403, 404)},
+        tags=["me"],
+    )
+    def delete(self, request, list_id: int, arxiv_id: str):
+        saved = _own_saved(request, list_id, arxiv_id)
+        services.paper_unsave(
+            user=request.user, paper_id=saved.paper_id, reading_lists=[saved.reading_list]
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)

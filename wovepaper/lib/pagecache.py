@@ -68,6 +68,7 @@ SITE = "site"
 LISTS = "lists"
 _DEPENDENCIES = "_page_dependencies"
 _SHARED_SIGNED_IN = "_page_shared_signed_in"
+_READER_PARTS = "_page_reader_parts"
 # Django's session storage of messages (django.contrib.messages.storage.session.SessionStorage).
 _SESSION_MESSAGES = "_messages"
 # Set at sign-in: "reader" or "staff" (see _signed_in_reader_not_staff).
@@ -80,6 +81,24 @@ def rendering_shared_signed_in_page(request: HttpRequest) -> bool:
     """True while the view renders the body every signed-in reader shares: the per-user parts
     render as an anonymous reader's and note themselves for the reader's fragment."""
     return bool(getattr(request, _SHARED_SIGNED_IN, False))
+
+
+def note_reader_part(request: HttpRequest | None, kind: str, pk: int) -> None:
+    """The page being rendered holds a slot for a per-reader part of record `kind` `pk` that
+    the page's own app cannot fill (a paper list item's save control, which accounts owns): the
+    reader's fragment is asked for it. Noted on every render, shared or not; the loader decides
+    whether to ask."""
+    if request is None:
+        return
+    parts: dict[str, list[int]] = request.__dict__.setdefault(_READER_PARTS, {})
+    ids = parts.setdefault(kind, [])
+    if pk not in ids:
+        ids.append(pk)
+
+
+def reader_parts(request: HttpRequest, kind: str) -> list[int]:
+    """The records of `kind` whose per-reader parts the page noted, in the order shown."""
+    return list(request.__dict__.get(_READER_PARTS, {}).get(kind, []))
 
 
 def page_shows(request: HttpRequest, kind: str, pk: int | str) -> None:

@@ -45,3 +45,16 @@ class WordPageKeyConverter(PageKeyConverter):
     name (`/institutions/3-D Systems`), which a key with any slug would read as id 3."""
 
     regex = r"[0-9]{1,18}(?:-[\w-]*)?"
+
+
+class SecretTokenConverter:
+    """A secret link's token as secrets.token_urlsafe makes it (a shared list's): URL-safe
+    base64 letters, of a sane length."""
+
+    regex = r"[A-Za-z0-9_-]{16,86}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value

@@ -14,6 +14,15 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from .redirects import permanent_redirect
 
 
+class Conflict(exceptions.APIException):
+    """A request that is well formed but contradicts what the account holds already (a name
+    taken, a limit reached): 409, with the reason as the message."""
+
+    status_code = 409
+    default_code = "conflict"
+    default_detail = "In conflict with what you hold already."
+
+
 def error_body(status: int, code: str, message: str, **extra: Any) -> dict:
     return {"error": {"status": status, "code": code, "message": message, **extra}}
 
@@ -98,6 +107,7 @@ _ERROR_EXAMPLES: dict[int, tuple[str, str, dict[str, Any]]] = {
     401: ("not_authenticated", "Authentication credentials were not provided.", {}),
     403: ("permission_denied", "CSRF Failed: CSRF token missing.", {}),
     404: ("not_found", "Not found.", {}),
+    409: ("conflict", "You already have a list called “Reading list”.", {}),
     429: (
         "throttled",
         "Request was throttled. Expected available in 12 seconds.",
@@ -109,5 +119,6 @@ _ERROR_DESCRIPTIONS = {
     401: "Not signed in: send `Authorization: Token <key>` or use a browser session.",
     403: "Refused: a session request without its CSRF token.",
     404: "Not found.",
+    409: "In conflict with what you hold already; `message` says how.",
     429: "Too many requests; wait `Retry-After` seconds (also in the body).",
 }

@@ -1,0 +1,391 @@
+"""The reader's library: lists, saved papers, notes, the save control through the reader's
+fragment, sharing by link, the lists' exports, and the account's export and deletion."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from html import unescape
+
+import bibtexparser
+import pytest
+from django.test import Client
+
+from accounts import services
+from accounts.models import ReadingList, SavedPaper
+from papers.models import Paper
+
+pytestmark = pytest.mark.django_db
+
+LOADER = re.compile(r'<div id="me-(?:fragments|saves)" hidden hx-get="([^"]+)"')
+
+
+def _signed_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _loader_url(html: str) -> str:
+    found = LOADER.search(html)
+    assert found, "no fragment loader on the page"
+    return unescape(found.group(1))
+
+
+def _many_papers(count: int) -> list[Paper]:
+    start = datetime(2020, 1, 1, tzinfo=UTC)
+    return Paper.objects.bulk_create(
+        Paper(
+            arxiv_id=f"2001.{n:05d}",
+            title=f"Saved paper number {n}",
+            authors="Ada Lovelace",
+            categories="cs.LG",
+            primary_category="cs.LG",
+            published=start + timedelta(hours=n),
+            slug=f"saved-paper-number-{n}",
+        )
+        for n in range(count)
+    )
+
+
+# --- services -------------------------------------------------------------------------------
+
+
+def test_the_first_save_makes_the_reading_list_and_saving_again_changes_nothing(
+    user_factory, paper_factory
+):
+    user, paper = user_factory(), paper_factory()
+    assert not ReadingList.objects.filter(user=user).exists()
+    first = services.paper_save(user=user, paper=paper)
+    services.saved_paper_note_set(saved=first, note="Read section 3.")
+    again = services.paper_save(user=user, paper=paper)
+    assert first.pk == again.pk and again.reading_list.name == "Reading list"
+    assert SavedPaper.objects.get().note == "Read section 3."
+    assert ReadingList.objects.filter(user=user).count() == 1
+
+
+def test_a_paper_can_be_in_two_lists_and_removed_from_one(user_factory, paper_factory):
+    user, paper = user_factory(), paper_factory()
+    theory = services.reading_list_create(user=user, name="  Theory   papers ")
+    assert theory.name == "Theory papers"
+    services.paper_save(user=user, paper=paper)
+    services.paper_save(user=user, paper=paper, reading_list=theory)
+    assert services.paper_unsave(user=user, paper_id=paper.pk, reading_lists=[theory]) == 1
+    assert list(SavedPaper.objects.values_list("reading_list__name", flat=True)) == ["Reading list"]
+
+
+def test_names_are_unique_per_reader_and_lists_are_bounded(user_factory, settings):
+    user, other = user_factory(), user_factory()
+    services.reading_list_create(user=user, name="Theory")
+    services.reading_list_create(user=other, name="Theory")
+    with pytest.raises(services.LibraryError, match="already have a list"):
+        services.reading_list_create(user=user, name="Theory")
+    with pytest.raises(services.LibraryError, match="needs a name"):
+        services.reading_list_create(user=user, name="   ")
+    ReadingList.objects.bulk_create(
+        ReadingList(user=user, name=f"List {n}") for n in range(services.LIBRARY_MAX_LISTS - 1)
+    )
+    with pytest.raises(services.LibraryError, match="as many as a library holds"):
+        services.reading_list_create(user=user, name="One too many")
+
+
+def test_a_reader_cannot_save_into_someone_elses_list(user_factory, paper_factory):
+    owner, intruder = user_factory(), user_factory()
+    theirs = services.reading_list_create(user=owner, name="Mine")
+    with pytest.raises(services.LibraryError):
+        services.paper_save(user=intruder, paper=paper_factory(), reading_list=theirs)
+    assert not SavedPaper.objects.exists()
+
+
+def test_a_note_too_long_is_refused_whole(user_factory, paper_factory):
+    saved = services.paper_save(user=user_factory(), paper=paper_factory())
+    with pytest.raises(services.LibraryError):
+        services.saved_paper_note_set(saved=saved, note="x" * (services.NOTE_MAX_CHARS + 1))
+    saved.refresh_from_db()
+    assert saved.note == ""
+
+
+def test_sharing_gives_an_unguessable_link_that_unsharing_ends(user_factory, client):
+    user = user_factory()
+    one = services.reading_list_share(
+        reading_list=services.reading_list_create(user=user, name="One")
+    )
+    two = services.reading_list_share(
+        reading_list=services.reading_list_create(user=user, name="Two")
+    )
+    assert one.share_token and two.share_token and one.share_token != two.share_token
+    assert len(one.share_token) >= 32
+    # Sharing again keeps the link that was given out.
+    assert services.reading_list_share(reading_list=one).share_token == one.share_token
+    url = f"/lists/shared/{one.share_token}"
+    assert client.get(url).status_code == 200
+    old_token = one.share_token
+    services.reading_list_unshare(reading_list=one)
+    assert client.get(url).status_code == 404
+    assert services.reading_list_share(reading_list=one).share_token != old_token
+
+
+# --- the save control -----------------------------------------------------------------------
+
+
+def test_saving_from_a_paper_page_with_htmx_answers_the_new_control(user_factory, paper_factory):
+    user, paper = user_factory(), paper_factory(title="Attention-free transformers")
+    client = _signed_in(user)
+    response = client.post(
+        "/me/library/save",
+        {"paper": paper.pk, "next": paper.get_absolute_url()},
+        HTTP_HX_REQUEST="true",
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f'id="save-{paper.pk}"' in html and "Saved in" in html and "Reading list" in html
+    assert SavedPaper.objects.filter(reading_list__user=user, paper=paper).exists()
+    removed = client.post("/me/library/unsave", {"paper": paper.pk}, HTTP_HX_REQUEST="true")
+    assert "Saved in" not in removed.content.decode() and not SavedPaper.objects.exists()
+
+
+def test_a_signed_out_save_goes_to_sign_in_and_saves_nothing(client, paper_factory):
+    paper = paper_factory()
+    response = client.post("/me/library/save", {"paper": paper.pk})
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+    htmx = client.post("/me/library/save", {"paper": paper.pk}, HTTP_HX_REQUEST="true")
+    assert htmx["HX-Redirect"].startswith("/accounts/login/")
+    assert not SavedPaper.objects.exists()
+
+
+def test_saving_needs_a_csrf_token(user_factory, paper_factory):
+    user, paper = user_factory(), paper_factory()
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(user)
+    html = strict.get(paper.get_absolute_url()).content.decode()
+    assert strict.post("/me/library/save", {"paper": paper.pk}).status_code == 403
+    body = strict.get(_loader_url(html)).content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', body).group(1)
+    answer = strict.post(
+        "/me/library/save",
+        {"paper": paper.pk, "csrfmiddlewaretoken": token},
+        HTTP_HX_REQUEST="true",
+    )
+    assert answer.status_code == 200 and SavedPaper.objects.filter(paper=paper).exists()
+
+
+def test_the_paper_page_stays_shared_and_the_saved_state_comes_in_the_fragment(
+    user_factory, paper_factory, client
+):
+    paper = paper_factory(title="A paper worth keeping")
+    reader, other = user_factory(), user_factory()
+    services.paper_save(user=reader, paper=paper)
+    anonymous = client.get(paper.get_absolute_url())
+    assert "Sign in to save" in anonymous.content.decode()
+    assert "public" in anonymous["Cache-Control"]
+
+    as_reader, as_other = _signed_in(reader), _signed_in(other)
+    first = as_reader.get(paper.get_absolute_url())
+    second = as_other.get(paper.get_absolute_url())
+    assert first.content == second.content and "Saved in" not in first.content.decode()
+    fragment = _loader_url(first.content.decode())
+    assert f"p={paper.pk}" in fragment
+    mine = as_reader.get(fragment).content.decode()
+    theirs = as_other.get(fragment).content.decode()
+    assert f'id="save-{paper.pk}" hx-swap-oob="true"' in mine and "Saved in" in mine
+    assert f'id="save-{paper.pk}" hx-swap-oob="true"' in theirs and "Saved in" not in theirs
+
+
+def test_list_items_get_their_save_controls_through_the_fragment(user_factory, paper_factory):
+    papers = [paper_factory(categories=["math.CO"]) for _ in range(3)]
+    reader = user_factory()
+    services.paper_save(user=reader, paper=papers[1])
+    client = _signed_in(reader)
+    html = client.get("/categories/math.CO").content.decode()
+    for paper in papers:
+        assert f'<div class="save-slot" id="save-{paper.pk}"></div>' in html
+    fragment = _loader_url(html)
+    assert all(f"p={paper.pk}" in fragment for paper in papers)
+    body = client.get(fragment).content.decode()
+    assert body.count('class="save"') == 3
+    saved_control = re.search(rf'<div class="save" id="save-{papers[1].pk}".*?</div>', body, re.S)
+    assert saved_control and "Saved in" in saved_control.group(0)
+
+
+def test_search_results_swapped_in_ask_for_their_own_save_controls(user_factory, paper_factory):
+    paper = paper_factory(title="Quasicrystal tilings", abstract="Penrose tilings studied.")
+    client = _signed_in(user_factory())
+    response = client.get("/search", {"q": "quasicrystal"}, HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert f'id="save-{paper.pk}"' in html
+    assert 'id="me-saves"' in html and f"p={paper.pk}" in _loader_url(html)
+
+
+def test_a_page_rendered_for_one_reader_fills_its_items_save_slots(user_factory, paper_factory):
+    paper = paper_factory(categories=["math.CO"])
+    reader = user_factory()
+    client = _signed_in(reader)
+    # An unknown query parameter: the page is rendered for this reader alone.
+    html = client.get("/categories/math.CO", {"utm_source": "mail"}).content.decode()
+    assert 'id="me-fragments"' not in html
+    url = _loader_url(html)
+    assert "saves=1" in url and f"p={paper.pk}" in url
+    body = client.get(url).content.decode()
+    assert f'id="save-{paper.pk}" hx-swap-oob="true"' in body and "nav-account" not in body
+
+
+def test_the_fragment_with_a_page_of_save_controls_stays_bounded(
+    user_factory, django_assert_max_num_queries
+):
+    reader = user_factory()
+    papers = _many_papers(150)
+    reading_list = services.reading_list_default(user=reader)
+    services.papers_save(reading_list=reading_list, papers=papers[:60])
+    client = _signed_in(reader)
+    client.get("/me/fragments?next=/&saves=1")
+    query = "&".join(f"p={p.pk}" for p in papers)
+    with django_assert_max_num_queries(6):
+        response = client.get(f"/me/fragments?next=/&saves=1&{query}")
+    body = response.content.decode()
+    # MAX_PAPERS controls at most, whatever a hand-made URL asks for.
+    assert body.count('class="save"') == 100
+    assert body.count("Saved in") == 60
+
+
+# --- the library pages ----------------------------------------------------------------------
+
+
+def test_the_library_needs_sign_in(client):
+    assert client.get("/me/library")["Location"].startswith("/accounts/login/")
+
+
+def test_the_library_lists_the_lists_and_makes_new_ones(user_factory, paper_factory):
+    user = user_factory()
+    client = _signed_in(user)
+    html = client.get("/me/library").content.decode()
+    assert "Reading list" in html and "0 papers" in html
+    response = client.post("/me/library", {"name": "To cite"})
+    made = ReadingList.objects.get(user=user, name="To cite")
+    assert response["Location"] == f"/me/library/{made.pk}"
+    duplicate = client.post("/me/library", {"name": "To cite"}).content.decode()
+    assert "already have a list" in duplicate
+    services.paper_save(user=user, paper=paper_factory(), reading_list=made)
+    markdown = client.get("/me/library", HTTP_ACCEPT="text/markdown")
+    assert markdown["Content-Type"].startswith("text/markdown")
+    assert "- [To cite](" in markdown.content.decode()
+    assert f"/me/library/{made.pk}): 1 paper" in markdown.content.decode()
+
+
+def test_a_list_page_edits_notes_and_removes_papers(user_factory, paper_factory):
+    user = user_factory()
+    paper = paper_factory(title="Notes <b>escaped</b>")
+    saved = services.paper_save(user=user, paper=paper)
+    client = _signed_in(user)
+    url = f"/me/library/{saved.reading_list_id}"
+    page = client.get(url).content.decode()
+    assert "Notes &lt;b&gt;escaped&lt;/b&gt;" in page
+    note_url = f"{url}/papers/{paper.pk}/note"
+    answer = client.post(note_url, {"note": "<script>x</script> key lemma"}, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 200 and "&lt;script&gt;" in answer.content.decode()
+    saved.refresh_from_db()
+    assert saved.note == "<script>x</script> key lemma"
+    markdown = client.get(url, HTTP_ACCEPT="text/markdown").content.decode()
+    assert "Note: " in markdown and "key lemma" in markdown
+    too_long = client.post(
+        note_url, {"note": "y" * (services.NOTE_MAX_CHARS + 1)}, HTTP_HX_REQUEST="true"
+    )
+    assert too_long.status_code == 400
+    client.post(f"{url}/papers/{paper.pk}/remove")
+    assert not SavedPaper.objects.exists()
+
+
+def test_another_readers_list_is_not_found(user_factory, paper_factory):
+    owner, other = user_factory(), user_factory()
+    saved = services.paper_save(user=owner, paper=paper_factory())
+    client = _signed_in(other)
+    base = f"/me/library/{saved.reading_list_id}"
+    assert client.get(base).status_code == 404
+    assert client.get(f"{base}/cite.bib").status_code == 404
+    assert client.post(f"{base}/papers/{saved.paper_id}/note", {"note": "x"}).status_code == 404
+    assert client.post(f"{base}/delete").status_code == 404
+    assert client.post(f"{base}/share").status_code == 404
+    assert SavedPaper.objects.filter(pk=saved.pk, note="").exists()
+
+
+def test_a_list_of_two_thousand_papers_pages_in_bounded_queries(
+    user_factory, django_assert_max_num_queries
+):
+    user = user_factory()
+    reading_list = services.reading_list_default(user=user)
+    services.papers_save(reading_list=reading_list, papers=_many_papers(2000))
+    client = _signed_in(user)
+    client.get("/me/library")
+    with django_assert_max_num_queries(8):
+        library = client.get("/me/library")
+    assert "2,000 papers" in library.content.decode()
+    with django_assert_max_num_queries(9):
+        page = client.get(f"/me/library/{reading_list.pk}", {"page": 7})
+    html = page.content.decode()
+    assert html.count('class="saved-item"') == 50 and "Page 7 of 40" in html
+
+
+def test_a_list_exports_as_bibtex_ris_and_csl_json(user_factory, paper_factory):
+    user = user_factory()
+    papers = [
+        paper_factory(title="Deep sets", authors=["Manzil Zaheer", "Satwik Kottur"]),
+        paper_factory(title="Set transformer", doi="10.5555/3327144", journal_ref="ICML (2019)"),
+    ]
+    theory = services.reading_list_create(user=user, name="Sets")
+    for paper in papers:
+        services.paper_save(user=user, paper=paper, reading_list=theory)
+    client = _signed_in(user)
+    bib = client.get(f"/me/library/{theory.pk}/cite.bib")
+    assert bib["Content-Type"].startswith("application/x-bibtex")
+    assert "private" in bib["Cache-Control"] and "public" not in bib["Cache-Control"]
+    library = bibtexparser.parse_string(bib.content.decode())
+    assert sorted(e.fields_dict["eprint"].value for e in library.entries) == sorted(
+        p.arxiv_id for p in papers
+    )
+    ris = client.get(f"/me/library/{theory.pk}/cite.ris").content.decode()
+    assert ris.count("ER  - ") == 2 and "DO  - 10.5555/3327144" in ris
+    items = json.loads(client.get(f"/me/library/{theory.pk}/cite.json").content)
+    assert {item["number"] for item in items} == {p.arxiv_id for p in papers}
+
+
+# --- the shared page --------------------------------------------------------------------------
+
+
+def test_the_shared_page_is_public_unindexed_and_shows_no_notes(
+    user_factory, paper_factory, client
+):
+    owner = user_factory(email="owner-private@example.org")
+    paper = paper_factory(title="A shared favourite")
+    saved = services.paper_save(user=owner, paper=paper)
+    services.saved_paper_note_set(saved=saved, note="my private thought")
+    shared = services.reading_list_share(reading_list=saved.reading_list)
+    response = client.get(f"/lists/shared/{shared.share_token}")
+    html = response.content.decode()
+    assert response.status_code == 200 and "A shared favourite" in html
+    assert 'content="noindex, nofollow"' in html and "noindex" in response["X-Robots-Tag"]
+    assert response["Referrer-Policy"] == "no-referrer"
+    assert "no-store" in response["Cache-Control"]
+    assert "my private thought" not in html and "owner-private" not in html
+    markdown = client.get(f"/lists/shared/{shared.share_token}", HTTP_ACCEPT="text/markdown")
+    assert "A shared favourite" in markdown.content.decode()
+    bib = client.get(f"/lists/shared/{shared.share_token}/cite.bib").content.decode()
+    assert paper.arxiv_id in bib and "my private thought" not in bib
+    assert client.get("/lists/shared/not-a-real-token-but-long-enough").status_code == 404
+
+
+# --- the account's export and deletion ------------------------------------------------------
+
+
+def test_the_account_export_holds_the_library_and_deletion_removes_it(user_factory, paper_factory):
+    user = user_factory()
+    paper = paper_factory(title="Exported with its note")
+    saved = services.paper_save(user=user, paper=paper)
+    services.saved_paper_note_set(saved=saved, note="cite in chapter 2")
+    services.reading_list_create(user=user, name="Empty one")
+    data = services.user_export(user=user)
+    assert [entry["name"] for entry in data["library"]] == ["Reading list", "Empty one"]
+    (exported,) = data["library"][0]["papers"]
+    assert exported["arxiv_id"] == paper.arxiv_id and exported["note"] == "cite in chapter 2"
+    services.user_delete(user=user)
+    assert not ReadingList.objects.exists() and not SavedPaper.objects.exists()
+    assert Paper.objects.filter(pk=paper.pk).exists()

@@ -1,0 +1,202 @@
+"""Importing BibTeX and RIS into a list: real exports (doi.org's BibTeX, a ScienceDirect RIS
+file, our own exporter's output of real arXiv records), matched by arXiv id, DOI, then title."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from lxml import etree
+
+from accounts import library_import, services
+from accounts.models import SavedPaper
+from papers.citation_export import citation_entries, to_bibtex, to_ris
+from papers.ingest.importing import snapshot_import
+from papers.models import Paper
+
+pytestmark = pytest.mark.django_db
+
+ATOM = {"a": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
+
+
+@pytest.fixture
+def imports_dir(fixtures_dir):
+    return fixtures_dir / "library-import"
+
+
+@pytest.fixture
+def snapshot_papers(fixtures_dir):
+    snapshot_import(fixtures_dir / "arxiv-snapshot" / "first200.jsonl")
+    return list(Paper.objects.order_by("arxiv_id")[:12])
+
+
+def _hold_arxiv_record(paper_factory, path, *, with_doi: bool = True) -> Paper:
+    """The paper of a recorded arXiv API answer, as the archive would hold it."""
+    entry = etree.parse(str(path)).getroot().find("a:entry", ATOM)
+    arxiv_id = re.sub(r"v\d+$", "", entry.findtext("a:id", namespaces=ATOM).rsplit("/abs/", 1)[1])
+    doi = entry.findtext("arxiv:doi", default="", namespaces=ATOM) if with_doi else ""
+    authors = [a.findtext("a:name", namespaces=ATOM) for a in entry.findall("a:author", ATOM)]
+    published = entry.findtext("a:published", namespaces=ATOM)
+    return paper_factory(
+        arxiv_id=arxiv_id,
+        title=" ".join(entry.findtext("a:title", namespaces=ATOM).split()),
+        abstract=" ".join(entry.findtext("a:summary", namespaces=ATOM).split()),
+        authors=authors,
+        doi=doi,
+        published=datetime.fromisoformat(published.replace("Z", "+00:00")),
+    )
+
+
+def test_our_bibtex_export_of_real_papers_comes_back_whole_by_arxiv_id(
+    user_factory, snapshot_papers
+):
+    user = user_factory()
+    reading_list = services.reading_list_create(user=user, name="Imported")
+    text = to_bibtex(citation_entries(snapshot_papers))
+    report = library_import.library_import(user=user, reading_list=reading_list, text=text)
+    assert not report.error and not report.unmatched
+    assert {paper.pk for _, paper, _ in report.matched} == {p.pk for p in snapshot_papers}
+    assert {how for _, _, how in report.matched} == {"arXiv id"}
+    assert report.added == len(snapshot_papers)
+    again = library_import.library_import(user=user, reading_list=reading_list, text=text)
+    assert again.added == 0 and len(again.matched) == len(snapshot_papers)
+    assert SavedPaper.objects.filter(reading_list=reading_list).count() == len(snapshot_papers)
+
+
+def test_our_ris_export_comes_back_by_arxiv_id(user_factory, snapshot_papers):
+    user = user_factory()
+    reading_list = services.reading_list_default(user=user)
+    text = to_ris(citation_entries(snapshot_papers[:5]))
+    report = library_import.library_import(
+        user=user, reading_list=reading_list, text=text, filename="zotero.ris"
+    )
+    assert [paper.arxiv_id for _, paper, _ in report.matched] == [
+        p.arxiv_id for p in snapshot_papers[:5]
+    ]
+    assert report.added == 5
+
+
+def test_doi_org_bibtex_without_an_arxiv_id_matches_by_doi(
+    user_factory, paper_factory, imports_dir
+):
+    held = _hold_arxiv_record(paper_factory, imports_dir / "query_id_list_astro-ph_9812133.xml")
+    assert held.doi == "10.1086/307221"
+    user = user_factory()
+    text = (imports_dir / "doi-10.1086-307221.bib").read_text()
+    report = library_import.library_import(
+        user=user, reading_list=services.reading_list_default(user=user), text=text
+    )
+    ((reference, paper, how),) = report.matched
+    assert paper == held and how == "DOI" and reference.doi == "10.1086/307221"
+    assert not reference.arxiv_id
+
+
+def test_a_published_title_unlike_the_preprints_is_reported_unmatched(
+    user_factory, paper_factory, imports_dir
+):
+    # The arXiv record without its DOI: only the title could match, and the journal's title
+    # ("… Biological and Robotic Grasp …") is not the preprint's.
+    held = _hold_arxiv_record(
+        paper_factory, imports_dir / "query_id_list_1710.08557.xml", with_doi=False
+    )
+    user = user_factory()
+    text = (imports_dir / "doi-10.1186-s12984-017-0305-3.bib").read_text()
+    report = library_import.library_import(
+        user=user, reading_list=services.reading_list_default(user=user), text=text
+    )
+    assert not report.matched and report.unmatched[0].doi == "10.1186/s12984-017-0305-3"
+    assert not SavedPaper.objects.filter(paper=held).exists()
+    # With the DOI the archive records, the same file finds it.
+    Paper.objects.filter(pk=held.pk).update(doi="10.1186/s12984-017-0305-3")
+    report = library_import.library_import(
+        user=user, reading_list=services.reading_list_default(user=user), text=text
+    )
+    assert [(paper.pk, how) for _, paper, how in report.matched] == [(held.pk, "DOI")]
+
+
+def test_an_entry_with_a_title_alone_matches_by_title(user_factory, snapshot_papers):
+    # Our exporter's entry with its identifiers taken out, as a hand-kept bibliography has it.
+    paper = snapshot_papers[3]
+    entry = to_bibtex(citation_entries([paper]))
+    bare = "\n".join(
+        line
+        for line in entry.splitlines()
+        if not line.strip().startswith(("eprint", "archivePrefix", "url", "doi", "journal"))
+    )
+    assert paper.arxiv_id not in bare
+    (reference,) = library_import.references_from_bibtex(bare)
+    assert not reference.arxiv_id and not reference.doi
+    report = library_import.references_match([reference])
+    assert [(p.pk, how) for _, p, how in report.matched] == [(paper.pk, "title")]
+
+
+def test_a_sciencedirect_ris_file_is_read_and_reported_unmatched(user_factory, imports_dir):
+    text = (imports_dir / "sciencedirect-jabref.ris").read_text()
+    (reference,) = library_import.references_read(text, filename="export.ris")
+    assert reference.doi == "10.1016/j.actamat.2016.09.028"
+    assert reference.title.startswith("Phase separation and ω transformation")
+    user = user_factory()
+    report = library_import.library_import(
+        user=user, reading_list=services.reading_list_default(user=user), text=text
+    )
+    assert report.unmatched == [reference] and report.added == 0
+
+
+@pytest.mark.parametrize(
+    "text, arxiv_id",
+    [
+        ("arXiv preprint arXiv:1706.03762", "1706.03762"),
+        ("https://arxiv.org/abs/hep-th/9901001v2", "hep-th/9901001"),
+        ("http://arxiv.org/pdf/1710.08557v1", "1710.08557"),
+        ("10.48550/arXiv.2401.01234", "2401.01234"),
+        ("Phys. Rev. D 97, 052003 (2018)", ""),
+    ],
+)
+def test_arxiv_ids_are_read_where_reference_managers_write_them(text, arxiv_id):
+    assert library_import._arxiv_id([text]) == arxiv_id
+
+
+def test_matching_many_entries_by_id_and_doi_is_two_queries(
+    snapshot_papers, django_assert_num_queries
+):
+    references = library_import.references_from_bibtex(to_bibtex(citation_entries(snapshot_papers)))
+    with_dois = [r for r in references if r.doi]
+    assert with_dois, "the snapshot's first papers include published ones"
+    with django_assert_num_queries(2):
+        report = library_import.references_match(references)
+    assert len(report.matched) == len(snapshot_papers)
+
+
+def test_the_import_page_says_what_matched_and_what_did_not(
+    user_factory, snapshot_papers, imports_dir
+):
+    user = user_factory()
+    reading_list = services.reading_list_default(user=user)
+    client = Client()
+    client.force_login(user)
+    bib = to_bibtex(citation_entries(snapshot_papers[:2]))
+    bib += "\n" + (imports_dir / "doi-10.1086-307221.bib").read_text()
+    upload = SimpleUploadedFile("library.bib", bib.encode(), content_type="application/x-bibtex")
+    response = client.post(f"/me/library/{reading_list.pk}/import", {"file": upload})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Found (2)" in html and "Not found (1)" in html and "10.1086/307221" in html
+    assert "2 papers added" in html
+    upload = SimpleUploadedFile("library.bib", bib.encode())
+    markdown = client.post(
+        f"/me/library/{reading_list.pk}/import", {"file": upload}, HTTP_ACCEPT="text/markdown"
+    ).content.decode()
+    assert "## Not found" in markdown and "0 papers added" in markdown
+
+
+def test_an_import_into_someone_elses_list_is_not_found(user_factory, snapshot_papers):
+    owner, other = user_factory(), user_factory()
+    theirs = services.reading_list_default(user=owner)
+    client = Client()
+    client.force_login(other)
+    upload = SimpleUploadedFile("x.bib", to_bibtex(citation_entries(snapshot_papers[:1])).encode())
+    assert client.post(f"/me/library/{theirs.pk}/import", {"file": upload}).status_code == 404
+    assert not SavedPaper.objects.exists()
