@@ -120,6 +120,19 @@ def test_stale_runs_are_resumed_by_the_periodic_task(faulty, settings, db):
 
 
 @pytest.mark.postgres
+def _other_sessions() -> int:
+    """Sessions on this test's database other than this process's (0 on SQLite, which has
+    none: a killed writer's transaction there is gone with it)."""
+    if connection.vendor != "postgresql":
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
+
+
 def test_a_harvest_killed_with_sigkill_is_resumed_at_once_with_break_lock(
     faulty, settings, transactional_db, tmp_path
 ):
@@ -168,6 +181,11 @@ def test_a_harvest_killed_with_sigkill_is_resumed_at_once_with_break_lock(
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
         log.close()
+    # A kill can land just after the harvest sent COMMIT: PostgreSQL then finishes that page's
+    # transaction on its own, a moment later. A resume that read the run before it did would
+    # harvest that page again (its papers counted unchanged, not created): resume once the
+    # killed process's sessions are gone, as an operator's `ps` would show it gone.
+    wait_for(lambda: not _other_sessions(), timeout=30, what="the killed harvest's sessions")
     run.refresh_from_db()
     assert run.status == HarvestRun.Status.RUNNING and 2 <= run.pages < 6
 
