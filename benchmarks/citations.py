@@ -16,6 +16,14 @@ replaces every edge (timed); TRUNCATE; COPY again (timed), so that a change of l
 machine shows. The ratio is the loader's first load against the mean of the two COPY runs.
 
     python benchmarks/citations.py --papers 20000 --per-paper 50
+
+`--page` measures the pages instead: a synthetic paper cited by `--citing` of the `--papers`
+synthetic papers (each citing paper with `--per-paper` references besides, so the table is not
+that paper's edges alone), its page, its references page and its cited-by pages (by date, by
+citations, the last page) rendered `--repeat` times each with the page cache off, as an
+anonymous reader: queries per request and the median and p95 time.
+
+    python benchmarks/citations.py --page --papers 1000000 --citing 10000 --per-paper 20
 """
 
 from __future__ import annotations
@@ -47,16 +55,19 @@ def make_papers(count: int) -> list[int]:
     from papers.models import Paper
 
     start = datetime(2020, 1, 1, tzinfo=UTC)
-    papers = [
-        Paper(
-            arxiv_id=synthetic_arxiv_id(n),
-            title=f"Synthetic paper {n}",
-            doi=f"10.99999/SYNTHETIC.PAPER.{n}" if n % 5 == 0 else "",
-            published=start + timedelta(hours=n),
-        )
-        for n in range(count)
-    ]
-    Paper.objects.bulk_create(papers, batch_size=5000)
+    # In chunks, so that a million papers never sit in memory at once.
+    for first in range(0, count, 50000):
+        papers = [
+            Paper(
+                arxiv_id=synthetic_arxiv_id(n),
+                title=f"Synthetic paper {n}",
+                doi=f"10.99999/SYNTHETIC.PAPER.{n}" if n % 5 == 0 else "",
+                published=start + timedelta(minutes=n),
+                cited_by_count=n % 997,
+            )
+            for n in range(first, min(count, first + 50000))
+        ]
+        Paper.objects.bulk_create(papers, batch_size=5000)
     return list(Paper.objects.order_by("pk").values_list("pk", flat=True))
 
 
@@ -186,6 +197,85 @@ def run(args: argparse.Namespace) -> dict:
     }
 
 
+def _timed_pages(paths: dict[str, str], repeat: int) -> dict:
+    from django.db import connection
+    from django.test import Client, override_settings
+    from django.test.utils import CaptureQueriesContext
+
+    results = {}
+    client = Client()
+    with override_settings(PAGE_CACHE_SECONDS=0, ALLOWED_HOSTS=["*"]):
+        for name, path in paths.items():
+            assert client.get(path).status_code == 200, path  # warm the templates
+            times, queries = [], 0
+            for _ in range(repeat):
+                with CaptureQueriesContext(connection) as captured:
+                    started = time.perf_counter()
+                    response = client.get(path)
+                    times.append(time.perf_counter() - started)
+                assert response.status_code == 200, path
+                queries = max(queries, len(captured))
+            times.sort()
+            results[name] = {
+                "path": path,
+                "queries": queries,
+                "median_ms": round(1000 * times[len(times) // 2], 1),
+                "p95_ms": round(1000 * times[min(len(times) - 1, int(0.95 * len(times)))], 1),
+            }
+    return results
+
+
+def run_pages(args: argparse.Namespace) -> dict:
+    import django
+    from django.core.management import call_command
+    from django.db import connection
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    from papers.citation_answers import CitedWork
+    from papers.citations import citations_load
+    from papers.models import Citation, Paper
+
+    print("making synthetic papers and edges (untimed)", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    paper_ids = make_papers(args.papers)
+    target = Paper.objects.get(pk=paper_ids[-1])
+    citing = paper_ids[: args.citing]
+    edges = make_edges(citing, args.per_paper, args.archive_share, args.seed)
+    for edge in edges:
+        edge.works.append(CitedWork(arxiv_id=target.arxiv_id))
+    own = make_edges([target.pk], 100, args.archive_share, args.seed + 1)
+    for start in range(0, len(edges), args.batch):
+        citations_load(edges[start : start + args.batch])
+    citations_load(own)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+    setup_s = time.perf_counter() - started
+    cited_by = Citation.objects.filter(cited_paper=target).count()
+    last_page = -(-cited_by // 50)
+    base = f"/papers/{target.arxiv_id}"
+    pages = _timed_pages(
+        {
+            "paper page": target.get_absolute_url(),
+            "references": f"{base}/references",
+            "cited by, newest": f"{base}/cited-by",
+            "cited by, most cited": f"{base}/cited-by?sort=citations",
+            f"cited by, page {last_page}": f"{base}/cited-by?page={last_page}",
+            "API citations": f"/api/v1/papers/{target.arxiv_id}/citations/",
+        },
+        args.repeat,
+    )
+    return {
+        "papers": Paper.objects.count(),
+        "edges": Citation.objects.count(),
+        "cited_by": cited_by,
+        "setup_s": round(setup_s),
+        "repeat": args.repeat,
+        "pages": pages,
+        "load_average": os.getloadavg(),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--papers", type=int, default=20000)
@@ -196,6 +286,9 @@ def main() -> int:
     parser.add_argument("--server", default=DEFAULT_SERVER)
     parser.add_argument("--db-name", default=DEFAULT_DB_NAME)
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument("--page", action="store_true", help="measure the pages, not the loader")
+    parser.add_argument("--citing", type=int, default=10000, help="papers citing the one paper")
+    parser.add_argument("--repeat", type=int, default=40, help="requests per page (--page)")
     args = parser.parse_args()
 
     _pg_admin(args.server, f'DROP DATABASE IF EXISTS "{args.db_name}" WITH (FORCE)')
@@ -203,13 +296,27 @@ def main() -> int:
     os.environ["DATABASE_URL"] = f"{args.server}/{args.db_name}"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wovepaper.settings")
     try:
-        result = run(args)
+        result = run_pages(args) if args.page else run(args)
     finally:
         from django.db import connections
 
         connections.close_all()
         if not args.keep:
             _pg_admin(args.server, f'DROP DATABASE IF EXISTS "{args.db_name}" WITH (FORCE)')
+    if args.page:
+        print(
+            f"SYNTHETIC archive: {result['papers']:,} papers, {result['edges']:,} edges; one "
+            f"paper cited by {result['cited_by']:,} of them (setup {result['setup_s']} s, "
+            f"untimed); {result['repeat']} requests a page, page cache off"
+        )
+        for name, page in result["pages"].items():
+            print(
+                f"  {name:<24} {page['queries']:>2} queries, median {page['median_ms']} ms, "
+                f"p95 {page['p95_ms']} ms"
+            )
+        print(f"  load average (1/5/15 min) at the end: {result['load_average']}")
+        print(json.dumps(result))
+        return 0
     print(
         f"SYNTHETIC edges: {result['edges']:,} from {result['citing_papers']:,} citing papers "
         f"({result['resolved']:,} resolved to archive papers), loader batches of "

@@ -180,3 +180,63 @@ def citing_papers_page(paper: Paper, *, sort: str, offset: int, limit: int) -> l
             )
         )
     return page
+
+
+@dataclass
+class CitationsPerYear:
+    """OpenAlex's citations per year summed over an author's papers, for a small chart."""
+
+    years: list[dict]  # {"year", "count", "pct"}, oldest first; pct of the highest year
+    papers: int  # papers whose counts are known
+    first_fetched: datetime | None = None
+    last_fetched: datetime | None = None
+
+
+def author_citations_per_year(researcher_id: int) -> CitationsPerYear:
+    """The sum of OpenAlex's `counts_by_year` over the researcher's papers it was asked for
+    (one query over their papers' coverage rows)."""
+    rows = CitationCoverage.objects.filter(
+        source="openalex", known=True, paper__authorships__researcher_id=researcher_id
+    ).values_list("paper_id", "counts_by_year", "fetched_at")
+    totals: dict[int, int] = {}
+    seen: set[int] = set()
+    fetched = []
+    for paper_id, counts, fetched_at in rows:
+        if paper_id in seen:  # one person at two positions of a paper
+            continue
+        seen.add(paper_id)
+        fetched.append(fetched_at)
+        for year, count in counts or []:
+            totals[year] = totals.get(year, 0) + count
+    top = max(totals.values(), default=0) or 1
+    years = [
+        {"year": year, "count": totals[year], "pct": round(100 * totals[year] / top)}
+        for year in sorted(totals)
+    ]
+    return CitationsPerYear(
+        years=years,
+        papers=len(seen),
+        first_fetched=min(fetched, default=None),
+        last_fetched=max(fetched, default=None),
+    )
+
+
+@dataclass
+class CitedWithinArchive:
+    citing_papers: int
+    recent: list[Citation]  # the newest edges, citing and cited paper joined
+
+
+def author_cited_within_archive(researcher_id: int, *, limit: int = 5) -> CitedWithinArchive:
+    """How many archive papers cite the researcher's papers, and the newest such citations
+    (two queries, from the cited-by index through their papers)."""
+    edges = Citation.objects.filter(cited_paper__authorships__researcher_id=researcher_id)
+    count = edges.values("citing_paper").distinct().count()
+    recent = list(
+        edges.select_related("citing_paper", "cited_paper").order_by(
+            F("citing_published").desc(nulls_last=True), "-id"
+        )[:limit]
+        if count
+        else []
+    )
+    return CitedWithinArchive(citing_papers=count, recent=recent)

@@ -1,4 +1,4 @@
-"""RSS 2.0 and Atom feeds of the newest papers: all of arXiv, and per category.
+"""RSS 2.0 and Atom feeds of the newest papers: all of arXiv, per category, and citing a paper.
 
 Each feed is three queries whatever the data size (the site, the papers by an indexed ordering,
 their bylines). Text is escaped by the XML writer; characters XML cannot carry are dropped.
@@ -16,6 +16,7 @@ from django.utils.html import escape
 
 from wovepaper.lib.api.redirects import site_url
 
+from .citation_lists import citing_papers_query
 from .models import Paper
 from .selectors import category_is_held, paper_list_prefetch, papers_by_category, papers_listed
 
@@ -120,3 +121,40 @@ class CategoryAtomFeed(CategoryFeed):
 
     def subtitle(self, code: str) -> str:
         return self.description(code)
+
+
+class CitingPapersFeed(PaperFeed):
+    """The archive's papers citing one paper, newest first (each once, whichever sources said
+    so): a reader follows who cites a paper. Three queries, as the others."""
+
+    def get_object(self, request, arxiv_id: str) -> Paper:
+        paper = Paper.objects.filter(arxiv_id=arxiv_id, is_deleted=False).first()
+        if paper is None:
+            raise Http404("paper not in the archive")
+        return paper
+
+    def title(self, paper: Paper) -> str:
+        return xml_text(f"wovepaper: papers citing “{' '.join(paper.title.split())}”")
+
+    def description(self, paper: Paper) -> str:
+        return xml_text(
+            f"The newest papers of this archive citing arXiv:{paper.arxiv_id}, as Semantic "
+            "Scholar and OpenAlex list them."
+        )
+
+    def link(self, paper: Paper) -> str:
+        return site_url(f"/papers/{paper.arxiv_id}/cited-by")
+
+    def feed_url(self, paper: Paper) -> str:
+        return site_url(f"/papers/{paper.arxiv_id}/cited-by.{self.extension}")
+
+    def items(self, paper: Paper) -> QuerySet[Paper]:
+        return paper_list_prefetch(citing_papers_query(paper, "date"))[:FEED_SIZE]
+
+
+class CitingPapersAtomFeed(CitingPapersFeed):
+    feed_type = Atom1Feed
+    extension = "atom"
+
+    def subtitle(self, paper: Paper) -> str:
+        return self.description(paper)

@@ -4,7 +4,14 @@ from django.urls import include, path, re_path
 
 from . import views
 from .converters import CATEGORY
-from .feeds import CategoryAtomFeed, CategoryFeed, LatestPapersAtomFeed, LatestPapersFeed
+from .feeds import (
+    CategoryAtomFeed,
+    CategoryFeed,
+    CitingPapersAtomFeed,
+    CitingPapersFeed,
+    LatestPapersAtomFeed,
+    LatestPapersFeed,
+)
 
 # The paper page is named under "papers:"; the list and the feeds keep the site-wide names they
 # had before they moved here from wovepaper/urls.py, so this module sets no app_name.
@@ -20,6 +27,16 @@ paper_urlpatterns = [
         name="references",
     ),
     path("papers/<api_arxiv_id:arxiv_id>/cited-by", views.paper_cited_by_list, name="cited-by"),
+    path(
+        "papers/<api_arxiv_id:arxiv_id>/cited-by.rss",
+        CitingPapersFeed(),
+        name="feed-cited-by-rss",
+    ),
+    path(
+        "papers/<api_arxiv_id:arxiv_id>/cited-by.atom",
+        CitingPapersAtomFeed(),
+        name="feed-cited-by-atom",
+    ),
     path("papers/<paper_key:arxiv_id>", views.paper_detail, name="detail"),
 ]
 

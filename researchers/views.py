@@ -7,6 +7,7 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 
+from papers.citation_lists import author_citations_per_year, author_cited_within_archive
 from papers.taxonomy import category_name
 from papers.views import citation_response
 from wovepaper.lib.api.redirects import permanent_redirect
@@ -117,6 +118,8 @@ def researcher_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "chat_scope": f"researcher:{researcher.pk}",
         "similar": similar_researchers(researcher),
         "affiliation": selectors.researcher_latest_affiliation(researcher),
+        "citations_per_year": author_citations_per_year(researcher.pk),
+        "cited_within": author_cited_within_archive(researcher.pk),
     }
     records = panel.records
     context["figures_source"] = _figures_source(researcher, records)

@@ -219,3 +219,29 @@ def test_paper_page_queries_do_not_grow_with_citations(
     for path in ("references", "cited-by"):
         with django_assert_max_num_queries(CITATION_QUERIES):
             assert client.get(f"/papers/{paper.arxiv_id}/{path}").status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("extension", ["rss", "atom"])
+def test_citing_papers_feed_lists_the_newest_first(
+    client, paper_factory, extension, django_assert_max_num_queries
+):
+    import feedparser
+
+    cited = paper_factory(title="A much cited & <odd> paper")
+    older = paper_factory(title="Older citing", published=datetime(2023, 1, 1, tzinfo=UTC))
+    newer = paper_factory(title="Newer citing", published=datetime(2025, 1, 1, tzinfo=UTC))
+    for paper in (older, newer):
+        _cite(paper, cited)
+    paper_factory(title="Not citing")
+
+    with django_assert_max_num_queries(4):
+        response = client.get(f"/papers/{cited.arxiv_id}/cited-by.{extension}")
+
+    feed = feedparser.parse(response.content)
+    assert not feed.bozo, feed.bozo_exception
+    assert [e.title for e in feed.entries] == ["Newer citing", "Older citing"]
+    assert feed.feed.title == "wovepaper: papers citing “A much cited & <odd> paper”"
+    assert client.get(f"/papers/2401.99999/cited-by.{extension}").status_code == 404
+    page = client.get(cited.get_absolute_url()).content.decode()
+    assert f'href="/papers/{cited.arxiv_id}/cited-by.rss"' in page

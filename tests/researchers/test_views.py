@@ -13,8 +13,10 @@ from researchers.models import ResearcherExternalId
 # number of homonyms): a fixed number, whatever the number of papers or homonyms.
 # Two of them for researchers working on similar things: the vector index's version (none once
 # its file exists), then this researcher's papers' vectors; more only when there are some.
-# One more for the affiliation listed on the researcher's newest paper that lists one.
-RESEARCHER_PAGE_QUERIES = 17
+# One more for the affiliation listed on the researcher's newest paper that lists one. Two for
+# citations (OpenAlex's per year, the archive's papers citing theirs), a third when there are
+# citing papers to list.
+RESEARCHER_PAGE_QUERIES = 20
 
 
 def jsonld_graph(html: str) -> list[dict]:
@@ -355,3 +357,44 @@ def test_a_researcher_without_any_listed_affiliation_shows_none(client, author_w
         "newest paper with an affiliation"
         not in client.get(researcher.get_absolute_url()).content.decode()
     )
+
+
+@pytest.mark.django_db
+def test_researcher_page_charts_citations_per_year_and_names_citing_papers(
+    client, paper_factory, researcher_factory, link_author, fixtures_dir
+):
+    from papers.citation_answers import CitedWork, openalex_counts_by_year
+    from papers.citations import Coverage, citation_coverage_record, citing_works_load
+
+    work = json.loads((fixtures_dir / "openalex" / "work_W3188841554.json").read_text())
+    ada = researcher_factory("Ada Lovelace")
+    theirs = paper_factory(title="Her paper", authors=["Ada Lovelace"])
+    link_author(theirs, 1, ada)
+    citing = paper_factory(title="A paper citing hers", authors=["Grace Hopper"])
+    fetched = datetime(2026, 11, 12, tzinfo=UTC)
+    citation_coverage_record(
+        [
+            Coverage(
+                paper_id=theirs.pk,
+                source="openalex",
+                fetched_at=fetched,
+                known=True,
+                counts_by_year=openalex_counts_by_year(work),
+            )
+        ]
+    )
+    citing_works_load(
+        cited_paper_id=theirs.pk,
+        source="s2",
+        fetched_at=fetched,
+        citing_works=[CitedWork(arxiv_id=citing.arxiv_id)],
+    )
+
+    html = client.get(ada.get_absolute_url()).content.decode()
+    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    assert "Citations per year 2023 2 OpenAlex's counts for 1 of their papers (12 Nov 2026)" in text
+    assert "1 paper of this archive cites their work." in text
+    assert "A paper citing hers (2024) cites Her paper" in text
+    md = client.get(ada.get_absolute_url(), HTTP_ACCEPT="text/markdown").content.decode()
+    assert "## Citations per year\n\n- 2023: 2\n" in md
+    assert f"cites [Her paper](http://127.0.0.1:8000{theirs.get_absolute_url()})" in md
