@@ -216,9 +216,12 @@ def _timed_pages(paths: dict[str, str], repeat: int) -> dict:
                 assert response.status_code == 200, path
                 queries = max(queries, len(captured))
             times.sort()
+            slowest = max(captured.captured_queries, key=lambda q: float(q["time"]))
             results[name] = {
                 "path": path,
                 "queries": queries,
+                "slowest_query_ms": round(1000 * float(slowest["time"]), 1),
+                "slowest_query": slowest["sql"][:300],
                 "median_ms": round(1000 * times[len(times) // 2], 1),
                 "p95_ms": round(1000 * times[min(len(times) - 1, int(0.95 * len(times)))], 1),
             }
