@@ -19,6 +19,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from papers.citation_lists import citations_of_researchers
 from papers.selectors import papers_with_short_bylines
 
 from .models import Profile, SentDigest
@@ -112,7 +113,9 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
     )
     limit = settings.DIGEST_MAX_PAPERS
     papers = papers_with_short_bylines(papers_qs[: limit + 1], focus_ids=researcher_ids)
-    if not papers:
+    # New papers citing the followed researchers' papers, each naming the paper it cites.
+    citations = citations_of_researchers(researcher_ids, since=since, limit=limit)
+    if not papers and not citations:
         return DigestOutcome("nothing-new", period_key=key)
     total = len(papers) if len(papers) <= limit else papers_qs.count()
     papers = papers[:limit]
@@ -135,17 +138,26 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
             total=total,
             since=since,
             followed=followed,
+            citations=citations,
         ).send()
         Profile.objects.filter(pk=profile.pk).update(last_digest_at=now)
     return DigestOutcome("sent", paper_count=total, period_key=key)
 
 
 def _message(
-    *, user, frequency: str, papers: list, total: int, since: datetime, followed: str
+    *,
+    user,
+    frequency: str,
+    papers: list,
+    total: int,
+    since: datetime,
+    followed: str,
+    citations: list | None = None,
 ) -> EmailMultiAlternatives:
     unsubscribe = unsubscribe_url(user_id=user.pk)
     context = {
         "papers": papers,
+        "citations": citations or [],
         "total": total,
         "shown": len(papers),
         "since": since,
@@ -157,6 +169,9 @@ def _message(
         "settings_url": f"{settings.SITE_URL}{reverse('accounts:settings')}",
     }
     subject = f"[wovepaper] {total} new paper{'s' if total != 1 else ''} by {followed}"
+    if not total and citations:
+        n = len(citations)
+        subject = f"[wovepaper] {n} new paper{'s' if n != 1 else ''} citing {followed}"
     message = EmailMultiAlternatives(
         subject=subject,
         body=render_to_string("accounts/email/digest.txt", context),

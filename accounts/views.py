@@ -26,6 +26,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from rest_framework.authtoken.models import Token
 
 from institutions.models import Institution
+from papers.citation_lists import citations_of_researchers
 from papers.models import Paper
 from papers.selectors import papers_with_short_bylines
 from researchers.curation.reports import reports_of_user
@@ -41,6 +42,8 @@ from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
 from .models import Claim, Profile
 
 FEED_PAGE_SIZE = 20
+# The newest papers citing the followed researchers' papers, beside their new papers.
+FEED_CITATIONS = 10
 FEED_MAX_PAGES = 25
 FOLLOWED_PAGE_SIZE = 50
 SIDEBAR_FOLLOWS = 30
@@ -388,6 +391,7 @@ def following(request: AuthenticatedHttpRequest) -> HttpResponse:
         "empty_message": "None of the researchers and institutions you follow has a paper here "
         "yet.",
         "suggestions": more_like_followed([f.researcher for f in follows], exclude=ids),
+        "citation_alerts": citations_of_researchers(ids, limit=FEED_CITATIONS),
     }
     return render_page(request, "accounts/following", context)
 

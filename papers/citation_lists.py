@@ -14,7 +14,7 @@ from typing import Any
 from django.db.models import Count, F, Max, QuerySet
 from django.db.models.functions import Coalesce, ExtractYear
 
-from .models import CITATION_SOURCES, Citation, CitationCoverage, Paper
+from .models import CITATION_SOURCES, Authorship, Citation, CitationCoverage, Paper
 
 SORTS = ("date", "citations")
 # Semantic Scholar first when both sources list a paper's references: its entries carry titles,
@@ -240,3 +240,59 @@ def author_cited_within_archive(researcher_id: int, *, limit: int = 5) -> CitedW
         else []
     )
     return CitedWithinArchive(citing_papers=count, recent=recent)
+
+
+@dataclass
+class CitationAlert:
+    """A paper citing a followed researcher's paper: what cites what, and whose it is."""
+
+    citing: Paper
+    cited: Paper
+    researchers: list[str]  # the followed authors of the cited paper, in byline order
+    sources: list[str]
+
+
+def citations_of_researchers(
+    researcher_ids: list[int], *, since: datetime | None = None, limit: int = 10
+) -> list[CitationAlert]:
+    """The newest archive papers citing a paper by one of these researchers (first-version date
+    after `since`, if given), each naming the cited paper and its followed authors. Three
+    queries: the edges (newest first on the cited-by index), their papers, the authors."""
+    if not researcher_ids:
+        return []
+    theirs = Authorship.objects.filter(researcher_id__in=researcher_ids).values("paper_id")
+    edges = Citation.objects.filter(cited_paper__in=theirs, citing_published__isnull=False)
+    if since is not None:
+        edges = edges.filter(citing_published__gt=since)
+    rows = list(
+        edges.order_by("-citing_published", "citing_paper_id", "cited_paper_id").values_list(
+            "citing_paper_id", "cited_paper_id", "source"
+        )[: limit * 4]
+    )
+    pairs: dict[tuple[int, int], list[str]] = {}
+    for citing_id, cited_id, source in rows:
+        if (citing_id, cited_id) in pairs or len(pairs) < limit:
+            pairs.setdefault((citing_id, cited_id), []).append(CITATION_SOURCES.get(source, source))
+    if not pairs:
+        return []
+    papers = Paper.objects.in_bulk({pk for pair in pairs for pk in pair})
+    names: dict[int, list[str]] = {}
+    for paper_id, name in (
+        Authorship.objects.filter(
+            paper_id__in={cited for _, cited in pairs}, researcher_id__in=researcher_ids
+        )
+        .order_by("paper_id", "position")
+        .values_list("paper_id", "researcher__display_name")
+    ):
+        if name not in names.setdefault(paper_id, []):
+            names[paper_id].append(name)
+    return [
+        CitationAlert(
+            citing=papers[citing],
+            cited=papers[cited],
+            researchers=names.get(cited, []),
+            sources=sorted(set(sources)),
+        )
+        for (citing, cited), sources in pairs.items()
+        if citing in papers and cited in papers
+    ]

@@ -202,3 +202,35 @@ def test_expired_token_is_refused(reader, client, settings):
     response = client.get(f"/digest/unsubscribe/{token}")
     assert response.status_code == 400 and "expired" in response.content.decode()
     assert Profile.objects.get(user=reader).digest_frequency == Profile.Digest.DAILY
+
+
+def test_digest_names_the_followed_paper_a_new_paper_cites(
+    user_factory, researcher_factory, authored_paper, paper_factory
+):
+    from papers.citation_answers import CitedWork
+    from papers.citations import citing_works_load
+
+    user = user_factory(digest=Profile.Digest.DAILY)
+    ada = researcher_factory("Ada Lovelace")
+    researcher_follow(user=user, researcher=ada)
+    hers = authored_paper(ada, title="An old sketch", published=NOW - timedelta(days=300))
+    new = paper_factory(title="A new paper that cites her", published=NOW - timedelta(hours=5))
+    old = paper_factory(title="An old paper that cites her", published=NOW - timedelta(days=90))
+    citing_works_load(
+        cited_paper_id=hers.pk,
+        source="s2",
+        fetched_at=NOW,
+        citing_works=[CitedWork(arxiv_id=new.arxiv_id), CitedWork(arxiv_id=old.arxiv_id)],
+    )
+    mail.outbox.clear()
+
+    outcome = digest_send(user_id=user.pk, now=NOW)
+
+    assert outcome.status == "sent" and outcome.paper_count == 0
+    message = mail.outbox[0]
+    assert message.subject == "[wovepaper] 1 new paper citing researchers you follow"
+    assert "A new paper, [A new paper that cites her](" in message.body
+    assert "cites [An old sketch](" in message.body and "by Ada Lovelace" in message.body
+    assert "An old paper that cites her" not in message.body
+    html = message.alternatives[0][0]
+    assert "by Ada Lovelace" in html and "A new paper that cites her" in html

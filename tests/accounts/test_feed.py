@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -63,8 +64,9 @@ def test_feed_query_count_does_not_grow(
     client.force_login(user)
     # session, user, onboarding check, follows, merges, followed institutions, count, page,
     # bylines, sidebar; and "more like the researchers you follow": the vector index's version
-    # once and, not cached yet, the vectors of each of the five most recently followed
-    with django_assert_max_num_queries(16):
+    # once and, not cached yet, the vectors of each of the five most recently followed; the
+    # newest papers citing theirs (one query when there are none, three when there are)
+    with django_assert_max_num_queries(17):
         response = client.get("/following")
     assert response.content.decode().count('class="paper-item"') == 20
 
@@ -102,3 +104,30 @@ def test_feed_paging_stops_at_the_cap(
     assert "25 papers, newest first; the newest 20 are here" in html
     assert 'rel="next"' not in html
     assert client.get("/following", {"page": 2}).content.decode().count('class="paper-item"') == 20
+
+
+def test_feed_names_new_papers_citing_followed_work(
+    client, user_factory, researcher_factory, authored_paper, paper_factory
+):
+    from papers.citation_answers import CitedWork
+    from papers.citations import citing_works_load
+
+    user = user_factory()
+    ada = researcher_factory("Ada Lovelace")
+    researcher_follow(user=user, researcher=ada)
+    hers = authored_paper(ada, title="Her paper")
+    citing = paper_factory(title="A paper citing hers")
+    citing_works_load(
+        cited_paper_id=hers.pk,
+        source="openalex",
+        fetched_at=citing.published,
+        citing_works=[CitedWork(arxiv_id=citing.arxiv_id)],
+    )
+    client.force_login(user)
+
+    text = " ".join(re.sub(r"<[^>]+>", " ", client.get("/following").content.decode()).split())
+    md = client.get("/following", HTTP_ACCEPT="text/markdown").content.decode()
+
+    assert "A new paper, A paper citing hers" in text
+    assert "cites Her paper by Ada Lovelace · from OpenAlex" in text
+    assert "## New papers citing their work" in md and "by Ada Lovelace (from OpenAlex)" in md
