@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from . import views
+from . import conflict_views, views
 from .curation import report_views
 from .feeds import ResearcherAtomFeed, ResearcherFeed
 
@@ -11,6 +11,7 @@ from .feeds import ResearcherAtomFeed, ResearcherFeed
 researcher_urlpatterns = [
     path("researchers", views.researcher_list, name="list"),
     path("researchers/report", report_views.match_report, name="report"),
+    path("conflicts", conflict_views.conflict_check_page, name="conflicts"),
     path(
         "researchers/<api_id:pk>/cite.<cite_ext:extension>",
         views.researcher_citation,

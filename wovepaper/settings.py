@@ -671,6 +671,9 @@ DEMO_STEPS.append({"command": ["export_identity_links"]})
 API_THROTTLE_RATES = {
     "anon": env("API_THROTTLE_ANON", "60/minute"),
     "user": env("API_THROTTLE_USER", "300/minute"),
+    # The conflict-of-interest check (page and API, one count per account): each check reads
+    # every named record's recent bylines, so it has a daily quota of its own.
+    "conflicts": env("API_THROTTLE_CONFLICTS", "200/day"),
 }
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

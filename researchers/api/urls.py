@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import identity, views
+from . import conflicts, identity, views
 
 urlpatterns = [
     path("researchers/", views.ResearcherListView.as_view(), name="api-researcher-list"),
@@ -33,6 +33,7 @@ urlpatterns = [
         views.InstitutionResearchersView.as_view(),
         name="api-institution-researchers",
     ),
+    path("conflicts/", conflicts.ConflictCheckApi.as_view(), name="api-conflicts"),
     path(
         "search/researchers/", views.ResearcherSearchView.as_view(), name="api-search-researchers"
     ),

@@ -1,0 +1,509 @@
+"""The conflict-of-interest check: given a paper's authors (by arXiv id) or a list of names, and
+candidate reviewers, flag co-authorship within the last N years and shared institutions, each
+with the papers and dates that show it and the match confidence of each byline involved.
+
+Names are resolved to researcher records, never guessed: an ORCID iD through the sources' ids,
+a researcher page by its id, a name by its name key (a name several records share is checked
+against each of them and says so; a name no record has is said to be unresolved). A paper's
+authors are its bylines as matched: a byline linked to no record is an unresolved name.
+
+Every query is bounded by the records' own recent bylines (never by the archive's size): the
+authors' bylines since the cutoff, the reviewers' bylines on those papers, and the institutions
+of all their bylines since the cutoff, in chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+
+from django.utils import timezone
+
+from institutions.models import AuthorshipInstitution, Institution
+from papers.models import Authorship, Paper
+
+from .models import Researcher, ResearcherExternalId
+from .names import name_key
+from .selectors import researcher_survivor_ids
+
+DEFAULT_YEARS = 3
+MAX_YEARS = 30
+MAX_AUTHORS = 100
+MAX_REVIEWERS = 1000
+MAX_LINE = 300
+# A name shared by more records than this is too common to check: said to be unresolved.
+MAX_HOMONYMS = 5
+CHUNK = 1000
+ORCID = re.compile(r"(?:orcid\.org/)?(\d{4}-\d{4}-\d{4}-\d{3}[\dX])/?$", re.IGNORECASE)
+PAGE = re.compile(r"(?:^|/researchers/)(\d{1,18})(?:-[\w-]*)?/?$")
+
+
+@dataclass
+class Resolved:
+    """One name as given, and the records it names."""
+
+    given: str
+    how: str  # "orcid", "page", "name", "byline"
+    records: list[Researcher] = field(default_factory=list)
+    # For a paper's byline: how sure matching was that this byline is that record.
+    confidence: float | None = None
+    method: str = ""
+    note: str = ""
+
+    @property
+    def status(self) -> str:
+        if not self.records:
+            return "unresolved"
+        return "resolved" if len(self.records) == 1 else "ambiguous"
+
+
+@dataclass
+class BylineEvidence:
+    name: str  # as printed on the paper
+    confidence: float | None
+    method: str
+
+
+@dataclass
+class SharedPaper:
+    arxiv_id: str
+    title: str
+    published: datetime | None
+    author_byline: BylineEvidence
+    reviewer_byline: BylineEvidence
+
+
+@dataclass
+class InstitutionEvidence:
+    arxiv_id: str  # the newest paper within the window that lists it ("" for the owner's word)
+    published: datetime | None
+    byline: BylineEvidence | None
+    set_by_researcher: bool = False
+
+
+@dataclass
+class SharedInstitution:
+    institution: Institution
+    author_evidence: InstitutionEvidence
+    reviewer_evidence: InstitutionEvidence
+
+
+@dataclass
+class Flag:
+    author: Resolved
+    author_record: Researcher
+    reviewer: Resolved
+    reviewer_record: Researcher
+    same_record: bool = False
+    papers: list[SharedPaper] = field(default_factory=list)
+    institutions: list[SharedInstitution] = field(default_factory=list)
+
+
+@dataclass
+class ConflictReport:
+    years: int
+    since: date
+    paper: Paper | None
+    authors: list[Resolved]
+    reviewers: list[Resolved]
+    flags: list[Flag]
+
+    @property
+    def unresolved(self) -> list[Resolved]:
+        return [r for r in (*self.authors, *self.reviewers) if r.status == "unresolved"]
+
+
+class ConflictInputError(ValueError):
+    """Input the check cannot run on; the message is shown to the reader."""
+
+
+class NoSuchPaper(ConflictInputError):
+    """The arXiv id given is not a paper of this archive."""
+
+
+def _chunks(ids: Sequence[int]) -> Iterable[list[int]]:
+    ids = list(ids)
+    for start in range(0, len(ids), CHUNK):
+        yield ids[start : start + CHUNK]
+
+
+def _live(records: dict[int, Researcher], ids: Iterable[int]) -> list[Researcher]:
+    return [records[i] for i in ids if i in records]
+
+
+def resolve_names(lines: Sequence[str]) -> list[Resolved]:
+    """Each line (an ORCID iD or its URL, a researcher page's address or id, or a name) with the
+    live records it names: a fixed number of queries for the whole list."""
+    # No name, iD or address is longer: a longer line is cut, and then answers to nothing.
+    given = [" ".join(line.split())[:MAX_LINE] for line in lines if line and line.strip()]
+    by_orcid: dict[int, str] = {}
+    by_page: dict[int, int] = {}
+    by_name: dict[int, str] = {}
+    for i, text in enumerate(given):
+        if match := ORCID.search(text):
+            by_orcid[i] = match[1].upper()
+        elif match := PAGE.search(text):
+            by_page[i] = int(match[1])
+        else:
+            by_name[i] = name_key(text)
+    ext = {}
+    if by_orcid:
+        variants = set(by_orcid.values())
+        variants |= {f"https://orcid.org/{v}" for v in by_orcid.values()}
+        ext = {
+            value.rstrip("/").rsplit("/", 1)[-1].upper(): rid
+            for value, rid in ResearcherExternalId.objects.filter(
+                source=ResearcherExternalId.ORCID, value__in=variants
+            ).values_list("value", "researcher_id")
+        }
+    pointed = {i: ext[o] for i, o in by_orcid.items() if o in ext} | by_page
+    survivors = researcher_survivor_ids(set(pointed.values())) if pointed else {}
+    named: dict[str, list[int]] = defaultdict(list)
+    keys = {k for k in by_name.values() if k}
+    live = Researcher.objects.filter(merged_into__isnull=True, is_person=True)
+    if keys:
+        for rid, key in (
+            live.filter(name_key__in=keys)
+            .order_by("-paper_count", "pk")
+            .values_list("pk", "name_key")
+        ):
+            named[key].append(rid)
+    wanted = set(survivors.values()) | {rid for ids in named.values() for rid in ids}
+    records = live.in_bulk(wanted) if wanted else {}
+    out = []
+    for i, text in enumerate(given):
+        if i in by_orcid:
+            survivor = survivors.get(pointed.get(i, -1))
+            found = _live(records, [survivor] if survivor else [])
+            note = "" if found else "no record here carries this ORCID iD"
+            out.append(Resolved(text, "orcid", found, note=note))
+        elif i in by_page:
+            survivor = survivors.get(by_page[i])
+            found = _live(records, [survivor] if survivor else [])
+            out.append(Resolved(text, "page", found, note="" if found else "no such researcher"))
+        else:
+            ids = named.get(by_name[i], [])
+            if len(ids) > MAX_HOMONYMS:
+                out.append(
+                    Resolved(
+                        text,
+                        "name",
+                        [],
+                        note=f"{len(ids)} records share this name: give an ORCID iD or a page",
+                    )
+                )
+            else:
+                found = _live(records, ids)
+                note = "" if found else "no record here has this name"
+                if len(found) > 1:
+                    note = f"{len(found)} records share this name; each is checked"
+                out.append(Resolved(text, "name", found, note=note))
+    return out
+
+
+def resolve_paper_authors(arxiv_id: str) -> tuple[Paper, list[Resolved]]:
+    """The paper's bylines as matched, each with its record and match confidence (two queries
+    and the merge walk). Bylines that name no person (collaborations, pieces of an address)
+    are left out."""
+    paper = Paper.objects.filter(arxiv_id=arxiv_id.strip()).first()
+    if paper is None:
+        raise NoSuchPaper(f"No paper {arxiv_id.strip()!r} in this archive.")
+    bylines = list(
+        Authorship.objects.filter(paper=paper, is_person=True)
+        .order_by("position")
+        .values_list("name", "researcher_id", "match_confidence", "match_method")
+    )
+    survivors = researcher_survivor_ids({rid for _, rid, _, _ in bylines if rid})
+    records = Researcher.objects.filter(is_person=True).in_bulk(set(survivors.values()))
+    out = []
+    for name, rid, confidence, method in bylines:
+        record = records.get(survivors.get(rid, -1)) if rid else None
+        out.append(
+            Resolved(
+                name,
+                "byline",
+                [record] if record else [],
+                confidence=confidence,
+                method=method,
+                note="" if record else "this byline is matched to no researcher record",
+            )
+        )
+    return paper, out
+
+
+def _since(years: int, today: date) -> date:
+    try:
+        return today.replace(year=today.year - years)
+    except ValueError:  # 29 February
+        return today.replace(year=today.year - years, day=28)
+
+
+def _window_start(since: date) -> datetime:
+    return timezone.make_aware(datetime.combine(since, time.min), timezone.get_current_timezone())
+
+
+Shared = dict[tuple[int, int], list[tuple[int, BylineEvidence, BylineEvidence]]]
+Seen = dict[int, dict[int, tuple[int, BylineEvidence | None]]]
+
+
+def conflict_check(
+    *,
+    authors: list[Resolved],
+    reviewers: list[Resolved],
+    years: int = DEFAULT_YEARS,
+    paper: Paper | None = None,
+    today: date | None = None,
+) -> ConflictReport:
+    """Co-authorship since `years` ago and shared institutions between every author record and
+    every reviewer record. Queries: the authors' bylines, the reviewers' bylines on those papers
+    and the institutions of both, each in chunks of CHUNK ids, then the papers and institutions
+    named by a flag: bounded by the records' own recent papers."""
+    if not 1 <= years <= MAX_YEARS:
+        raise ConflictInputError(f"Choose a number of years from 1 to {MAX_YEARS}.")
+    if len(authors) > MAX_AUTHORS or len(reviewers) > MAX_REVIEWERS:
+        raise ConflictInputError(
+            f"At most {MAX_AUTHORS} authors and {MAX_REVIEWERS} reviewers a check."
+        )
+    since = _since(years, today or timezone.localdate())
+    start = _window_start(since)
+    author_ids = sorted({r.pk for a in authors for r in a.records})
+    reviewer_ids = sorted({r.pk for a in reviewers for r in a.records})
+    shared = _coauthorships(author_ids, reviewer_ids, start)
+    records = {r.pk: r for a in (*authors, *reviewers) for r in a.records}
+    at = _institutions(records, start)
+    pairs: dict[tuple[int, int], list[int]] = {}
+    for author_id in author_ids:
+        mine = at.get(author_id, {})
+        for reviewer_id in reviewer_ids:
+            common = mine.keys() & at.get(reviewer_id, {}).keys()
+            if common and author_id != reviewer_id:
+                pairs[(author_id, reviewer_id)] = sorted(common)
+
+    # What the flags name: papers (arXiv id, title, date) and institutions.
+    paper_ids = {pid for rows in shared.values() for pid, _, _ in rows}
+    for (author_id, reviewer_id), insts in pairs.items():
+        paper_ids.update(at[author_id][i][0] for i in insts)
+        paper_ids.update(at[reviewer_id][i][0] for i in insts)
+    paper_ids.discard(0)
+    papers: dict[int, Paper] = {}
+    for chunk in _chunks(sorted(paper_ids)):
+        papers.update(Paper.objects.only("arxiv_id", "title", "published").in_bulk(chunk))
+    institutions = Institution.objects.in_bulk({i for insts in pairs.values() for i in insts})
+
+    candidates = [
+        (a, ar, r, rr) for a in authors for ar in a.records for r in reviewers for rr in r.records
+    ]
+    flags = [
+        flag
+        for a, ar, r, rr in candidates
+        if (flag := _flag(a, ar, r, rr, shared, pairs, at, papers, institutions)) is not None
+    ]
+    return ConflictReport(
+        years=years, since=since, paper=paper, authors=authors, reviewers=reviewers, flags=flags
+    )
+
+
+def _coauthorships(author_ids: list[int], reviewer_ids: list[int], start: datetime) -> Shared:
+    """(author, reviewer) → the papers since `start` with both, and both bylines: the authors'
+    bylines first (bounded by their own recent papers), then the reviewers' on those papers."""
+    author_bylines: dict[int, list[tuple[int, BylineEvidence]]] = defaultdict(list)
+    fields = ("paper_id", "researcher_id", "name", "match_confidence", "match_method")
+    for chunk in _chunks(author_ids):
+        for paper_id, rid, name, confidence, method in Authorship.objects.filter(
+            researcher_id__in=chunk, paper__published__gte=start
+        ).values_list(*fields):
+            author_bylines[paper_id].append((rid, BylineEvidence(name, confidence, method)))
+    shared: Shared = defaultdict(list)
+    if not reviewer_ids:
+        return shared
+    for chunk in _chunks(sorted(author_bylines)):
+        for paper_id, rid, name, confidence, method in Authorship.objects.filter(
+            paper_id__in=chunk, researcher_id__in=reviewer_ids
+        ).values_list(*fields):
+            evidence = BylineEvidence(name, confidence, method)
+            for author_id, author_evidence in author_bylines[paper_id]:
+                if author_id != rid:
+                    shared[(author_id, rid)].append((paper_id, author_evidence, evidence))
+    return shared
+
+
+def _institutions(records: dict[int, Researcher], start: datetime) -> Seen:
+    """Record → institution → (the newest paper since `start` listing it, that byline); paper 0
+    is the current affiliation the researcher set on their page."""
+    at: Seen = defaultdict(dict)
+    for chunk in _chunks(sorted(records)):
+        for rid, inst, paper_id, name, confidence, method in (
+            AuthorshipInstitution.objects.filter(
+                authorship__researcher_id__in=chunk, paper__published__gte=start
+            )
+            .order_by("-paper__published", "-paper_id")
+            .values_list(
+                "authorship__researcher_id",
+                "institution_id",
+                "paper_id",
+                "authorship__name",
+                "authorship__match_confidence",
+                "authorship__match_method",
+            )
+        ):
+            if inst not in at[rid]:
+                at[rid][inst] = (paper_id, BylineEvidence(name, confidence, method))
+    for rid, record in records.items():
+        if record.current_institution_id and record.current_institution_id not in at[rid]:
+            at[rid][record.current_institution_id] = (0, None)
+    return at
+
+
+def _dated(
+    seen: tuple[int, BylineEvidence | None], papers: dict[int, Paper]
+) -> InstitutionEvidence:
+    paper_id, byline = seen
+    if not paper_id:
+        return InstitutionEvidence(arxiv_id="", published=None, byline=None, set_by_researcher=True)
+    paper = papers.get(paper_id)
+    return InstitutionEvidence(
+        arxiv_id=paper.arxiv_id if paper else "",
+        published=paper.published if paper else None,
+        byline=byline,
+    )
+
+
+def _flag(a, ar, r, rr, shared, pairs, at, papers, institutions) -> Flag | None:
+    if ar.pk == rr.pk:
+        return Flag(a, ar, r, rr, same_record=True)
+    rows = shared.get((ar.pk, rr.pk), [])
+    insts = pairs.get((ar.pk, rr.pk), [])
+    if not rows and not insts:
+        return None
+    flag = Flag(a, ar, r, rr)
+    seen = set()
+    for pid, author_evidence, reviewer_evidence in rows:
+        paper = papers.get(pid)
+        if paper is None or pid in seen:
+            continue
+        seen.add(pid)
+        flag.papers.append(
+            SharedPaper(
+                paper.arxiv_id, paper.title, paper.published, author_evidence, reviewer_evidence
+            )
+        )
+    flag.papers.sort(key=lambda p: (p.published is None, p.published), reverse=True)
+    for inst in insts:
+        if inst in institutions:
+            flag.institutions.append(
+                SharedInstitution(
+                    institutions[inst],
+                    _dated(at[ar.pk][inst], papers),
+                    _dated(at[rr.pk][inst], papers),
+                )
+            )
+    return flag
+
+
+def conflict_check_request(
+    *,
+    arxiv_id: str = "",
+    author_lines: Sequence[str] = (),
+    reviewer_lines: Sequence[str] = (),
+    years: int = DEFAULT_YEARS,
+    today: date | None = None,
+) -> ConflictReport:
+    """The check from what a reader types: a paper's arXiv id or author lines, and reviewer
+    lines (blank lines are skipped; nothing to check is an empty report). Raises NoSuchPaper
+    for an arXiv id this archive does not hold, ConflictInputError for too long lists."""
+    paper = None
+    if arxiv_id.strip():
+        paper, authors = resolve_paper_authors(arxiv_id)
+    else:
+        authors = resolve_names(author_lines)
+    reviewers = resolve_names(reviewer_lines)
+    return conflict_check(
+        authors=authors, reviewers=reviewers, years=years, paper=paper, today=today
+    )
+
+
+def _byline_data(byline: BylineEvidence | None) -> dict | None:
+    if byline is None:
+        return None
+    return {"name": byline.name, "confidence": byline.confidence, "method": byline.method}
+
+
+def _record_data(record: Researcher, site: str) -> dict:
+    return {
+        "id": record.pk,
+        "name": record.display_name,
+        "url": site + record.get_absolute_url(),
+    }
+
+
+def _resolved_data(resolved: Resolved, site: str) -> dict:
+    return {
+        "given": resolved.given,
+        "how": resolved.how,
+        "status": resolved.status,
+        "note": resolved.note,
+        "confidence": resolved.confidence,
+        "method": resolved.method,
+        "records": [_record_data(r, site) for r in resolved.records],
+    }
+
+
+def _evidence_data(evidence: InstitutionEvidence) -> dict:
+    return {
+        "arxiv_id": evidence.arxiv_id,
+        "published": evidence.published.isoformat() if evidence.published else None,
+        "byline": _byline_data(evidence.byline),
+        "set_by_researcher": evidence.set_by_researcher,
+    }
+
+
+def conflict_report_data(report: ConflictReport, *, site: str = "") -> dict:
+    """The report as JSON-ready data: what the API answers and the markdown page lists."""
+    return {
+        "years": report.years,
+        "since": report.since.isoformat(),
+        "paper": (
+            {"arxiv_id": report.paper.arxiv_id, "title": report.paper.title}
+            if report.paper
+            else None
+        ),
+        "authors": [_resolved_data(a, site) for a in report.authors],
+        "reviewers": [_resolved_data(r, site) for r in report.reviewers],
+        "unresolved": [r.given for r in report.unresolved],
+        "flags": [
+            {
+                "author": {"given": f.author.given, "record": _record_data(f.author_record, site)},
+                "reviewer": {
+                    "given": f.reviewer.given,
+                    "record": _record_data(f.reviewer_record, site),
+                },
+                "same_record": f.same_record,
+                "coauthored": [
+                    {
+                        "arxiv_id": p.arxiv_id,
+                        "title": p.title,
+                        "published": p.published.isoformat() if p.published else None,
+                        "author_byline": _byline_data(p.author_byline),
+                        "reviewer_byline": _byline_data(p.reviewer_byline),
+                    }
+                    for p in f.papers
+                ],
+                "shared_institutions": [
+                    {
+                        "institution": {
+                            "name": s.institution.name,
+                            "ror_id": s.institution.ror_id or "",
+                            "url": site + s.institution.get_absolute_url(),
+                        },
+                        "author_evidence": _evidence_data(s.author_evidence),
+                        "reviewer_evidence": _evidence_data(s.reviewer_evidence),
+                    }
+                    for s in f.institutions
+                ],
+            }
+            for f in report.flags
+        ],
+    }

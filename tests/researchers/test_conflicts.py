@@ -1,0 +1,296 @@
+"""The conflict-of-interest check: co-authorship within N years and shared institutions, with the
+papers, dates and each byline's match confidence; unresolved names said to be unresolved; the
+page for signed-in readers and the API endpoint with its quota."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from institutions.clients.ror import parse_organization
+from institutions.models import AuthorshipInstitution, Institution
+from papers.models import Authorship
+from researchers.conflicts import (
+    conflict_check,
+    conflict_check_request,
+    resolve_names,
+    resolve_paper_authors,
+)
+from researchers.models import ResearcherExternalId
+
+pytestmark = pytest.mark.django_db
+
+TODAY = date(2026, 12, 2)
+
+
+@pytest.fixture
+def ror_institution(fixtures_dir):
+    records = {
+        r["id"].rsplit("/", 1)[-1]: r
+        for r in json.loads((fixtures_dir / "ror" / "records_v2_from_es_search.json").read_text())
+    }
+
+    def make(ror_id: str) -> Institution:
+        record = parse_organization(records[ror_id])
+        return Institution.objects.create(
+            name=record.name, ror_id=record.ror_id, website=record.website
+        )
+
+    return make
+
+
+@pytest.fixture
+def coauthored(paper_factory):
+    """A paper by the given records (in byline order), matched with the given confidences."""
+
+    def make(records, *, published: datetime, confidences=None, institution=None):
+        paper = paper_factory(authors=[r.display_name for r in records], published=published)
+        for position, record in enumerate(records, start=1):
+            confidence = (confidences or {}).get(record.pk, 0.9)
+            Authorship.objects.filter(paper=paper, position=position).update(
+                researcher=record, match_confidence=confidence, match_method="s2"
+            )
+            if institution is not None:
+                AuthorshipInstitution.objects.create(
+                    authorship=Authorship.objects.get(paper=paper, position=position),
+                    institution=institution,
+                    paper=paper,
+                )
+        return paper
+
+    return make
+
+
+def test_coauthorship_within_the_window_is_flagged_with_papers_dates_and_confidences(
+    researcher_factory, coauthored
+):
+    ada, alan, grace = (
+        researcher_factory("Ada Lovelace"),
+        researcher_factory("Alan Turing"),
+        researcher_factory("Grace Hopper"),
+    )
+    recent = coauthored(
+        [ada, alan], published=datetime(2025, 3, 1, tzinfo=UTC), confidences={alan.pk: 0.62}
+    )
+    coauthored([ada, grace], published=datetime(2021, 1, 1, tzinfo=UTC))  # outside 3 years
+    report = conflict_check(
+        authors=resolve_names(["Ada Lovelace"]),
+        reviewers=resolve_names(["Alan Turing", "Grace Hopper"]),
+        today=TODAY,
+    )
+    assert report.since == date(2023, 12, 2)
+    (flag,) = report.flags
+    assert (flag.author_record, flag.reviewer_record) == (ada, alan)
+    (shared,) = flag.papers
+    assert shared.arxiv_id == recent.arxiv_id and shared.published == recent.published
+    assert shared.author_byline.name == "Ada Lovelace" and shared.author_byline.confidence == 0.9
+    assert shared.reviewer_byline.confidence == 0.62
+    wider = conflict_check(
+        authors=resolve_names(["Ada Lovelace"]),
+        reviewers=resolve_names(["Alan Turing", "Grace Hopper"]),
+        years=10,
+        today=TODAY,
+    )
+    assert {f.reviewer_record.pk for f in wider.flags} == {alan.pk, grace.pk}
+
+
+def test_shared_institution_is_flagged_with_each_sides_newest_paper_there(
+    researcher_factory, coauthored, ror_institution
+):
+    monash = ror_institution("02bfwt286")
+    ada, alan = researcher_factory("Ada Lovelace"), researcher_factory("Alan Turing")
+    first = coauthored([ada], published=datetime(2024, 5, 1, tzinfo=UTC), institution=monash)
+    second = coauthored([alan], published=datetime(2025, 6, 1, tzinfo=UTC), institution=monash)
+    report = conflict_check(
+        authors=resolve_names(["Ada Lovelace"]),
+        reviewers=resolve_names(["Alan Turing"]),
+        today=TODAY,
+    )
+    (flag,) = report.flags
+    assert flag.papers == []
+    (inst,) = flag.institutions
+    assert inst.institution == monash
+    assert inst.author_evidence.arxiv_id == first.arxiv_id
+    assert inst.reviewer_evidence.arxiv_id == second.arxiv_id
+    assert inst.reviewer_evidence.published == second.published
+    assert inst.reviewer_evidence.byline.confidence == 0.9
+
+
+def test_names_resolve_by_orcid_page_and_name_and_the_rest_are_unresolved(
+    researcher_factory, coauthored
+):
+    ada = researcher_factory("Ada Lovelace")
+    alan = researcher_factory("Alan Turing")
+    merged = researcher_factory("A. M. Turing", merged_into=alan)
+    ResearcherExternalId.objects.create(
+        researcher=alan, source=ResearcherExternalId.ORCID, value="0000-0002-1825-0097"
+    )
+    twin_a, twin_b = researcher_factory("Wei Zhang"), researcher_factory("Wei Zhang")
+    coauthored([ada, twin_b], published=datetime(2025, 1, 1, tzinfo=UTC))
+    resolved = resolve_names(
+        [
+            "https://orcid.org/0000-0002-1825-0097",
+            f"https://wovepaper.example/researchers/{merged.pk}-a-m-turing",
+            "Wei Zhang",
+            "Nobody Byname",
+            "0000-0001-5000-0007",
+        ]
+    )
+    assert [r.status for r in resolved] == [
+        "resolved",
+        "resolved",
+        "ambiguous",
+        "unresolved",
+        "unresolved",
+    ]
+    assert resolved[0].records == [alan] and resolved[1].records == [alan]
+    assert set(resolved[2].records) == {twin_a, twin_b}
+    report = conflict_check(
+        authors=resolve_names(["Ada Lovelace"]), reviewers=resolved, today=TODAY
+    )
+    assert [u.given for u in report.unresolved] == ["Nobody Byname", "0000-0001-5000-0007"]
+    assert [f.reviewer_record for f in report.flags] == [twin_b]
+    assert report.flags[0].reviewer.status == "ambiguous"
+
+
+def test_a_papers_bylines_are_the_authors_and_an_unmatched_byline_is_unresolved(
+    researcher_factory, paper_factory
+):
+    ada = researcher_factory("Ada Lovelace")
+    paper = paper_factory(authors=["Ada Lovelace", "Someone Unmatched"])
+    Authorship.objects.filter(paper=paper, position=1).update(
+        researcher=ada, match_confidence=0.75, match_method="openalex"
+    )
+    found, authors = resolve_paper_authors(paper.arxiv_id)
+    assert found == paper
+    assert [(a.given, a.status, a.confidence) for a in authors] == [
+        ("Ada Lovelace", "resolved", 0.75),
+        ("Someone Unmatched", "unresolved", None),
+    ]
+    report = conflict_check_request(
+        arxiv_id=paper.arxiv_id, reviewer_lines=["Ada Lovelace"], today=TODAY
+    )
+    (flag,) = report.flags
+    assert flag.same_record and flag.author_record == ada
+
+
+def test_every_coauthorship_flag_is_checkable_against_the_bylines(researcher_factory, coauthored):
+    people = [researcher_factory(f"Person Number{i}") for i in range(12)]
+    for i in range(30):
+        group = [people[(i * 7 + k * 5) % 12] for k in range(3)]
+        if len(set(group)) == 3:
+            coauthored(group, published=datetime(2024 + i % 2, 1 + i % 12, 1, tzinfo=UTC))
+    report = conflict_check(
+        authors=resolve_names([p.display_name for p in people[:4]]),
+        reviewers=resolve_names([p.display_name for p in people[4:]]),
+        today=TODAY,
+    )
+    assert report.flags
+    for flag in report.flags:
+        for shared in flag.papers:
+            on_paper = set(
+                Authorship.objects.filter(paper__arxiv_id=shared.arxiv_id).values_list(
+                    "researcher_id", flat=True
+                )
+            )
+            assert {flag.author_record.pk, flag.reviewer_record.pk} <= on_paper
+    # And nothing is missed: every pair on a paper in the window is flagged.
+    expected = {
+        (a, r)
+        for paper_researchers in (
+            set(p.authorships.values_list("researcher_id", flat=True))
+            for p in {
+                auth.paper
+                for auth in Authorship.objects.filter(
+                    researcher__in=people[:4],
+                    paper__published__gte=datetime(2023, 12, 2, tzinfo=UTC),
+                ).select_related("paper")
+            }
+        )
+        for a in paper_researchers & {p.pk for p in people[:4]}
+        for r in paper_researchers & {p.pk for p in people[4:]}
+    }
+    assert {
+        (f.author_record.pk, f.reviewer_record.pk) for f in report.flags if f.papers
+    } == expected
+
+
+def test_check_queries_do_not_grow_with_reviewers_or_papers(
+    researcher_factory, coauthored, django_assert_max_num_queries
+):
+    authors = [researcher_factory(f"Author Number{i}") for i in range(5)]
+    reviewers = [researcher_factory(f"Reviewer Number{i}") for i in range(40)]
+    for i, reviewer in enumerate(reviewers):
+        coauthored([authors[i % 5], reviewer], published=datetime(2025, 1, 1, tzinfo=UTC))
+    author_lines = [a.display_name for a in authors]
+    reviewer_lines = [r.display_name for r in reviewers]
+    with django_assert_max_num_queries(12):
+        report = conflict_check_request(
+            author_lines=author_lines, reviewer_lines=reviewer_lines, today=TODAY
+        )
+    assert len(report.flags) == 40
+
+
+def test_the_page_is_for_signed_in_readers_and_has_a_quota(
+    client, researcher_factory, coauthored, settings
+):
+    ada, alan = researcher_factory("Ada Lovelace"), researcher_factory("Alan Turing")
+    paper = coauthored([ada, alan], published=datetime(2025, 6, 1, tzinfo=UTC))
+    assert client.get("/conflicts").status_code == 302
+    user = get_user_model().objects.create_user("chair", "chair@example.org", "pw-12345678")
+    client.force_login(user)
+    assert client.get("/conflicts").status_code == 200
+    settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "conflicts": "2/day"}
+    form = {
+        "paper": "",
+        "authors": "Ada Lovelace",
+        "reviewers": "Alan Turing\nNobody Byname",
+        "years": 3,
+    }
+    html = client.post("/conflicts", form).content.decode()
+    assert "1 flag" in html and paper.arxiv_id in html and "match confidence 0.90" in html
+    assert "Unresolved names" in html and "Nobody Byname" in html
+    md = client.post("/conflicts", form, HTTP_ACCEPT="text/markdown")
+    assert md["Content-Type"].startswith("text/markdown")
+    assert f"Co-authors: {paper.title} ({paper.arxiv_id}" in md.content.decode()
+    assert client.post("/conflicts", form).status_code == 429
+
+
+def test_the_api_checks_with_a_token_and_has_a_quota(researcher_factory, coauthored, settings):
+    ada, alan = researcher_factory("Ada Lovelace"), researcher_factory("Alan Turing")
+    paper = coauthored([ada, alan], published=datetime(2025, 6, 1, tzinfo=UTC))
+    api = APIClient()
+    body = {"paper": paper.arxiv_id, "reviewers": ["Alan Turing", "Nobody Byname"]}
+    assert api.post("/api/v1/conflicts/", body, format="json").status_code in (401, 403)
+    user = get_user_model().objects.create_user("chair", "chair@example.org", "pw-12345678")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "conflicts": "2/day"}
+    response = api.post("/api/v1/conflicts/", body, format="json")
+    assert response.status_code == 200
+    data = response.json()
+    assert data["paper"]["arxiv_id"] == paper.arxiv_id and data["unresolved"] == ["Nobody Byname"]
+    flags = [f for f in data["flags"] if not f["same_record"]]
+    (flag,) = flags
+    assert flag["author"]["record"]["id"] == ada.pk and flag["reviewer"]["record"]["id"] == alan.pk
+    assert flag["coauthored"][0]["reviewer_byline"] == {
+        "name": "Alan Turing",
+        "confidence": 0.9,
+        "method": "s2",
+    }
+    assert (
+        api.post("/api/v1/conflicts/", {**body, "paper": "9999.99999"}, format="json").status_code
+        == 404
+    )
+    assert api.post("/api/v1/conflicts/", body, format="json").status_code == 429
+
+
+def test_the_endpoint_is_in_the_openapi_schema(client):
+    schema = json.loads(client.get("/openapi.json").content)
+    operation = schema["paths"]["/api/v1/conflicts/"]["post"]
+    assert operation["operationId"] == "conflicts_check"
+    assert "429" in operation["responses"] and "200" in operation["responses"]
