@@ -8,9 +8,12 @@ curation transaction, with a fixed number of queries per merge.
 
 from __future__ import annotations
 
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from researchers import ownership
 from researchers.curation.decisions import MergeParticipant
+from researchers.models import Researcher
 
 from .models import Claim, Follow
 
@@ -56,7 +59,7 @@ def _merge_rows(model, *, survivor_id: int, folded_ids: list[int], keep: tuple[s
 
 
 def _merge(*, survivor_id: int, folded_ids: list[int]) -> dict:
-    return {
+    moved = {
         "follows": _merge_rows(
             Follow, survivor_id=survivor_id, folded_ids=folded_ids, keep=("created_at",)
         ),
@@ -64,6 +67,36 @@ def _merge(*, survivor_id: int, folded_ids: list[int]) -> dict:
             Claim, survivor_id=survivor_id, folded_ids=folded_ids, keep=CLAIM_FIELDS
         ),
     }
+    verification_sync(researcher_ids=[survivor_id])
+    return moved
+
+
+def verification_sync(*, researcher_ids: list[int]) -> None:
+    """Make each record's "verified" state follow its confirmed claims after claims moved with a
+    merge or a split: a record that now holds its owner's confirmed claim is verified (as that
+    claim was), one that lost it is no longer. Two queries, and a write only where it changed."""
+    confirmed = {
+        rid: (method, at)
+        for rid, method, at in Claim.objects.filter(
+            researcher_id__in=researcher_ids, status=Claim.Status.CONFIRMED
+        )
+        .order_by("reviewed_at", "pk")
+        .values_list("researcher_id", "method", "reviewed_at")
+    }
+    for rid, verified_by in Researcher.objects.filter(pk__in=researcher_ids).values_list(
+        "pk", "verified_by"
+    ):
+        if rid in confirmed and not verified_by:
+            method, at = confirmed[rid]
+            ownership.researcher_verify(
+                researcher_id=rid,
+                method=method or Researcher.VERIFIED_CURATORS,
+                at=at or timezone.now(),
+            )
+        elif rid not in confirmed and verified_by:
+            ownership.researcher_unverify(
+                researcher_id=rid, reason="The records were merged or split again."
+            )
 
 
 def _split_rows(model, *, survivor_id: int, data: dict) -> None:
@@ -94,6 +127,9 @@ def _split_rows(model, *, survivor_id: int, data: dict) -> None:
 def _split(*, survivor_id: int, data: dict) -> None:
     _split_rows(Follow, survivor_id=survivor_id, data=data["follows"])
     _split_rows(Claim, survivor_id=survivor_id, data=data["claims"])
+    origins = {origin for _, origin in data["claims"]["moved"]}
+    origins |= {row["researcher_id"] for row in data["claims"]["dropped"]}
+    verification_sync(researcher_ids=sorted({survivor_id, *origins}))
 
 
 PARTICIPANT = MergeParticipant(name="accounts", preview=_preview, merge=_merge, split=_split)

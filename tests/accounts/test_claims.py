@@ -245,3 +245,25 @@ def test_confirming_twice_writes_one_history_entry(user_factory, researcher_fact
     claim_review(claim=claim, reviewer=None, confirm=True)
     claim_review(claim=claim, reviewer=None, confirm=True)
     assert CurationEntry.objects.filter(action=CurationEntry.VERIFIED).count() == 1
+
+
+def test_a_verified_record_merged_into_another_keeps_its_owner_and_a_split_gives_it_back(
+    client, user_factory, researcher_factory
+):
+    from researchers.curation.decisions import merge_split, researchers_merge
+
+    owned = researcher_factory("Ada Lovelace")
+    survivor = researcher_factory("Ada Lovelace")
+    claim_review(
+        claim=researcher_claim(user=user_factory(), researcher=owned), reviewer=None, confirm=True
+    )
+    entry = researchers_merge(survivor_id=survivor.pk, folded_ids=[owned.pk], actor=None)
+    survivor.refresh_from_db()
+    assert survivor.verified_by == "curators"
+    assert "Verified by the curators" in client.get(survivor.get_absolute_url()).content.decode()
+
+    merge_split(entry_id=entry.pk, actor=None)
+    survivor.refresh_from_db()
+    owned.refresh_from_db()
+    assert survivor.verified_by == "" and owned.verified_by == "curators"
+    assert Claim.objects.get().researcher_id == owned.pk
