@@ -237,10 +237,15 @@ def run_pages(args: argparse.Namespace) -> dict:
     call_command("migrate", verbosity=0)
     from papers.citation_answers import CitedWork
     from papers.citations import citations_load
-    from papers.models import Citation, Paper
+    from papers.models import Paper
 
-    print("making synthetic papers and edges (untimed)", file=sys.stderr, flush=True)
     started = time.perf_counter()
+    if args.reuse and Paper.objects.filter(title="Synthetic paper 0").exists():
+        # A database kept from an earlier --page --keep run: the same papers and edges.
+        target = Paper.objects.order_by("-pk").first()
+        assert target is not None
+        return _pages_result(target, args, setup_s=0.0)
+    print("making synthetic papers and edges (untimed)", file=sys.stderr, flush=True)
     paper_ids = make_papers(args.papers)
     target = Paper.objects.get(pk=paper_ids[-1])
     citing = paper_ids[: args.citing]
@@ -253,7 +258,12 @@ def run_pages(args: argparse.Namespace) -> dict:
     citations_load(own)
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")
-    setup_s = time.perf_counter() - started
+    return _pages_result(target, args, setup_s=time.perf_counter() - started)
+
+
+def _pages_result(target, args: argparse.Namespace, *, setup_s: float) -> dict:
+    from papers.models import Citation, Paper
+
     cited_by = Citation.objects.filter(cited_paper=target).count()
     last_page = -(-cited_by // 50)
     base = f"/papers/{target.arxiv_id}"
@@ -292,10 +302,14 @@ def main() -> int:
     parser.add_argument("--page", action="store_true", help="measure the pages, not the loader")
     parser.add_argument("--citing", type=int, default=10000, help="papers citing the one paper")
     parser.add_argument("--repeat", type=int, default=40, help="requests per page (--page)")
+    parser.add_argument(
+        "--reuse", action="store_true", help="--page on the database a --keep run left"
+    )
     args = parser.parse_args()
 
-    _pg_admin(args.server, f'DROP DATABASE IF EXISTS "{args.db_name}" WITH (FORCE)')
-    _pg_admin(args.server, f'CREATE DATABASE "{args.db_name}"')
+    if not args.reuse:
+        _pg_admin(args.server, f'DROP DATABASE IF EXISTS "{args.db_name}" WITH (FORCE)')
+        _pg_admin(args.server, f'CREATE DATABASE "{args.db_name}"')
     os.environ["DATABASE_URL"] = f"{args.server}/{args.db_name}"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wovepaper.settings")
     try:

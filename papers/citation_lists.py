@@ -12,7 +12,6 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, F, Max, QuerySet
-from django.db.models.functions import Coalesce, ExtractYear
 
 from .models import CITATION_SOURCES, Authorship, Citation, CitationCoverage, Paper
 
@@ -72,9 +71,11 @@ class CitedBy:
 
 
 def _sort_order(sort: str, *, year: str, count: str) -> list[Any]:
+    # Where the source gives neither (OpenAlex), the archive's papers come first.
+    archive_first = F("cited_paper").asc(nulls_last=True)
     if sort == "citations":
-        return [F(count).desc(nulls_last=True), F(year).desc(nulls_last=True), "id"]
-    return [F(year).desc(nulls_last=True), F(count).desc(nulls_last=True), "id"]
+        return [F(count).desc(nulls_last=True), F(year).desc(nulls_last=True), archive_first, "id"]
+    return [F(year).desc(nulls_last=True), F(count).desc(nulls_last=True), archive_first, "id"]
 
 
 def paper_references(paper: Paper, *, source: str | None = None) -> References:
@@ -102,16 +103,13 @@ def paper_references(paper: Paper, *, source: str | None = None) -> References:
 
 
 def references_query(paper: Paper, source: str, sort: str) -> QuerySet[Citation]:
-    """`paper`'s references from `source`, newest or most cited first (by the cited paper's
-    own date when the source gave no year), archive papers joined."""
+    """`paper`'s references from `source`, newest or most cited first, by what the source said
+    of each (its year, its count). Read from the edges alone, the archive papers fetched for
+    the page only (prefetch): a join here let PostgreSQL hash the whole paper table."""
     return (
         Citation.objects.filter(citing_paper=paper, source=source)
-        .select_related("cited_paper")
-        .annotate(
-            year=Coalesce("cited_year", ExtractYear("cited_paper__published")),
-            count=Coalesce("cited_citation_count", "cited_paper__cited_by_count"),
-        )
-        .order_by(*_sort_order(sort, year="year", count="count"))
+        .prefetch_related("cited_paper")
+        .order_by(*_sort_order(sort, year="cited_year", count="cited_citation_count"))
     )
 
 
@@ -137,16 +135,57 @@ def paper_cited_by(paper: Paper) -> CitedBy:
     )
 
 
-def citing_papers_query(paper: Paper, sort: str) -> QuerySet[Paper]:
-    """The archive's papers citing `paper` (each once, whichever sources said so), newest or
-    most cited first."""
-    citing = Citation.objects.filter(cited_paper=paper).values("citing_paper")
-    order: list[Any] = (
-        [F("cited_by_count").desc(nulls_last=True), "-published", "-id"]
-        if sort == "citations"
-        else [F("published").desc(nulls_last=True), "-id"]
+def references_page(
+    paper: Paper, *, source: str, sort: str, offset: int, limit: int
+) -> list[Citation]:
+    """One page of `paper`'s references from `source` (two queries: the edges, their archive
+    papers), each with `year` and `count` to show: the source's, else the archive paper's."""
+    edges = list(references_query(paper, source, sort)[offset : offset + limit])
+    for edge in edges:
+        cited = edge.cited_paper
+        edge.year = edge.cited_year or (  # type: ignore[attr-defined]
+            cited.published.year if cited is not None and cited.published else None
+        )
+        edge.count = (  # type: ignore[attr-defined]
+            edge.cited_citation_count
+            if edge.cited_citation_count is not None
+            else (cited.cited_by_count if cited is not None else None)
+        )
+    return edges
+
+
+def citing_paper_ids(paper: Paper, *, sort: str, offset: int, limit: int) -> list[int]:
+    """A page of the ids of the archive's papers citing `paper`, each once whichever sources
+    said so, newest or most cited first. Driven from the cited-by index: the work is bounded
+    by the paper's citations, never by the archive (ordering the papers table and testing each
+    row against the citing set walked the whole table for an old, much-cited paper)."""
+    edges = Citation.objects.filter(cited_paper=paper).values("citing_paper_id")
+    rows: Any
+    if sort == "citations":
+        rows = edges.annotate(
+            count=Max("citing_paper__cited_by_count"), published=Max("citing_published")
+        ).order_by(
+            F("count").desc(nulls_last=True),
+            F("published").desc(nulls_last=True),
+            "-citing_paper_id",
+        )
+    else:
+        rows = edges.annotate(published=Max("citing_published")).order_by(
+            F("published").desc(nulls_last=True), "-citing_paper_id"
+        )
+    return [row["citing_paper_id"] for row in rows[offset : offset + limit]]
+
+
+def _in_order(papers: QuerySet[Paper], ids: list[int]) -> list[Paper]:
+    found = {p.pk: p for p in papers.filter(pk__in=ids, is_deleted=False)}
+    return [found[pk] for pk in ids if pk in found]
+
+
+def citing_papers(paper: Paper, *, sort: str, offset: int, limit: int) -> list[Paper]:
+    """A page of the archive's papers citing `paper` (two queries: the ids, the papers)."""
+    return _in_order(
+        Paper.objects.all(), citing_paper_ids(paper, sort=sort, offset=offset, limit=limit)
     )
-    return Paper.objects.filter(pk__in=citing, is_deleted=False).order_by(*order)
 
 
 @dataclass
@@ -160,8 +199,9 @@ class CitingPaper:
 
 
 def citing_papers_page(paper: Paper, *, sort: str, offset: int, limit: int) -> list[CitingPaper]:
-    """One page of the archive's papers citing `paper` (two queries: the page, then its edges)."""
-    papers = list(citing_papers_query(paper, sort)[offset : offset + limit])
+    """One page of the archive's papers citing `paper` (three queries: the ids, the papers,
+    their edges)."""
+    papers = citing_papers(paper, sort=sort, offset=offset, limit=limit)
     edges: dict[int, list[Citation]] = {}
     for edge in Citation.objects.filter(
         cited_paper=paper, citing_paper_id__in=[p.pk for p in papers]

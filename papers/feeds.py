@@ -16,7 +16,7 @@ from django.utils.html import escape
 
 from wovepaper.lib.api.redirects import site_url
 
-from .citation_lists import citing_papers_query
+from .citation_lists import citing_paper_ids
 from .models import Paper
 from .selectors import category_is_held, paper_list_prefetch, papers_by_category, papers_listed
 
@@ -125,7 +125,7 @@ class CategoryAtomFeed(CategoryFeed):
 
 class CitingPapersFeed(PaperFeed):
     """The archive's papers citing one paper, newest first (each once, whichever sources said
-    so): a reader follows who cites a paper. Three queries, as the others."""
+    so): a reader follows who cites a paper. Four queries: the others' three and the ids."""
 
     def get_object(self, request, arxiv_id: str) -> Paper:
         paper = Paper.objects.filter(arxiv_id=arxiv_id, is_deleted=False).first()
@@ -148,8 +148,10 @@ class CitingPapersFeed(PaperFeed):
     def feed_url(self, paper: Paper) -> str:
         return site_url(f"/papers/{paper.arxiv_id}/cited-by.{self.extension}")
 
-    def items(self, paper: Paper) -> QuerySet[Paper]:
-        return paper_list_prefetch(citing_papers_query(paper, "date"))[:FEED_SIZE]
+    def items(self, paper: Paper) -> list[Paper]:
+        ids = citing_paper_ids(paper, sort="date", offset=0, limit=FEED_SIZE)
+        found = {p.pk: p for p in paper_list_prefetch(Paper.objects.filter(pk__in=ids))}
+        return [found[pk] for pk in ids if pk in found and not found[pk].is_deleted]
 
 
 class CitingPapersAtomFeed(CitingPapersFeed):

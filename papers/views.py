@@ -21,7 +21,7 @@ from .citation_lists import (
     citing_papers_page,
     paper_cited_by,
     paper_references,
-    references_query,
+    references_page,
 )
 from .converters import normalize_old_style
 from .models import Paper
@@ -85,7 +85,13 @@ def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     categories = [{"code": code, "name": category_name(code)} for code in paper.category_list]
     references = paper_references(paper)
     reference_items = (
-        list(references_query(paper, references.shown.source, "date")[:CITATIONS_ON_PAPER_PAGE])
+        references_page(
+            paper,
+            source=references.shown.source,
+            sort="date",
+            offset=0,
+            limit=CITATIONS_ON_PAPER_PAGE,
+        )
         if references.shown
         else []
     )
@@ -141,7 +147,7 @@ def paper_references_list(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     pager = window(
         request,
         lambda offset, limit: (
-            list(references_query(paper, shown.source, sort)[offset : offset + limit])
+            references_page(paper, source=shown.source, sort=sort, offset=offset, limit=limit)
             if shown
             else []
         ),

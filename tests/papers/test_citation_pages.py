@@ -20,9 +20,10 @@ from papers.citations import (
 )
 
 FETCHED = datetime(2026, 11, 12, tzinfo=UTC)
-# References by source, coverage, citing papers by source; the first references; the first
-# citing papers and their edges; with two sources, the distinct count of citing papers.
-CITATION_QUERIES = 7
+# References by source, coverage, citing papers by source; the first references and their
+# archive papers; the first citing papers' ids, the papers and their edges; with two sources,
+# the distinct count of citing papers.
+CITATION_QUERIES = 9
 
 
 @pytest.fixture
@@ -151,7 +152,7 @@ def test_cited_by_page_pages_fifty_at_a_time(client, paper_factory):
 def test_markdown_variants_list_the_same(client, paper_factory, turing):
     cited = paper_factory(title="The cited one")
     paper = paper_factory(title="The citing one")
-    _load(paper, "s2", [*s2_references(turing), CitedWork(arxiv_id=cited.arxiv_id)])
+    _load(paper, "s2", [*s2_references(turing), CitedWork(arxiv_id=cited.arxiv_id, year=2024)])
 
     md = client.get(paper.get_absolute_url(), HTTP_ACCEPT="text/markdown").content.decode()
     assert "## References (15)" in md
@@ -235,7 +236,8 @@ def test_citing_papers_feed_lists_the_newest_first(
         _cite(paper, cited)
     paper_factory(title="Not citing")
 
-    with django_assert_max_num_queries(4):
+    # The paper, the citing papers' ids, those papers and their bylines, the site.
+    with django_assert_max_num_queries(5):
         response = client.get(f"/papers/{cited.arxiv_id}/cited-by.{extension}")
 
     feed = feedparser.parse(response.content)
