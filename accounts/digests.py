@@ -1,4 +1,6 @@
-"""Digest emails: new papers by followed researchers, once per period, never twice.
+"""Digest emails: new papers by followed researchers and institutions, new papers citing the
+followed researchers, and the new papers the reader's saved searches found (grouped by
+search), once per period, never twice.
 
 A digest is recorded as a SentDigest row (unique per user and period) in the same transaction
 that sends it: a retry, a second worker or a rerun of the beat task finds the row and sends
@@ -15,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -22,6 +25,7 @@ from django.utils import timezone
 from papers.citation_lists import citations_of_researchers
 from papers.selectors import papers_with_short_bylines
 
+from .alerts import AlertGroup, alerts_for_user, alerts_grouped
 from .models import Profile, SentDigest
 from .selectors import digest_papers, followed_institution_ids, followed_researcher_ids
 
@@ -106,24 +110,33 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
     since = profile.last_digest_at or now - PERIODS[frequency]
     researcher_ids = followed_researcher_ids(user=user)
     institution_ids = followed_institution_ids(user=user)
-    if not researcher_ids and not institution_ids:
-        return DigestOutcome("nothing-new", period_key=key)
-    papers_qs = digest_papers(
-        researcher_ids=researcher_ids, since=since, now=now, institution_ids=institution_ids
-    )
     limit = settings.DIGEST_MAX_PAPERS
-    papers = papers_with_short_bylines(papers_qs[: limit + 1], focus_ids=researcher_ids)
-    # New papers citing the followed researchers' papers, each naming the paper it cites.
-    citations = citations_of_researchers(researcher_ids, since=since, limit=limit)
-    if not papers and not citations:
+    papers: list = []
+    citations: list = []
+    total = 0
+    if researcher_ids or institution_ids:
+        papers_qs = digest_papers(
+            researcher_ids=researcher_ids, since=since, now=now, institution_ids=institution_ids
+        )
+        papers = papers_with_short_bylines(papers_qs[: limit + 1], focus_ids=researcher_ids)
+        # New papers citing the followed researchers' papers, each naming the paper it cites.
+        citations = citations_of_researchers(researcher_ids, since=since, limit=limit)
+        total = len(papers) if len(papers) <= limit else papers_qs.count()
+        papers = papers[:limit]
+    # The saved searches' alerts since the last digest: one range of the reader's alerts,
+    # however many searches they saved (accounts.alerts).
+    found = alerts_for_user(user=user, since=since, limit=limit)
+    papers_with_short_bylines([alert.paper for alert in found])
+    alert_groups = alerts_grouped(found)
+    if not papers and not citations and not alert_groups:
         return DigestOutcome("nothing-new", period_key=key)
-    total = len(papers) if len(papers) <= limit else papers_qs.count()
-    papers = papers[:limit]
 
     with transaction.atomic():
         try:
             with transaction.atomic():
-                SentDigest.objects.create(user_id=user_id, period_key=key, paper_count=total)
+                SentDigest.objects.create(
+                    user_id=user_id, period_key=key, paper_count=total + len(found)
+                )
         except IntegrityError:
             return DigestOutcome("already-sent", period_key=key)
         followed = (
@@ -139,9 +152,11 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
             since=since,
             followed=followed,
             citations=citations,
+            alert_groups=alert_groups,
+            alert_count=len(found),
         ).send()
         Profile.objects.filter(pk=profile.pk).update(last_digest_at=now)
-    return DigestOutcome("sent", paper_count=total, period_key=key)
+    return DigestOutcome("sent", paper_count=total + len(found), period_key=key)
 
 
 def _message(
@@ -153,6 +168,8 @@ def _message(
     since: datetime,
     followed: str,
     citations: list | None = None,
+    alert_groups: list[AlertGroup] | None = None,
+    alert_count: int = 0,
 ) -> EmailMultiAlternatives:
     unsubscribe = unsubscribe_url(user_id=user.pk)
     context = {
@@ -162,16 +179,26 @@ def _message(
         "shown": len(papers),
         "since": since,
         "followed": followed,
+        "alert_groups": alert_groups or [],
+        "alert_count": alert_count,
+        "searches_url": f"{settings.SITE_URL}{reverse('accounts:saved_searches')}",
         "frequency": Profile.Digest(frequency).label.lower(),
         "SITE_URL": settings.SITE_URL,
         "unsubscribe_url": unsubscribe,
         "feed_url": f"{settings.SITE_URL}{reverse('accounts:following')}",
         "settings_url": f"{settings.SITE_URL}{reverse('accounts:settings')}",
     }
-    subject = f"[wovepaper] {total} new paper{'s' if total != 1 else ''} by {followed}"
-    if not total and citations:
+    parts = []
+    if total:
+        parts.append(f"{total} new paper{'s' if total != 1 else ''} by {followed}")
+    elif citations:
         n = len(citations)
-        subject = f"[wovepaper] {n} new paper{'s' if n != 1 else ''} citing {followed}"
+        parts.append(f"{n} new paper{'s' if n != 1 else ''} citing {followed}")
+    if alert_count:
+        parts.append(
+            f"{alert_count} new paper{'s' if alert_count != 1 else ''} for your saved searches"
+        )
+    subject = "[wovepaper] " + " and ".join(parts)
     message = EmailMultiAlternatives(
         subject=subject,
         body=render_to_string("accounts/email/digest.txt", context),
@@ -195,7 +222,11 @@ def digests_send_due(*, now: datetime | None = None, batch_size: int = 500) -> d
         key = period_key(frequency, now)
         user_ids = (
             Profile.objects.filter(
-                digest_frequency=frequency, user__is_active=True, user__follows__isnull=False
+                Q(user__follows__isnull=False)
+                | Q(user__institution_follows__isnull=False)
+                | Q(user__saved_searches__isnull=False),
+                digest_frequency=frequency,
+                user__is_active=True,
             )
             .exclude(user__sent_digests__period_key=key)
             .values_list("user_id", flat=True)

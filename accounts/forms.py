@@ -133,3 +133,19 @@ class ListNameForm(forms.Form):
 class NoteForm(forms.Form):
     # Long notes are refused by the service with its own message, not cut by the form.
     note = forms.CharField(required=False, strip=True, widget=forms.Textarea)
+
+
+class SavedSearchForm(forms.Form):
+    """A search as the search page's query string holds it (its `q`, `mode`, `category`,
+    `date_from`, `date_to`): what "Save this search" saves."""
+
+    q = forms.CharField(max_length=300, strip=True)
+    mode = forms.ChoiceField(
+        required=False,
+        choices=[("hybrid", "hybrid"), ("keyword", "keyword"), ("semantic", "semantic")],
+    )
+    category = forms.RegexField(
+        required=False, max_length=32, regex=r"^[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?$"
+    )
+    date_from = forms.DateField(required=False)
+    date_to = forms.DateField(required=False)

@@ -35,6 +35,9 @@ class Profile(models.Model):
     # Opt-in: onboarding's last step offers it (weekly preselected), settings change it.
     digest_frequency = models.CharField(max_length=8, choices=Digest.choices, default=Digest.NONE)
     last_digest_at = models.DateTimeField(null=True, blank=True)
+    # The secret of the reader's private alert feed (/me/alerts/<token>.atom); reset makes a
+    # new one and the old URL stops working.
+    alert_feed_token = models.CharField(max_length=64, null=True, blank=True, unique=True)  # noqa: DJ001
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)
 
@@ -219,3 +222,62 @@ class SavedPaper(models.Model):
 
     def __str__(self) -> str:
         return f"paper {self.paper_id} in list {self.reading_list_id}"
+
+
+class SavedSearch(models.Model):
+    """A search a reader saved as it stood (words, mode, filters): the new papers it finds are
+    kept as SearchAlert rows (accounts.alerts) and shown in the feed, the digest and the
+    reader's private alert feed."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_searches"
+    )
+    query = models.CharField(max_length=300)
+    # "hybrid", "keyword" or "semantic", as the search page's `mode`.
+    mode = models.CharField(max_length=16, default="hybrid")
+    category = models.CharField(max_length=32, blank=True)
+    date_from = models.DateField(null=True, blank=True)
+    date_to = models.DateField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # When the alerts last looked for new papers (null: never yet).
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["user", "created_at"], name="savedsearch_user_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"search {self.query!r} of user {self.user_id}"
+
+
+class SearchAlert(models.Model):
+    """A new paper a saved search found. Unique per (search, paper): a paper is announced once
+    per search, however many sweeps find it."""
+
+    saved_search = models.ForeignKey(
+        SavedSearch, on_delete=models.CASCADE, related_name="alerts", db_index=False
+    )
+    # The search's reader, kept here so that a reader's newest alerts across all their
+    # searches are one range of the (user, -found_at) index (the feed, the digest).
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="+")
+    found_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["saved_search", "paper"], name="searchalert_search_paper_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["saved_search", "-found_at", "-id"], name="searchalert_search_idx"
+            ),
+            models.Index(fields=["user", "-found_at", "-id"], name="searchalert_user_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"paper {self.paper_id} found by search {self.saved_search_id}"

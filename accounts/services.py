@@ -22,7 +22,15 @@ from researchers.models import IdentityConflict, Researcher, ResearcherExternalI
 from researchers.selectors import researcher_survivor_id
 
 from . import claim_evidence
-from .models import Claim, Follow, InstitutionFollow, Profile, ReadingList, SavedPaper
+from .models import (
+    Claim,
+    Follow,
+    InstitutionFollow,
+    Profile,
+    ReadingList,
+    SavedPaper,
+    SearchAlert,
+)
 
 # A reader's lists: enough for any way of sorting papers, few enough that every save control
 # can offer them all.
@@ -517,6 +525,28 @@ def user_export(*, user: User) -> dict:
             }
             for c in user.conversations.order_by("created_at", "pk").prefetch_related("messages")
         ],
+        "saved_searches": [
+            {
+                "query": saved.query,
+                "mode": saved.mode,
+                "category": saved.category,
+                "date_from": saved.date_from.isoformat() if saved.date_from else None,
+                "date_to": saved.date_to.isoformat() if saved.date_to else None,
+                "created_at": saved.created_at.isoformat(),
+                "alerts": [
+                    {"arxiv_id": alert.paper.arxiv_id, "found_at": alert.found_at.isoformat()}
+                    for alert in saved.alerts.all()
+                ],
+            }
+            for saved in user.saved_searches.order_by("created_at", "pk").prefetch_related(
+                Prefetch(
+                    "alerts",
+                    queryset=SearchAlert.objects.select_related("paper")
+                    .only("saved_search_id", "found_at", "paper__arxiv_id")
+                    .order_by("found_at", "pk"),
+                )
+            )
+        ],
         "library": [
             {
                 "name": reading_list.name,
@@ -549,7 +579,8 @@ def user_export(*, user: User) -> dict:
 @transaction.atomic
 def user_delete(*, user: User) -> None:
     """Delete the account. Follows, claims, profile, digests, chat conversations and messages,
-    the library (lists, saved papers, notes, shared links), email addresses, social accounts
+    the library (lists, saved papers, notes, shared links), saved searches and their alerts,
+    email addresses, social accounts
     and API tokens go with it (all cascade from the user)."""
     user.delete()
 

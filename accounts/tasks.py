@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from .alerts import saved_searches_check_due
 from .digests import digests_send_due
 from .services import unverified_accounts_expire
 
@@ -16,3 +17,10 @@ def send_digests() -> dict[str, int]:
 def expire_unverified_accounts() -> int:
     """Beat task: remove accounts never confirmed nor used. Idempotent."""
     return unverified_accounts_expire()
+
+
+@shared_task(name="accounts.tasks.check_saved_searches", acks_late=True)
+def check_saved_searches() -> int:
+    """Beat task: run every saved search over the papers new since its last check and keep what
+    it finds as alerts. Safe to run twice (a paper is announced once per search)."""
+    return saved_searches_check_due()

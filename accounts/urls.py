@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import library_views, owner_views, views
+from . import alert_views, library_views, owner_views, views
 
 app_name = "accounts"
 
@@ -79,4 +79,15 @@ urlpatterns = [
         library_views.shared_list_cite,
         name="shared_list_cite",
     ),
+    path("me/searches", alert_views.saved_searches, name="saved_searches"),
+    path(
+        "me/searches/<api_id:search_id>/delete",
+        alert_views.saved_search_delete,
+        name="saved_search_delete",
+    ),
+    path("me/searches/feed/reset", alert_views.alert_feed_reset, name="alert_feed_reset"),
+    path(
+        "me/alerts/<secret_token:token>.atom", alert_views.alert_feed_atom, name="alert_feed_atom"
+    ),
+    path("me/alerts/<secret_token:token>.rss", alert_views.alert_feed_rss, name="alert_feed_rss"),
 ]

@@ -36,7 +36,7 @@ from researchers.similar import more_like_followed
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from . import digests, fragments, selectors, services
+from . import alerts, digests, fragments, selectors, services
 from .categories import categories_by_code, categories_search, category_list
 from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
 from .models import Claim, Profile
@@ -45,6 +45,7 @@ FEED_PAGE_SIZE = 20
 # The newest papers citing the followed researchers' papers, beside their new papers.
 FEED_CITATIONS = 10
 FEED_MAX_PAGES = 25
+FEED_ALERTS = 20
 FOLLOWED_PAGE_SIZE = 50
 SIDEBAR_FOLLOWS = 30
 
@@ -392,6 +393,10 @@ def following(request: AuthenticatedHttpRequest) -> HttpResponse:
         "yet.",
         "suggestions": more_like_followed([f.researcher for f in follows], exclude=ids),
         "citation_alerts": citations_of_researchers(ids, limit=FEED_CITATIONS),
+        # The newest papers the reader's saved searches found, by search (one query).
+        "alert_groups": alerts.alerts_grouped(
+            alerts.alerts_for_user(user=request.user, limit=FEED_ALERTS)
+        ),
     }
     return render_page(request, "accounts/following", context)
 

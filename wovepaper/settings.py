@@ -330,6 +330,12 @@ CELERY_BEAT_SCHEDULE["accounts-send-digests"] = {
     "task": "accounts.tasks.send_digests",
     "schedule": crontab(minute=0, hour=env_int("DIGEST_HOUR", 6)),
 }
+# Saved searches look for new papers each hour (ALERT_CHECK_MINUTE past it), so the digest at
+# DIGEST_HOUR and the alert feeds carry what the last harvest brought.
+CELERY_BEAT_SCHEDULE["accounts-check-saved-searches"] = {
+    "task": "accounts.tasks.check_saved_searches",
+    "schedule": crontab(minute=env_int("ALERT_CHECK_MINUTE", 40)),
+}
 CELERY_BEAT_SCHEDULE["accounts-expire-unverified"] = {
     "task": "accounts.tasks.expire_unverified_accounts",
     "schedule": crontab(minute=15, hour=env_int("DIGEST_HOUR", 6)),

@@ -129,6 +129,14 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         "tab_urls": {t: _tab_url(request, t) for t in TABS},
         # The export holds what this page lists: the same parameters, page included.
         "cite_query": f"?{request.GET.urlencode()}" if request.GET else "",
+        # "Save this search" keeps what the search asks (words, mode, filters), not its page.
+        "save_search_query": urlencode(
+            {
+                name: request.GET[name]
+                for name in ("q", "mode", "category", "date_from", "date_to")
+                if request.GET.get(name)
+            }
+        ),
     }
     # Words that name a researcher or an institution but appear in no paper lead with the names.
     context["names_lead"] = bool(

@@ -1,0 +1,182 @@
+"""Saved searches: save one from the search page, list and delete them, and the reader's
+private alert feed (Atom and RSS at a secret URL the reader can reset)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.syndication.views import Feed
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.cache import patch_cache_control
+from django.utils.feedgenerator import Atom1Feed
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from papers.models import Paper
+from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.request_types import AuthenticatedHttpRequest
+
+from . import alerts
+from .forms import SavedSearchForm
+from .models import SavedSearch, SearchAlert
+
+
+def _terms(form: SavedSearchForm) -> alerts.SearchTerms:
+    data = form.cleaned_data
+    return alerts.SearchTerms(
+        query=data.get("q", ""),
+        mode=data.get("mode") or "hybrid",
+        category=data.get("category", ""),
+        date_from=data.get("date_from"),
+        date_to=data.get("date_to"),
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def saved_searches(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The reader's saved searches with their newest alerts and the feed's URLs. A GET with a
+    search's parameters (the search page's "Save this search" link) offers to save it; the POST
+    saves it."""
+    source = request.POST if request.method == "POST" else request.GET
+    form = SavedSearchForm(source) if source.get("q") else None
+    if request.method == "POST":
+        if form is None or not form.is_valid():
+            messages.error(request, "There is no search to save: search for some words first.")
+            return redirect("accounts:saved_searches")
+        try:
+            saved = alerts.saved_search_create(user=request.user, terms=_terms(form))
+        except alerts.SavedSearchError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(
+                request,
+                f"Saved {alerts.saved_search_label(saved)}: new papers it finds will show in "
+                "your feed, your digest and your alert feed.",
+            )
+        return redirect("accounts:saved_searches")
+    offered = None
+    if form is not None and form.is_valid():
+        terms = _terms(form)
+        offered = SavedSearch(
+            query=terms.query,
+            mode=terms.mode,
+            category=terms.category,
+            date_from=terms.date_from,
+            date_to=terms.date_to,
+        )
+    searches = alerts.saved_searches_for_user(user=request.user)
+    groups = alerts.alerts_grouped(alerts.alerts_for_user(user=request.user))
+    token = alerts.alert_feed_token(user=request.user)
+    context = {
+        "searches": [(s, alerts.saved_search_label(s)) for s in searches],
+        "groups": groups,
+        "offered": offered,
+        "offered_label": alerts.saved_search_label(offered) if offered else "",
+        "offered_query": source.urlencode() if offered else "",
+        "max_searches": alerts.SAVED_SEARCH_MAX,
+        "atom_url": request.build_absolute_uri(reverse("accounts:alert_feed_atom", args=[token])),
+        "rss_url": request.build_absolute_uri(reverse("accounts:alert_feed_rss", args=[token])),
+    }
+    response = render_page(request, "accounts/saved_searches", context)
+    patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+@login_required
+@require_POST
+def saved_search_delete(request: AuthenticatedHttpRequest, search_id: int) -> HttpResponse:
+    saved = SavedSearch.objects.filter(user=request.user, pk=search_id).first()
+    if saved is None:
+        raise Http404("no such saved search of yours")
+    alerts.saved_search_delete(saved=saved)
+    messages.success(request, f"Deleted {alerts.saved_search_label(saved)} and its alerts.")
+    return redirect("accounts:saved_searches")
+
+
+@login_required
+@require_POST
+def alert_feed_reset(request: AuthenticatedHttpRequest) -> HttpResponse:
+    alerts.alert_feed_token_reset(user=request.user)
+    messages.success(request, "Your alert feed has a new address; the old one no longer works.")
+    return redirect("accounts:saved_searches")
+
+
+def search_url(saved: SavedSearch) -> str:
+    """The search page that shows what a saved search asks."""
+    query = {"q": saved.query, "mode": saved.mode}
+    if saved.category:
+        query["category"] = saved.category
+    if saved.date_from:
+        query["date_from"] = saved.date_from.isoformat()
+    if saved.date_to:
+        query["date_to"] = saved.date_to.isoformat()
+    return f"/search?{urlencode(query)}"
+
+
+class AlertFeed(Feed):
+    """The reader's newest alerts, each titled with the search that found it. The URL is the
+    secret: anyone holding it reads the feed, as feed readers cannot sign in."""
+
+    description_template = "accounts/alert_feed_item.html"
+
+    def get_object(self, request: HttpRequest, token: str):
+        user = alerts.alert_feed_user(token=token)
+        if user is None:
+            raise Http404("no alert feed at this address")
+        return user
+
+    def __call__(self, request, *args, **kwargs):
+        response = super().__call__(request, *args, **kwargs)
+        response["X-Robots-Tag"] = "noindex"
+        patch_cache_control(response, private=True, max_age=300)
+        return response
+
+    def title(self, user) -> str:
+        return "wovepaper: new papers for your saved searches"
+
+    def link(self, user) -> str:
+        return reverse("accounts:saved_searches")
+
+    def description(self, user) -> str:
+        return "New papers found by the searches you saved on wovepaper, newest first."
+
+    def items(self, user) -> list[SearchAlert]:
+        return alerts.alerts_for_user(user=user)
+
+    def item_title(self, item: SearchAlert) -> str:
+        return f"[{alerts.saved_search_label(item.saved_search)}] {item.paper.title}"
+
+    def item_link(self, item: SearchAlert) -> str:
+        return item.paper.get_absolute_url()
+
+    def item_guid(self, item: SearchAlert) -> str:
+        return f"wovepaper-alert-{item.pk}"
+
+    def item_pubdate(self, item: SearchAlert):
+        return item.found_at
+
+    def item_author_name(self, item: SearchAlert) -> str:
+        return item.paper.authors[:200]
+
+    def item_categories(self, item: SearchAlert) -> list[str]:
+        return [alerts.saved_search_label(item.saved_search)]
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        item = kwargs["item"]
+        context["paper"] = item.paper if isinstance(item.paper, Paper) else None
+        context["search_url"] = search_url(item.saved_search)
+        return context
+
+
+class AlertAtomFeed(AlertFeed):
+    feed_type = Atom1Feed
+    subtitle = AlertFeed.description
+
+
+alert_feed_rss = require_GET(AlertFeed())
+alert_feed_atom = require_GET(AlertAtomFeed())

@@ -1,0 +1,220 @@
+"""Saved searches and their alerts: saved from the search page, checked over new papers, shown on
+the saved-searches page, in the feed, the digest and the private Atom/RSS feed, grouped by
+search; a search by meaning alerts only above the similarity floor."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import feedparser
+import pytest
+from django.core import mail
+from django.core.cache import cache
+from django.test import Client
+from django.utils import timezone
+
+from accounts import alerts
+from accounts.digests import digest_send
+from accounts.models import SavedSearch, SearchAlert
+from papers.search import PAPERS
+from papers.search.embedding_stage import embed_papers
+from wovepaper.lib.search import backend_for
+
+pytestmark = pytest.mark.django_db
+
+
+def _signed_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def recent(paper_factory):
+    """Papers published in the last days, as the alerts look for."""
+
+    def make(title: str, abstract: str = "We study it.", days_ago: float = 1, **fields):
+        return paper_factory(
+            title=title,
+            abstract=abstract,
+            published=timezone.now() - timedelta(days=days_ago),
+            **fields,
+        )
+
+    return make
+
+
+def test_saving_from_the_search_page_link(user_factory):
+    user = user_factory()
+    client = _signed_in(user)
+    html = client.get("/search", {"q": "quantum error correction"}).content.decode()
+    assert "/me/searches?q=quantum+error+correction" in html
+    offer = client.get("/me/searches", {"q": "quantum error correction", "mode": "keyword"})
+    assert "Save this search?" in offer.content.decode()
+    assert not SavedSearch.objects.exists()
+    client.post("/me/searches", {"q": "quantum error correction", "mode": "keyword"})
+    client.post("/me/searches", {"q": "quantum  error correction", "mode": "keyword"})
+    saved = SavedSearch.objects.get(user=user)
+    assert saved.query == "quantum error correction" and saved.mode == "keyword"
+
+
+def test_a_check_keeps_new_matching_papers_once(user_factory, recent):
+    user = user_factory()
+    wanted = recent("Surface codes under circuit noise", "Logical error rates of surface codes.")
+    recent("Dwarf galaxy halos", "Dark matter density profiles.")
+    old = recent("Surface codes in 2019", "Older surface codes work.", days_ago=400)
+    saved = alerts.saved_search_create(
+        user=user, terms=alerts.SearchTerms(query="surface codes", mode="keyword")
+    )
+    assert alerts.saved_search_check(saved=saved) == 1
+    assert list(SearchAlert.objects.values_list("paper_id", flat=True)) == [wanted.pk]
+    saved.refresh_from_db()
+    assert saved.checked_at is not None
+    # Checked again: nothing is announced twice, and the old paper stays out.
+    assert alerts.saved_search_check(saved=saved) == 0
+    assert not SearchAlert.objects.filter(paper=old).exists()
+
+
+def test_the_category_filter_holds(user_factory, recent):
+    user = user_factory()
+    recent("Surface codes for qubits", categories=["quant-ph"])
+    in_cs = recent("Surface codes for storage", categories=["cs.IT"])
+    saved = alerts.saved_search_create(
+        user=user,
+        terms=alerts.SearchTerms(query="surface codes", mode="keyword", category="cs.IT"),
+    )
+    alerts.saved_search_check(saved=saved)
+    assert list(SearchAlert.objects.values_list("paper_id", flat=True)) == [in_cs.pk]
+
+
+def test_a_meaning_search_alerts_only_above_the_similarity_floor(user_factory, recent, settings):
+    cache.clear()
+    papers = [
+        recent(
+            "Surface codes for quantum error correction",
+            "We study logical error rates of surface codes under circuit noise for qubits.",
+            categories=["quant-ph"],
+        ),
+        recent(
+            "Dark matter halos of dwarf spheroidal galaxies",
+            "Density profiles of dwarf galaxies constrain dark matter models.",
+            categories=["astro-ph.GA"],
+        ),
+    ]
+    embed_papers([p.pk for p in papers], feed_index=False)
+    backend_for(PAPERS, "semantic").rebuild()
+    user = user_factory()
+    saved = alerts.saved_search_create(
+        user=user,
+        terms=alerts.SearchTerms(query="quantum error correcting codes", mode="semantic"),
+    )
+    alerts.saved_search_check(saved=saved)
+    assert list(SearchAlert.objects.values_list("paper_id", flat=True)) == [papers[0].pk]
+    # Above any similarity a real query reaches: nothing is announced.
+    settings.SEARCH_SIMILARITY_FLOOR = 0.99
+    cache.clear()
+    SearchAlert.objects.all().delete()
+    SavedSearch.objects.update(checked_at=None)
+    saved.refresh_from_db()
+    alerts.saved_search_check(saved=saved)
+    assert not SearchAlert.objects.exists()
+
+
+def test_the_saved_searches_page_groups_alerts_by_search(user_factory, recent):
+    user = user_factory()
+    first = recent("Surface codes under noise")
+    second = recent("Transformers for protein folding")
+    for query in ("surface codes", "protein folding"):
+        saved = alerts.saved_search_create(
+            user=user, terms=alerts.SearchTerms(query=query, mode="keyword")
+        )
+        alerts.saved_search_check(saved=saved)
+    client = _signed_in(user)
+    html = client.get("/me/searches").content.decode()
+    assert "“surface codes” by words" in html and "“protein folding” by words" in html
+    assert first.title in html and second.title in html
+    markdown = client.get("/me/searches", HTTP_ACCEPT="text/markdown").content.decode()
+    assert "### “surface codes” by words" in markdown and first.arxiv_id in markdown
+    feed = client.get("/following").content.decode()
+    assert "From your saved searches" in feed and second.title in feed
+
+
+def test_the_alert_feed_is_private_to_its_secret_address(user_factory, recent):
+    user = user_factory()
+    paper = recent("Surface codes under noise")
+    saved = alerts.saved_search_create(
+        user=user, terms=alerts.SearchTerms(query="surface codes", mode="keyword")
+    )
+    alerts.saved_search_check(saved=saved)
+    token = alerts.alert_feed_token(user=user)
+    assert len(token) >= 32
+    anyone = Client()
+    atom = anyone.get(f"/me/alerts/{token}.atom")
+    assert atom.status_code == 200 and "noindex" in atom["X-Robots-Tag"]
+    parsed = feedparser.parse(atom.content)
+    (entry,) = parsed.entries
+    assert entry.title == f"[“surface codes” by words] {paper.title}"
+    assert entry.link.endswith(paper.get_absolute_url())
+    rss = feedparser.parse(anyone.get(f"/me/alerts/{token}.rss").content)
+    assert rss.entries[0].title == entry.title
+    _signed_in(user).post("/me/searches/feed/reset")
+    assert anyone.get(f"/me/alerts/{token}.atom").status_code == 404
+    assert alerts.alert_feed_token(user=user) != token
+
+
+def test_the_digest_carries_alerts_grouped_by_search_in_bounded_queries(
+    user_factory, recent, django_assert_max_num_queries
+):
+    user = user_factory(email="alerts@example.org")
+    papers = [recent(f"Surface codes number {n}") for n in range(3)]
+    searches = [
+        alerts.saved_search_create(
+            user=user, terms=alerts.SearchTerms(query=f"surface codes number {n}", mode="keyword")
+        )
+        for n in range(3)
+    ]
+    # 50 saved searches: the digest reads their alerts in one range, not per search.
+    for n in range(alerts.SAVED_SEARCH_MAX - 3):
+        SavedSearch.objects.create(user=user, query=f"unmatched words {n}", mode="keyword")
+    for saved in searches:
+        alerts.saved_search_check(saved=saved)
+    with django_assert_max_num_queries(12):
+        outcome = digest_send(user_id=user.pk, now=timezone.now() + timedelta(minutes=1))
+    assert outcome.status == "sent"
+    (message,) = mail.outbox
+    body = message.body
+    for n, paper in enumerate(papers):
+        assert f"“surface codes number {n}” by words" in body and paper.title in body
+    assert "saved search" in message.subject
+
+
+def test_other_readers_searches_cannot_be_deleted(user_factory):
+    owner, other = user_factory(), user_factory()
+    saved = alerts.saved_search_create(
+        user=owner, terms=alerts.SearchTerms(query="surface codes", mode="keyword")
+    )
+    assert _signed_in(other).post(f"/me/searches/{saved.pk}/delete").status_code == 404
+    assert SavedSearch.objects.filter(pk=saved.pk).exists()
+    _signed_in(owner).post(f"/me/searches/{saved.pk}/delete")
+    assert not SavedSearch.objects.exists()
+
+
+def test_saved_searches_are_bounded_and_exported(user_factory, recent):
+    user = user_factory()
+    recent("Surface codes under noise")
+    saved = alerts.saved_search_create(
+        user=user, terms=alerts.SearchTerms(query="surface codes", mode="keyword")
+    )
+    alerts.saved_search_check(saved=saved)
+    SavedSearch.objects.bulk_create(
+        SavedSearch(user=user, query=f"words {n}") for n in range(alerts.SAVED_SEARCH_MAX - 1)
+    )
+    with pytest.raises(alerts.SavedSearchError):
+        alerts.saved_search_create(user=user, terms=alerts.SearchTerms(query="one more"))
+    from accounts.services import user_delete, user_export
+
+    data = user_export(user=user)
+    first = next(s for s in data["saved_searches"] if s["query"] == "surface codes")
+    assert first["mode"] == "keyword" and len(first["alerts"]) == 1
+    user_delete(user=user)
+    assert not SavedSearch.objects.exists() and not SearchAlert.objects.exists()
