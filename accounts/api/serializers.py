@@ -7,7 +7,8 @@ from rest_framework import serializers
 from papers.converters import ArxivIdConverter
 from wovepaper.lib.api.schema import JSONIntegerField, JSONStringField
 
-from ..models import Follow, ReadingList, SavedPaper
+from ..alerts import saved_search_label
+from ..models import Follow, ReadingList, SavedPaper, SavedSearch, SearchAlert
 from ..services import NOTE_MAX_CHARS
 
 
@@ -132,3 +133,82 @@ class NoteInputSerializer(serializers.Serializer):
         max_length=NOTE_MAX_CHARS,
         help_text="The note, replacing the one held; empty removes it.",
     )
+
+
+class SavedSearchSerializer(serializers.ModelSerializer):
+    name = serializers.SerializerMethodField(help_text="How the search is named on pages.")
+    alerts_url = serializers.SerializerMethodField(help_text="The papers this search found.")
+
+    class Meta:
+        model = SavedSearch
+        fields = [
+            "id",
+            "query",
+            "mode",
+            "category",
+            "date_from",
+            "date_to",
+            "name",
+            "created_at",
+            "checked_at",
+            "alerts_url",
+        ]
+
+    def get_name(self, saved: SavedSearch) -> str:
+        return saved_search_label(saved)
+
+    def get_alerts_url(self, saved: SavedSearch) -> str:
+        path = reverse("accounts_api:search_alerts", args=[saved.pk])
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+
+class SavedSearchPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="How many searches you saved.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+    results = SavedSearchSerializer(many=True)
+
+
+class SavedSearchInputSerializer(serializers.Serializer):
+    query = JSONStringField(
+        max_length=300, validators=[_NAMED], help_text="The words, as on the search page."
+    )
+    mode = serializers.ChoiceField(
+        choices=["hybrid", "keyword", "semantic"],
+        required=False,
+        default="hybrid",
+        help_text="By words and meaning (default), words only, or meaning only (alerts only "
+        "above the search page's similarity floor).",
+    )
+    category = JSONStringField(
+        required=False,
+        allow_blank=True,
+        max_length=32,
+        validators=[RegexValidator(r"^(?:[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?)?$")],
+        help_text="An arXiv category code such as `cs.LG`.",
+    )
+    date_from = serializers.DateField(required=False, allow_null=True, help_text="First day.")
+    date_to = serializers.DateField(required=False, allow_null=True, help_text="Last day.")
+
+
+class SearchAlertSerializer(serializers.ModelSerializer):
+    arxiv_id = serializers.CharField(source="paper.arxiv_id", read_only=True)
+    title = serializers.CharField(source="paper.title", read_only=True)
+    url = serializers.SerializerMethodField(help_text="The paper's page here.")
+
+    class Meta:
+        model = SearchAlert
+        fields = ["arxiv_id", "title", "url", "found_at"]
+
+    def get_url(self, alert: SearchAlert) -> str:
+        request = self.context.get("request")
+        path = alert.paper.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+
+class SearchAlertPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="How many papers the search found.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+    results = SearchAlertSerializer(many=True)

@@ -9,6 +9,9 @@ from .views import (
     ReadingListListApi,
     SavedPaperDetailApi,
     SavedPaperListApi,
+    SavedSearchDetailApi,
+    SavedSearchListApi,
+    SearchAlertListApi,
 )
 
 app_name = "accounts_api"
@@ -25,4 +28,7 @@ urlpatterns = [
         SavedPaperDetailApi.as_view(),
         name="list_paper",
     ),
+    path("searches/", SavedSearchListApi.as_view(), name="searches"),
+    path("searches/<api_id:search_id>/", SavedSearchDetailApi.as_view(), name="search"),
+    path("searches/<api_id:search_id>/alerts/", SearchAlertListApi.as_view(), name="search_alerts"),
 ]

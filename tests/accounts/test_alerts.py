@@ -218,3 +218,40 @@ def test_saved_searches_are_bounded_and_exported(user_factory, recent):
     assert first["mode"] == "keyword" and len(first["alerts"]) == 1
     user_delete(user=user)
     assert not SavedSearch.objects.exists() and not SearchAlert.objects.exists()
+
+
+def test_saved_searches_through_the_api(user_factory, recent):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    user = user_factory()
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    assert APIClient().get("/api/v1/me/searches/").status_code == 401
+    paper = recent("Surface codes under noise", categories=["quant-ph"])
+    made = api.post(
+        "/api/v1/me/searches/",
+        {"query": "surface codes", "mode": "keyword", "category": "quant-ph"},
+        format="json",
+    )
+    assert made.status_code == 201 and made.json()["name"] == "“surface codes” by words in quant-ph"
+    again = api.post(
+        "/api/v1/me/searches/",
+        {"query": "surface codes", "mode": "keyword", "category": "quant-ph"},
+        format="json",
+    )
+    assert again.status_code == 200 and again.json()["id"] == made.json()["id"]
+    assert api.post("/api/v1/me/searches/", {"query": "  "}, format="json").status_code == 400
+    alerts.saved_search_check(saved=SavedSearch.objects.get())
+    listed = api.get("/api/v1/me/searches/").json()
+    assert listed["count"] == 1 and listed["results"][0]["checked_at"]
+    found = api.get(listed["results"][0]["alerts_url"]).json()
+    assert [a["arxiv_id"] for a in found["results"]] == [paper.arxiv_id]
+    other = APIClient()
+    other.force_authenticate(user_factory())
+    assert other.delete(f"/api/v1/me/searches/{made.json()['id']}/").status_code == 404
+    assert api.delete(f"/api/v1/me/searches/{made.json()['id']}/").status_code == 204
+    assert not SavedSearch.objects.exists()
+    paths = api.get("/openapi.json").json()["paths"]
+    assert set(paths["/api/v1/me/searches/"]) >= {"get", "post"}
+    assert "get" in paths["/api/v1/me/searches/{search_id}/alerts/"]
