@@ -69,8 +69,10 @@ class ReadingListPageSerializer(serializers.Serializer):
     results = ReadingListSerializer(many=True)
 
 
-# A name has a letter, digit or sign in it: blanks alone are no name (the schema says so too).
-_NAMED = RegexValidator(r"\S", "A list needs a name.")
+# A name has a letter, digit or sign in it: blanks alone are no name. No NUL anywhere (the site
+# refuses it before any view, wovepaper.middleware): the schema says both.
+_NO_NUL = RegexValidator(r"^[^\x00]*$", "Text may not contain NUL characters (U+0000).")
+_NAMED = RegexValidator(r"^[^\x00]*[^\s\x00][^\x00]*$", "Needs a letter, digit or sign.")
 
 
 class ReadingListInputSerializer(serializers.Serializer):
@@ -123,7 +125,11 @@ class SavePaperInputSerializer(serializers.Serializer):
         "ignored).",
     )
     note = JSONStringField(
-        required=False, allow_blank=True, max_length=NOTE_MAX_CHARS, help_text="Your note."
+        required=False,
+        allow_blank=True,
+        max_length=NOTE_MAX_CHARS,
+        validators=[_NO_NUL],
+        help_text="Your note.",
     )
 
 
@@ -131,6 +137,7 @@ class NoteInputSerializer(serializers.Serializer):
     note = JSONStringField(
         allow_blank=True,
         max_length=NOTE_MAX_CHARS,
+        validators=[_NO_NUL],
         help_text="The note, replacing the one held; empty removes it.",
     )
 

@@ -63,10 +63,11 @@ def test_feed_query_count_does_not_grow(
         authored_paper(researcher)
     client.force_login(user)
     # session, user, onboarding check, follows, merges, followed institutions, count, page,
-    # bylines, sidebar; and "more like the researchers you follow": the vector index's version
-    # once and, not cached yet, the vectors of each of the five most recently followed; the
-    # newest papers citing theirs (one query when there are none, three when there are)
-    with django_assert_max_num_queries(17):
+    # bylines, sidebar, the saved searches' newest alerts; and "more like the researchers you
+    # follow": the vector index's version once and, not cached yet, the vectors of each of the
+    # five most recently followed; the newest papers citing theirs (one query when there are
+    # none, three when there are)
+    with django_assert_max_num_queries(18):
         response = client.get("/following")
     assert response.content.decode().count('class="paper-item"') == 20
 
