@@ -23,6 +23,7 @@ from .citation_lists import (
     paper_references,
     references_page,
 )
+from .citation_related import related_by_citations
 from .converters import normalize_old_style
 from .models import Paper
 from .selectors import paper_for_page, papers_for_citation, papers_newest
@@ -125,6 +126,7 @@ def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
             "reference_items": reference_items,
             "cited_by": cited_by,
             "citing": citing,
+            "related_by_citations": related_by_citations(paper, cited_by=cited_by.in_archive),
         },
     )
 

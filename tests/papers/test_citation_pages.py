@@ -214,7 +214,9 @@ def test_paper_page_queries_do_not_grow_with_citations(
             [CitingPaperEdges(citing.pk, "openalex", FETCHED, [CitedWork(arxiv_id=paper.arxiv_id)])]
         )
     client.get(paper.get_absolute_url())  # the first view makes the computed analysis
-    with django_assert_max_num_queries(PAPER_PAGE_QUERIES + CITATION_QUERIES - 3):
+    # The lists on the page, and "related by citations": the edges to its references, its
+    # citing papers, their references, the related papers.
+    with django_assert_max_num_queries(PAPER_PAGE_QUERIES + CITATION_QUERIES - 3 + 4):
         response = client.get(paper.get_absolute_url())
     assert "in this archive)" in _text(response.content.decode())
     for path in ("references", "cited-by"):
@@ -247,3 +249,44 @@ def test_citing_papers_feed_lists_the_newest_first(
     assert client.get(f"/papers/2401.99999/cited-by.{extension}").status_code == 404
     page = client.get(cited.get_absolute_url()).content.decode()
     assert f'href="/papers/{cited.arxiv_id}/cited-by.rss"' in page
+
+
+@pytest.mark.django_db
+def test_related_by_citations_says_why(client, paper_factory):
+    paper, twin, a, b, c = (paper_factory(title=t) for t in ("P", "Twin", "A", "B", "C"))
+    for citing in (paper, twin):
+        citations_load(
+            [
+                CitingPaperEdges(
+                    citing.pk, "s2", FETCHED, [CitedWork(arxiv_id=x.arxiv_id) for x in (a, b)]
+                )
+            ]
+        )
+    # Two papers cite both P and C: C is cited together with P twice.
+    for n in range(2):
+        reader = paper_factory(title=f"Reader {n}")
+        citations_load(
+            [
+                CitingPaperEdges(
+                    reader.pk,
+                    "openalex",
+                    FETCHED,
+                    [CitedWork(arxiv_id=x.arxiv_id) for x in (paper, c)],
+                )
+            ]
+        )
+    lone = paper_factory(title="Lone")  # shares one reference only: not related enough
+    citations_load([CitingPaperEdges(lone.pk, "s2", FETCHED, [CitedWork(arxiv_id=a.arxiv_id)])])
+
+    html = client.get(paper.get_absolute_url()).content.decode()
+    related = html.split('id="related-citations-h"')[1].split("</section>")[0]
+
+    items = re.findall(
+        r"<li><a [^>]*>([^<]+)</a>.*?<span class=\"small muted\">([^<]+)</span>", related
+    )
+    assert items == [
+        ("Twin", "Cites 2 of the same papers of this archive"),
+        ("C", "Cited together with it by 2 papers"),
+    ]
+    md = client.get(paper.get_absolute_url(), HTTP_ACCEPT="text/markdown").content.decode()
+    assert "## Related by citations" in md and "Cited together with it by 2 papers" in md

@@ -10,10 +10,11 @@ import pytest
 from tests.researchers.conftest import link_author, researcher_factory  # noqa: F401
 
 # Two of them for similar papers: the vector index's version (none once its file exists) and
-# this paper's vector; a paper with neighbours adds their rows and authors (two more). Three
-# for citations: references by source, the sources' coverage, citing papers by source (a paper
-# with citations adds its lists: tests/papers/test_citation_pages.py).
-PAPER_PAGE_QUERIES = 9
+# this paper's vector; a paper with neighbours adds their rows and authors (two more). Four
+# for citations: references by source, the sources' coverage, citing papers by source, its
+# archive references for "related by citations" (a paper with citations adds its lists:
+# tests/papers/test_citation_pages.py).
+PAPER_PAGE_QUERIES = 10
 
 
 def jsonld_blocks(html: str) -> list[dict]:
