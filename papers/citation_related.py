@@ -69,7 +69,8 @@ def related_by_citations(paper: Paper, *, cited_by: int) -> list[RelatedByCitati
         co_cited.update(cited for _, cited in pairs)
     scores = Counter({pk: shared[pk] + co_cited[pk] for pk in {*shared, *co_cited}})
     # A single shared reference or co-citation says little: two or more, or nothing.
-    best = [pk for pk, score in scores.most_common(RELATED_SHOWN * 2) if score >= 2]
+    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))  # ties by id
+    best = [pk for pk, score in ranked[: RELATED_SHOWN * 2] if score >= 2]
     if not best:
         return []
     papers = Paper.objects.in_bulk(best)
