@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
+from typing import NamedTuple
 
 from django.utils import timezone
 
@@ -271,9 +272,10 @@ def conflict_check(
     start = _window_start(since)
     author_ids = sorted({r.pk for a in authors for r in a.records})
     reviewer_ids = sorted({r.pk for a in reviewers for r in a.records})
-    shared = _coauthorships(author_ids, reviewer_ids, start)
     records = {r.pk: r for a in (*authors, *reviewers) for r in a.records}
-    at = _institutions(records, start)
+    recent = _recent_bylines(sorted(records), start)
+    shared = _coauthorships(recent, author_ids, reviewer_ids)
+    at = _institutions(records, recent, start)
     pairs: dict[tuple[int, int], list[int]] = {}
     for author_id in author_ids:
         mine = at.get(author_id, {})
@@ -306,23 +308,54 @@ def conflict_check(
     )
 
 
-def _coauthorships(author_ids: list[int], reviewer_ids: list[int], start: datetime) -> Shared:
-    """(author, reviewer) → the papers since `start` with both, and both bylines: the authors'
-    bylines first (bounded by their own recent papers), then the reviewers' on those papers."""
+class _Byline(NamedTuple):
+    record: int
+    paper: int
+    published: datetime | None
+    evidence: BylineEvidence
+
+
+def _recent_bylines(record_ids: list[int], start: datetime) -> dict[int, _Byline]:
+    """Authorship id → byline, for these records' papers since `start`: an index range per
+    record (researcher, paper), bounded by their own papers."""
+    out: dict[int, _Byline] = {}
+    for chunk in _chunks(record_ids):
+        for pk, rid, paper_id, published, name, confidence, method in (
+            Authorship.objects.filter(researcher_id__in=chunk, paper__published__gte=start)
+            .order_by()
+            .values_list(
+                "pk",
+                "researcher_id",
+                "paper_id",
+                "paper__published",
+                "name",
+                "match_confidence",
+                "match_method",
+            )
+        ):
+            out[pk] = _Byline(rid, paper_id, published, BylineEvidence(name, confidence, method))
+    return out
+
+
+def _coauthorships(
+    recent: dict[int, _Byline], author_ids: list[int], reviewer_ids: list[int]
+) -> Shared:
+    """(author, reviewer) → the papers since the cutoff with both, and both bylines: the
+    reviewers' bylines are looked up on the authors' recent papers (by paper, a unique index)."""
+    authors = set(author_ids)
     author_bylines: dict[int, list[tuple[int, BylineEvidence]]] = defaultdict(list)
-    fields = ("paper_id", "researcher_id", "name", "match_confidence", "match_method")
-    for chunk in _chunks(author_ids):
-        for paper_id, rid, name, confidence, method in Authorship.objects.filter(
-            researcher_id__in=chunk, paper__published__gte=start
-        ).values_list(*fields):
-            author_bylines[paper_id].append((rid, BylineEvidence(name, confidence, method)))
+    for byline in recent.values():
+        if byline.record in authors:
+            author_bylines[byline.paper].append((byline.record, byline.evidence))
     shared: Shared = defaultdict(list)
     if not reviewer_ids:
         return shared
     for chunk in _chunks(sorted(author_bylines)):
-        for paper_id, rid, name, confidence, method in Authorship.objects.filter(
-            paper_id__in=chunk, researcher_id__in=reviewer_ids
-        ).values_list(*fields):
+        for paper_id, rid, name, confidence, method in (
+            Authorship.objects.filter(paper_id__in=chunk, researcher_id__in=reviewer_ids)
+            .order_by()
+            .values_list("paper_id", "researcher_id", "name", "match_confidence", "match_method")
+        ):
             evidence = BylineEvidence(name, confidence, method)
             for author_id, author_evidence in author_bylines[paper_id]:
                 if author_id != rid:
@@ -330,27 +363,28 @@ def _coauthorships(author_ids: list[int], reviewer_ids: list[int], start: dateti
     return shared
 
 
-def _institutions(records: dict[int, Researcher], start: datetime) -> Seen:
-    """Record → institution → (the newest paper since `start` listing it, that byline); paper 0
-    is the current affiliation the researcher set on their page."""
+def _institutions(
+    records: dict[int, Researcher], recent: dict[int, _Byline], start: datetime
+) -> Seen:
+    """Record → institution → (the newest paper since the cutoff listing it, that byline);
+    paper 0 is the current affiliation the researcher set on their page. The links are read by
+    authorship id (the unique index on authorship, institution): a join from the researchers
+    made PostgreSQL scan the whole links table (measured at 200k papers)."""
     at: Seen = defaultdict(dict)
-    for chunk in _chunks(sorted(records)):
-        for rid, inst, paper_id, name, confidence, method in (
-            AuthorshipInstitution.objects.filter(
-                authorship__researcher_id__in=chunk, paper__published__gte=start
-            )
-            .order_by("-paper__published", "-paper_id")
-            .values_list(
-                "authorship__researcher_id",
-                "institution_id",
-                "paper_id",
-                "authorship__name",
-                "authorship__match_confidence",
-                "authorship__match_method",
-            )
+    # The filter on the date keeps undated papers out: every byline here has a date.
+    oldest_first = sorted(recent, key=lambda pk: (recent[pk].published or start, recent[pk].paper))
+    links: dict[int, list[int]] = defaultdict(list)
+    for chunk in _chunks(oldest_first):
+        for authorship_id, inst in (
+            AuthorshipInstitution.objects.filter(authorship_id__in=chunk)
+            .order_by()
+            .values_list("authorship_id", "institution_id")
         ):
-            if inst not in at[rid]:
-                at[rid][inst] = (paper_id, BylineEvidence(name, confidence, method))
+            links[authorship_id].append(inst)
+    for pk in reversed(oldest_first):
+        byline = recent[pk]
+        for inst in links.get(pk, ()):
+            at[byline.record].setdefault(inst, (byline.paper, byline.evidence))
     for rid, record in records.items():
         if record.current_institution_id and record.current_institution_id not in at[rid]:
             at[rid][record.current_institution_id] = (0, None)
