@@ -336,3 +336,17 @@ def citations_of_researchers(
         for (citing, cited), sources in pairs.items()
         if citing in papers and cited in papers
     ]
+
+
+def citing_paper_ids_of_researcher(researcher_id: int, *, limit: int) -> list[int]:
+    """The newest archive papers citing any paper of the researcher, each once (one query,
+    from the cited-by index through their papers: bounded by their citations)."""
+    theirs = Authorship.objects.filter(researcher_id=researcher_id).values("paper_id")
+    rows = (
+        Citation.objects.filter(cited_paper__in=theirs)
+        .exclude(citing_paper__in=theirs)  # their own papers citing each other are not news
+        .values("citing_paper_id")
+        .annotate(published=Max("citing_published"))
+        .order_by(F("published").desc(nulls_last=True), "-citing_paper_id")
+    )
+    return [row["citing_paper_id"] for row in rows[:limit]]

@@ -1,4 +1,5 @@
-"""A researcher's new papers as RSS 2.0 and Atom, so anyone can follow them without an account."""
+"""A researcher's new papers, and the new papers citing theirs, as RSS 2.0 and Atom, so anyone
+can follow them without an account."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from django.http import Http404, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404
 from django.utils.feedgenerator import Atom1Feed
 
+from papers.citation_lists import citing_paper_ids_of_researcher
 from papers.feeds import FEED_SIZE, PaperFeed
+from papers.models import Paper
 from papers.selectors import paper_list_prefetch, papers_by_researcher, papers_listed
 from wovepaper.lib.api.redirects import site_url
 
@@ -46,6 +49,46 @@ class ResearcherFeed(PaperFeed):
 
 
 class ResearcherAtomFeed(ResearcherFeed):
+    feed_type = Atom1Feed
+    extension = "atom"
+
+    def subtitle(self, researcher: Researcher) -> str:
+        return self.description(researcher)
+
+
+class ResearcherCitedByFeed(ResearcherFeed):
+    """The archive's newest papers citing the researcher's papers (their own excluded)."""
+
+    def __call__(self, request, *args, **kwargs):
+        survivor = researcher_survivor_id(kwargs["pk"])
+        if survivor is None:
+            raise Http404("No researcher with that id.")
+        if survivor != kwargs["pk"]:
+            return HttpResponsePermanentRedirect(
+                f"/researchers/{survivor}/cited-by.{self.extension}"
+            )
+        # PaperFeed's, not ResearcherFeed's: that would look the survivor up again.
+        return PaperFeed.__call__(self, request, *args, **kwargs)
+
+    def title(self, researcher: Researcher) -> str:
+        return f"wovepaper: papers citing {researcher.display_name}"
+
+    def description(self, researcher: Researcher) -> str:
+        return (
+            f"New papers of this archive citing papers by {researcher.display_name}, newest "
+            "first, as Semantic Scholar and OpenAlex list them."
+        )
+
+    def feed_url(self, researcher: Researcher) -> str:
+        return site_url(f"/researchers/{researcher.pk}/cited-by.{self.extension}")
+
+    def items(self, researcher: Researcher):
+        ids = citing_paper_ids_of_researcher(researcher.pk, limit=FEED_SIZE)
+        found = {p.pk: p for p in paper_list_prefetch(Paper.objects.filter(pk__in=ids))}
+        return [found[pk] for pk in ids if pk in found and not found[pk].is_deleted]
+
+
+class ResearcherCitedByAtomFeed(ResearcherCitedByFeed):
     feed_type = Atom1Feed
     extension = "atom"
 

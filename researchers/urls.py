@@ -4,7 +4,12 @@ from django.urls import include, path
 
 from . import conflict_views, views
 from .curation import report_views
-from .feeds import ResearcherAtomFeed, ResearcherFeed
+from .feeds import (
+    ResearcherAtomFeed,
+    ResearcherCitedByAtomFeed,
+    ResearcherCitedByFeed,
+    ResearcherFeed,
+)
 
 # The pages are named under "researchers:"; the feeds keep the site-wide names they had before
 # they moved here from wovepaper/urls.py, so this module sets no app_name.
@@ -23,5 +28,15 @@ researcher_urlpatterns = [
 urlpatterns = [
     path("researchers/<api_id:pk>/feed.rss", ResearcherFeed(), name="feed-researcher-rss"),
     path("researchers/<api_id:pk>/feed.atom", ResearcherAtomFeed(), name="feed-researcher-atom"),
+    path(
+        "researchers/<api_id:pk>/cited-by.rss",
+        ResearcherCitedByFeed(),
+        name="feed-researcher-cited-by-rss",
+    ),
+    path(
+        "researchers/<api_id:pk>/cited-by.atom",
+        ResearcherCitedByAtomFeed(),
+        name="feed-researcher-cited-by-atom",
+    ),
     path("", include((researcher_urlpatterns, "researchers"))),
 ]

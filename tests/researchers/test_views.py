@@ -398,3 +398,47 @@ def test_researcher_page_charts_citations_per_year_and_names_citing_papers(
     md = client.get(ada.get_absolute_url(), HTTP_ACCEPT="text/markdown").content.decode()
     assert "## Citations per year\n\n- 2023: 2\n" in md
     assert f"cites [Her paper](http://127.0.0.1:8000{theirs.get_absolute_url()})" in md
+
+
+@pytest.mark.django_db
+def test_researcher_cited_by_feed_lists_papers_citing_theirs(
+    client, paper_factory, researcher_factory, link_author, django_assert_max_num_queries
+):
+    import feedparser
+
+    from papers.citation_answers import CitedWork
+    from papers.citations import citing_works_load
+
+    ada = researcher_factory("Ada Lovelace")
+    first, second = (paper_factory(title=t, authors=["Ada Lovelace"]) for t in ("One", "Two"))
+    for paper in (first, second):
+        link_author(paper, 1, ada)
+    older = paper_factory(title="Older citing", published=datetime(2023, 1, 1, tzinfo=UTC))
+    newer = paper_factory(title="Newer citing", published=datetime(2025, 1, 1, tzinfo=UTC))
+    fetched = datetime(2026, 11, 12, tzinfo=UTC)
+    # Both cite her first paper; the newer cites her second too, and her second cites her first.
+    citing_works_load(
+        cited_paper_id=first.pk,
+        source="s2",
+        fetched_at=fetched,
+        citing_works=[CitedWork(arxiv_id=p.arxiv_id) for p in (older, newer, second)],
+    )
+    citing_works_load(
+        cited_paper_id=second.pk,
+        source="s2",
+        fetched_at=fetched,
+        citing_works=[CitedWork(arxiv_id=newer.arxiv_id)],
+    )
+
+    with django_assert_max_num_queries(6):
+        response = client.get(f"/researchers/{ada.pk}/cited-by.rss")
+
+    feed = feedparser.parse(response.content)
+    assert not feed.bozo, feed.bozo_exception
+    assert [e.title for e in feed.entries] == ["Newer citing", "Older citing"]
+    assert feed.feed.title == "wovepaper: papers citing Ada Lovelace"
+    assert client.get(f"/researchers/{ada.pk}/cited-by.atom").status_code == 200
+    assert (
+        f'href="/researchers/{ada.pk}/cited-by.rss"'
+        in client.get(ada.get_absolute_url()).content.decode()
+    )
