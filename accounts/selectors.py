@@ -462,6 +462,9 @@ class SaveControl:
     lists: Sequence[ReadingList]
     saved_in: Sequence[ReadingList]
     next_url: str
+    # Reversed once per batch of controls: a list page's fragment holds dozens of them.
+    save_url: str = ""
+    unsave_url: str = ""
 
     @property
     def dom_id(self) -> str:
@@ -486,6 +489,7 @@ def save_controls(
     lists = reading_lists_for_user(user=user)
     by_id = {r.pk: r for r in lists}
     saved = saved_list_ids(user=user, paper_ids=[p.pk for p in papers])
+    save_url, unsave_url = reverse("accounts:save"), reverse("accounts:unsave")
     return [
         SaveControl(
             paper=p,
@@ -493,6 +497,8 @@ def save_controls(
             lists=lists,
             saved_in=[by_id[pk] for pk in saved.get(p.pk, []) if pk in by_id],
             next_url=next_url,
+            save_url=save_url,
+            unsave_url=unsave_url,
         )
         for p in papers
     ]
