@@ -27,10 +27,13 @@ from papers.selectors import papers_with_short_bylines
 
 from .alerts import AlertGroup, alerts_for_user, alerts_grouped
 from .models import Profile, SentDigest
+from .recommendations import library_recommendations
 from .selectors import digest_papers, followed_institution_ids, followed_researcher_ids
 
 logger = logging.getLogger(__name__)
 
+# "Papers like your library" in a digest.
+DIGEST_RECOMMENDATIONS = 5
 UNSUBSCRIBE_SALT = "accounts.digest.unsubscribe"
 PERIODS: dict[str, timedelta] = {
     Profile.Digest.DAILY: timedelta(days=1),
@@ -130,6 +133,8 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
     alert_groups = alerts_grouped(found)
     if not papers and not citations and not alert_groups:
         return DigestOutcome("nothing-new", period_key=key)
+    # Papers like the library ride along with a digest that goes out; alone they send none.
+    liked = library_recommendations(user=user, count=DIGEST_RECOMMENDATIONS, since=since)
 
     with transaction.atomic():
         try:
@@ -154,6 +159,7 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
             citations=citations,
             alert_groups=alert_groups,
             alert_count=len(found),
+            recommendations=liked,
         ).send()
         Profile.objects.filter(pk=profile.pk).update(last_digest_at=now)
     return DigestOutcome("sent", paper_count=total + len(found), period_key=key)
@@ -170,6 +176,7 @@ def _message(
     citations: list | None = None,
     alert_groups: list[AlertGroup] | None = None,
     alert_count: int = 0,
+    recommendations: list | None = None,
 ) -> EmailMultiAlternatives:
     unsubscribe = unsubscribe_url(user_id=user.pk)
     context = {
@@ -181,6 +188,8 @@ def _message(
         "followed": followed,
         "alert_groups": alert_groups or [],
         "alert_count": alert_count,
+        "recommendations": recommendations or [],
+        "library_url": f"{settings.SITE_URL}{reverse('accounts:library')}",
         "searches_url": f"{settings.SITE_URL}{reverse('accounts:saved_searches')}",
         "frequency": Profile.Digest(frequency).label.lower(),
         "SITE_URL": settings.SITE_URL,

@@ -21,12 +21,14 @@ from papers.views import citation_response
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from . import library_import, selectors, services
+from . import library_import, recommendations, selectors, services
 from .forms import ListNameForm, NoteForm
 from .models import ReadingList
 from .views import _safe_next
 
 LIST_PAGE_SIZE = 50
+# "Papers like this list" shown on its page.
+LIST_RECOMMENDATIONS = 10
 # A list's export holds its newest saved papers up to this many, and says so when cut.
 LIST_EXPORT_MAX = 2000
 
@@ -88,6 +90,22 @@ def unsave(request: HttpRequest) -> HttpResponse:
     return _control_answer(reader, paper, next_url, "Removed from your library.")
 
 
+@require_POST
+def not_relevant(request: HttpRequest) -> HttpResponse:
+    """Mark a recommended paper (`paper`: its id) not relevant: it goes, and papers like it
+    rank lower. Answers htmx with nothing (the recommendation is removed from the page)."""
+    paper = get_object_or_404(Paper, pk=_int(request.POST.get("paper")) or 0)
+    next_url = _safe_next(request, reverse("accounts:library"))
+    if not request.user.is_authenticated:
+        return _signed_out_answer(request, next_url)
+    reader: AuthenticatedHttpRequest = request  # type: ignore[assignment]
+    services.recommendation_dismiss(user=reader.user, paper=paper)
+    if reader.htmx:
+        return HttpResponse("")
+    messages.success(request, "Marked not relevant: papers like it will rank lower.")
+    return redirect(next_url)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def library(request: AuthenticatedHttpRequest) -> HttpResponse:
@@ -145,6 +163,10 @@ def library_list(request: AuthenticatedHttpRequest, list_id: int) -> HttpRespons
         "share_url": share_url,
         "rename_form": ListNameForm(initial={"name": reading_list.name}),
         "cite_base": reverse("accounts:library_cite", args=[reading_list.pk, "bib"])[:-4],
+        "recommendations": recommendations.list_recommendations(
+            reading_list=reading_list, count=LIST_RECOMMENDATIONS
+        ),
+        "recommendation_days": recommendations.recommendation_days(),
     }
     response = render_page(request, "accounts/library_list", context)
     patch_cache_control(response, private=True, no_store=True)

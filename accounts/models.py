@@ -281,3 +281,29 @@ class SearchAlert(models.Model):
 
     def __str__(self) -> str:
         return f"paper {self.paper_id} found by search {self.saved_search_id}"
+
+
+class RecommendationDismissal(models.Model):
+    """A paper the reader marked "not relevant" among the papers recommended to them: it is not
+    recommended again, and its vector counts against the papers close to it
+    (accounts.recommendations), so one dismissal teaches the ranking about its neighbours."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    paper = models.ForeignKey("papers.Paper", on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "paper"], name="recommendationdismissal_unique"
+            ),
+        ]
+        indexes = [
+            # The reader's newest dismissals, whose vectors weigh on the ranking.
+            models.Index(fields=["user", "-created_at", "-id"], name="recdismissal_user_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"paper {self.paper_id} not relevant to user {self.user_id}"

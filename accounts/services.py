@@ -28,6 +28,7 @@ from .models import (
     InstitutionFollow,
     Profile,
     ReadingList,
+    RecommendationDismissal,
     SavedPaper,
     SearchAlert,
 )
@@ -405,6 +406,13 @@ def paper_unsave(
     return deleted
 
 
+def recommendation_dismiss(*, user: User, paper: Paper) -> bool:
+    """Mark a recommended paper "not relevant": it is not recommended again and weighs against
+    its neighbours (accounts.recommendations). Returns whether it is new; twice is once."""
+    _, created = RecommendationDismissal.objects.get_or_create(user=user, paper=paper)
+    return created
+
+
 def saved_paper_note_set(*, saved: SavedPaper, note: str) -> SavedPaper:
     """Replace the note (an empty one removes it). Longer than NOTE_MAX_CHARS is refused, not
     cut, so nothing the reader wrote is lost silently."""
@@ -573,6 +581,12 @@ def user_export(*, user: User) -> dict:
                 )
             )
         ],
+        "not_relevant": [
+            {"arxiv_id": arxiv_id, "at": at.isoformat()}
+            for arxiv_id, at in RecommendationDismissal.objects.filter(user=user)
+            .order_by("created_at", "pk")
+            .values_list("paper__arxiv_id", "created_at")
+        ],
     }
 
 
@@ -580,7 +594,7 @@ def user_export(*, user: User) -> dict:
 def user_delete(*, user: User) -> None:
     """Delete the account. Follows, claims, profile, digests, chat conversations and messages,
     the library (lists, saved papers, notes, shared links), saved searches and their alerts,
-    email addresses, social accounts
+    the papers marked not relevant, email addresses, social accounts
     and API tokens go with it (all cascade from the user)."""
     user.delete()
 

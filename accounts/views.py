@@ -36,7 +36,7 @@ from researchers.similar import more_like_followed
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from . import alerts, digests, fragments, selectors, services
+from . import alerts, digests, fragments, recommendations, selectors, services
 from .categories import categories_by_code, categories_search, category_list
 from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
 from .models import Claim, Profile
@@ -46,6 +46,8 @@ FEED_PAGE_SIZE = 20
 FEED_CITATIONS = 10
 FEED_MAX_PAGES = 25
 FEED_ALERTS = 20
+# "Papers like your library" in the feed.
+FEED_RECOMMENDATIONS = 5
 FOLLOWED_PAGE_SIZE = 50
 SIDEBAR_FOLLOWS = 30
 
@@ -397,6 +399,10 @@ def following(request: AuthenticatedHttpRequest) -> HttpResponse:
         "alert_groups": alerts.alerts_grouped(
             alerts.alerts_for_user(user=request.user, limit=FEED_ALERTS)
         ),
+        "recommendations": recommendations.library_recommendations(
+            user=request.user, count=FEED_RECOMMENDATIONS
+        ),
+        "recommendation_days": recommendations.recommendation_days(),
     }
     return render_page(request, "accounts/following", context)
 

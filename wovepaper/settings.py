@@ -554,6 +554,8 @@ EMBEDDING_ENCODER = env("EMBEDDING_ENCODER", "wovepaper.lib.embeddings.MiniLMOnn
 # (`python benchmarks/semantic.py floor`: 0.45 keeps 89.8% of hand-written paraphrases' papers
 # and no query that means nothing here); another EMBEDDING_ENCODER needs its own measurement.
 SEARCH_SIMILARITY_FLOOR = float(env("SEARCH_SIMILARITY_FLOOR", "0.45"))
+# "Papers like your list" (accounts.recommendations) come from papers this many days old at most.
+RECOMMENDATION_DAYS = env_int("RECOMMENDATION_DAYS", 30)
 # Where the ONNX encoders keep the model's ONNX export, made from the bundled weights on first
 # use (seconds; nothing is downloaded).
 EMBEDDING_MODEL_DIR = Path(env("EMBEDDING_MODEL_DIR", str(DATA_DIR / "models")))

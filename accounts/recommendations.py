@@ -1,0 +1,211 @@
+"""Papers like your list: new papers ranked by how close in meaning they are to the papers a
+reader saved, each with the saved paper it is closest to.
+
+Candidates are the new papers (published since `since`, RECOMMENDATION_DAYS back by default)
+among the nearest POOL papers to a few anchors (the centre of the saved papers' vectors and the
+ANCHORS most recently saved papers' own), and the new papers of the researchers the reader
+follows. Each candidate scores its best cosine similarity to one saved paper, less
+DISMISSAL_WEIGHT times its best similarity to a paper the reader marked "not relevant": a
+dismissal pushes down its neighbours, not just itself. Only candidates at or above the search
+page's similarity floor are shown (a related paper, not the least unrelated one).
+
+`rank_candidates` is the ranking alone, on vectors, for benchmarks/recommendations.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.conf import settings
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from papers.models import Authorship, Paper
+from papers.search import PAPERS
+from papers.search.vectors import paper_vectors
+from papers.selectors import papers_with_short_bylines
+from wovepaper.lib.search import vector_backend_for
+from wovepaper.lib.search.vectors import similarity_floor
+
+from .models import ReadingList, RecommendationDismissal, SavedPaper
+from .selectors import followed_researcher_ids
+
+# The saved papers (newest saved first) and dismissals whose vectors are read, at most.
+SAVED_LOOKED_AT = 200
+DISMISSALS_LOOKED_AT = 200
+# Nearest papers read per anchor, and the anchors besides the centre.
+POOL = 1_000
+ANCHORS = 4
+# New papers of followed researchers taken as candidates, at most.
+FOLLOWED_CANDIDATES = 200
+# How much a candidate's closeness to a dismissed paper counts against it.
+DISMISSAL_WEIGHT = 0.5
+
+
+def recommendation_days() -> int:
+    return int(settings.RECOMMENDATION_DAYS)
+
+
+@dataclass
+class Recommendation:
+    paper: Paper
+    score: float
+    closest: Paper
+    # The list the closest saved paper is in (the feed and the digest name it).
+    closest_list: ReadingList | None = None
+
+    @property
+    def reason(self) -> str:
+        where = f" (in {self.closest_list.name})" if self.closest_list else ""
+        return f"Close to “{self.closest.title}”{where}"
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return rows / norms
+
+
+def rank_candidates(
+    saved: np.ndarray,
+    candidates: np.ndarray,
+    dismissed: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each candidate row: its score, its best similarity to a saved row and the index of
+    that saved row. Rows need not be unit vectors."""
+    saved, candidates = _unit(saved), _unit(candidates)
+    similarity = np.einsum("ij,kj->ik", candidates, saved)
+    closest = similarity.argmax(axis=1)
+    best = similarity[np.arange(len(candidates)), closest]
+    score = best.copy()
+    if dismissed is not None and len(dismissed):
+        against = np.einsum("ij,kj->ik", candidates, _unit(dismissed)).max(axis=1)
+        score -= DISMISSAL_WEIGHT * np.maximum(against, 0.0)
+    return score, best, closest
+
+
+def _saved_rows(saved: QuerySet[SavedPaper]) -> list[tuple[int, int]]:
+    """(paper id, list id) of the newest saved, each paper once."""
+    rows = saved.order_by("-created_at", "-id").values_list("paper_id", "reading_list_id")
+    seen: dict[int, int] = {}
+    for paper_id, list_id in rows[:SAVED_LOOKED_AT]:
+        seen.setdefault(paper_id, list_id)
+    return list(seen.items())
+
+
+def _recommend(
+    *,
+    user,
+    saved: QuerySet[SavedPaper],
+    count: int,
+    since: datetime | None,
+    lists: dict[int, ReadingList] | None = None,
+) -> list[Recommendation]:
+    saved_rows = _saved_rows(saved)
+    if not saved_rows:
+        return []
+    backend = vector_backend_for(PAPERS)
+    model = backend.encoder.name
+    saved_ids, saved_vectors = paper_vectors([p for p, _ in saved_rows], model)
+    if not saved_ids:
+        return []
+    since = since or timezone.now() - timedelta(days=recommendation_days())
+    position = {paper_id: i for i, paper_id in enumerate(saved_ids)}
+    # Anchors: the centre, and the most recently saved papers that have a vector.
+    newest = [position[p] for p, _ in saved_rows if p in position][:ANCHORS]
+    anchors = [saved_vectors.mean(axis=0), *(saved_vectors[i] for i in newest)]
+    pool: set[int] = set()
+    exclude = set(saved_ids)
+    for anchor in anchors:
+        anchor = anchor / (np.linalg.norm(anchor) or 1.0)
+        pool.update(i for i, _ in backend.similar_to_vector(anchor, POOL, exclude=exclude))
+    followed = followed_researcher_ids(user=user)
+    if followed:
+        pool.update(
+            Authorship.objects.filter(
+                researcher_id__in=followed, paper__published__gte=since
+            ).values_list("paper_id", flat=True)[:FOLLOWED_CANDIDATES]
+        )
+    new = set(
+        Paper.objects.filter(
+            pk__in=list(pool), published__gte=since, is_deleted=False, is_withdrawn=False
+        ).values_list("pk", flat=True)
+    )
+    # Neither a paper already in the reader's library nor one they dismissed.
+    new -= set(
+        SavedPaper.objects.filter(reading_list__user=user, paper_id__in=list(new)).values_list(
+            "paper_id", flat=True
+        )
+    )
+    new -= set(
+        RecommendationDismissal.objects.filter(user=user, paper_id__in=list(new)).values_list(
+            "paper_id", flat=True
+        )
+    )
+    if not new:
+        return []
+    candidate_ids, candidate_vectors = paper_vectors(sorted(new), model)
+    if not candidate_ids:
+        return []
+    dismissed_ids = list(
+        RecommendationDismissal.objects.filter(user=user)
+        .order_by("-created_at", "-id")
+        .values_list("paper_id", flat=True)[:DISMISSALS_LOOKED_AT]
+    )
+    _, dismissed_vectors = paper_vectors(dismissed_ids, model) if dismissed_ids else ([], None)
+    score, best, closest = rank_candidates(saved_vectors, candidate_vectors, dismissed_vectors)
+    floor = similarity_floor()
+    order = [i for i in np.argsort(-score, kind="stable") if best[i] >= floor][:count]
+    if not order:
+        return []
+    shown = [candidate_ids[i] for i in order]
+    closest_ids = [saved_ids[closest[i]] for i in order]
+    papers = Paper.objects.in_bulk([*shown, *closest_ids])
+    papers_with_short_bylines([papers[p] for p in shown if p in papers])
+    list_of = dict(saved_rows)
+    found = []
+    for i, paper_id, closest_id in zip(order, shown, closest_ids, strict=True):
+        if paper_id in papers and closest_id in papers:
+            found.append(
+                Recommendation(
+                    paper=papers[paper_id],
+                    score=float(score[i]),
+                    closest=papers[closest_id],
+                    closest_list=(lists or {}).get(list_of[closest_id]),
+                )
+            )
+    return found
+
+
+def list_recommendations(
+    *, reading_list: ReadingList, count: int = 10, since: datetime | None = None
+) -> list[Recommendation]:
+    """New papers like this list's, best first; [] while none of its papers has a vector. A
+    bounded number of queries whatever the list's or the archive's size (the vector index's
+    own aside)."""
+    return _recommend(
+        user=reading_list.user_id,
+        saved=SavedPaper.objects.filter(reading_list=reading_list),
+        count=count,
+        since=since,
+    )
+
+
+def library_recommendations(
+    *, user, count: int = 10, since: datetime | None = None
+) -> list[Recommendation]:
+    """New papers like the reader's whole library (the newest SAVED_LOOKED_AT saved papers of
+    all their lists), each naming the list its closest saved paper is in: the feed and the
+    digest."""
+    lists = ReadingList.objects.filter(user=user).in_bulk()
+    if not lists:
+        return []
+    return _recommend(
+        user=user,
+        saved=SavedPaper.objects.filter(reading_list__in=list(lists)),
+        count=count,
+        since=since,
+        lists=lists,
+    )

@@ -1,0 +1,214 @@
+"""Papers like your list: new papers ranked by closeness in meaning to a list's papers, each
+with the saved paper it is closest to, on the list's page, in the feed and in the digest;
+"not relevant" removes a paper and pushes down its neighbours. Real model, real vectors, real
+index file."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.core.cache import cache
+from django.test import Client
+from django.utils import timezone
+
+from accounts import recommendations, services
+from accounts.digests import digest_send
+from accounts.models import RecommendationDismissal
+from papers.models import Authorship
+from papers.search import PAPERS
+from papers.search.embedding_stage import embed_papers
+from wovepaper.lib.search import backend_for
+
+pytestmark = pytest.mark.django_db
+
+SAVED = [
+    (
+        "Surface codes for quantum error correction",
+        "We study logical error rates of surface codes under circuit noise for qubits.",
+        ["quant-ph"],
+    ),
+    (
+        "Dark matter halos of dwarf spheroidal galaxies",
+        "Density profiles of dwarf galaxies constrain dark matter models.",
+        ["astro-ph.GA"],
+    ),
+]
+NEW = [
+    (
+        "Decoding topological codes with neural networks",
+        "A neural decoder for surface codes lowers the logical error rate of qubits.",
+        ["quant-ph", "cs.LG"],
+    ),
+    (
+        "Rotation curves of dwarf galaxies and the dark matter core problem",
+        "Rotation curves of dwarf galaxies favour cored dark matter halos over cusps.",
+        ["astro-ph.GA"],
+    ),
+    (
+        "Stellar kinematics of dwarf galaxies probe their dark matter content",
+        "Velocity dispersions of stars in dwarf spheroidals trace dark matter halos.",
+        ["astro-ph.GA"],
+    ),
+    (
+        "A recipe book of French pastry",
+        "Butter, flour and patience make croissants, tarts and eclairs.",
+        ["physics.pop-ph"],
+    ),
+]
+# Close to the saved surface code paper, but published before the window.
+OLD = (
+    "Fault tolerance thresholds of color codes",
+    "Threshold estimates for color codes protecting qubits against noise.",
+    ["quant-ph"],
+)
+
+
+@pytest.fixture
+def library(paper_factory, user_factory):
+    cache.clear()
+    now = timezone.now()
+    saved = [
+        paper_factory(title=t, abstract=a, categories=c, published=now - timedelta(days=400))
+        for t, a, c in SAVED
+    ]
+    new = [
+        paper_factory(title=t, abstract=a, categories=c, published=now - timedelta(days=2))
+        for t, a, c in NEW
+    ]
+    old = paper_factory(
+        title=OLD[0], abstract=OLD[1], categories=OLD[2], published=now - timedelta(days=90)
+    )
+    embed_papers([p.pk for p in [*saved, *new, old]], feed_index=False)
+    backend_for(PAPERS, "semantic").rebuild()
+    user = user_factory(email="reader@example.org")
+    reading_list = services.reading_list_default(user=user)
+    for paper in saved:
+        services.paper_save(user=user, paper=paper, reading_list=reading_list)
+    yield user, reading_list, saved, new, old
+    cache.clear()
+
+
+def _signed_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_new_papers_close_to_the_list_are_recommended_with_the_saved_paper_they_are_like(
+    library, django_assert_max_num_queries
+):
+    user, reading_list, (surface, dark), (decoding, rotation, kinematics, pastry), old = library
+    with django_assert_max_num_queries(12):
+        found = recommendations.list_recommendations(reading_list=reading_list)
+    closest = {r.paper.pk: r.closest.pk for r in found}
+    assert closest == {decoding.pk: surface.pk, rotation.pk: dark.pk, kinematics.pk: dark.pk}
+    # The pastry book is below the similarity floor; the colour codes paper is too old.
+    assert pastry.pk not in closest and old.pk not in closest
+    scores = [r.score for r in found]
+    assert scores == sorted(scores, reverse=True)
+    # A wider window takes the older paper in.
+    wider = recommendations.list_recommendations(
+        reading_list=reading_list, since=timezone.now() - timedelta(days=120)
+    )
+    assert old.pk in {r.paper.pk for r in wider}
+
+
+def test_a_paper_already_saved_is_not_recommended(library):
+    user, reading_list, _, (decoding, *_), _ = library
+    other = services.reading_list_create(user=user, name="Elsewhere")
+    services.paper_save(user=user, paper=decoding, reading_list=other)
+    found = recommendations.list_recommendations(reading_list=reading_list)
+    assert decoding.pk not in {r.paper.pk for r in found} and found
+
+
+def test_not_relevant_removes_the_paper_and_pushes_down_its_neighbours(library):
+    user, reading_list, _, (decoding, rotation, kinematics, _), _ = library
+    before = {
+        r.paper.pk: r.score for r in recommendations.list_recommendations(reading_list=reading_list)
+    }
+    client = _signed_in(user)
+    response = client.post(
+        "/me/library/not-relevant", {"paper": kinematics.pk}, headers={"HX-Request": "true"}
+    )
+    assert response.status_code == 200 and response.content == b""
+    assert RecommendationDismissal.objects.filter(user=user, paper=kinematics).count() == 1
+    after = {
+        r.paper.pk: r.score for r in recommendations.list_recommendations(reading_list=reading_list)
+    }
+    assert kinematics.pk not in after
+    # Its neighbour about dwarf galaxies ranks lower; the quantum paper, far from it, barely.
+    drop_rotation = before[rotation.pk] - after.get(rotation.pk, -1.0)
+    drop_decoding = before[decoding.pk] - after[decoding.pk]
+    assert drop_rotation > 0.15 and drop_rotation > 3 * drop_decoding
+    # Twice is once; a plain form post is redirected back.
+    again = client.post("/me/library/not-relevant", {"paper": kinematics.pk, "next": "/following"})
+    assert again.status_code == 302 and again["Location"] == "/following"
+    assert RecommendationDismissal.objects.filter(user=user).count() == 1
+
+
+def test_not_relevant_needs_a_signed_in_reader_and_csrf(library):
+    user, _, _, (decoding, *_), _ = library
+    response = Client().post("/me/library/not-relevant", {"paper": decoding.pk})
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(user)
+    assert strict.post("/me/library/not-relevant", {"paper": decoding.pk}).status_code == 403
+    assert not RecommendationDismissal.objects.exists()
+
+
+def test_the_list_page_and_its_markdown_show_the_recommendations(library):
+    user, reading_list, (surface, _), (decoding, _, _, pastry), _ = library
+    client = _signed_in(user)
+    html = client.get(f"/me/library/{reading_list.pk}").content.decode()
+    section = html.split('id="recs-h"', 1)[1].split("</section>", 1)[0]
+    assert "Papers like this list" in html and decoding.title in section
+    assert f"Close to “{surface.title}”" in section and pastry.title not in section
+    assert 'action="/me/library/not-relevant"' in section and "csrfmiddlewaretoken" in section
+    markdown = client.get(
+        f"/me/library/{reading_list.pk}", headers={"Accept": "text/markdown"}
+    ).content.decode()
+    assert "## Papers like this list" in markdown
+    assert f"(arXiv:{decoding.arxiv_id}): Close to “{surface.title}”" in markdown
+
+
+def test_the_feed_shows_papers_like_the_library_naming_the_list(library, researcher_factory):
+    user, reading_list, (surface, _), (decoding, *_), _ = library
+    html = _signed_in(user).get("/following").content.decode()
+    section = html.split('id="recs-h"', 1)[1].split("</section>", 1)[0]
+    assert decoding.title in section
+    assert f"Close to “{surface.title}” (in {reading_list.name})" in section
+
+
+def test_a_followed_researchers_new_paper_is_a_candidate(library, researcher_factory, monkeypatch):
+    user, reading_list, _, (decoding, *_), _ = library
+    # No nearest papers from the index at all: only the follows bring candidates.
+    monkeypatch.setattr(recommendations, "POOL", 0)
+    assert recommendations.list_recommendations(reading_list=reading_list) == []
+    researcher = researcher_factory("Bo Qubit")
+    Authorship.objects.filter(paper=decoding, position=1).update(researcher=researcher)
+    services.researcher_follow(user=user, researcher=researcher)
+    found = recommendations.list_recommendations(reading_list=reading_list)
+    assert [r.paper.pk for r in found] == [decoding.pk]
+
+
+def test_the_digest_carries_papers_like_the_library(library, authored_paper, researcher_factory):
+    user, reading_list, (surface, _), (decoding, *_), _ = library
+    researcher = researcher_factory("Ada Quantum")
+    services.researcher_follow(user=user, researcher=researcher)
+    authored_paper(researcher, title="Something new by Ada", published=timezone.now())
+    outcome = digest_send(user_id=user.pk, now=timezone.now() + timedelta(minutes=1))
+    assert outcome.status == "sent"
+    (message,) = mail.outbox
+    assert "Papers like your library" in message.body and decoding.title in message.body
+    assert f"Close to “{surface.title}” (in {reading_list.name})" in message.body
+    html = message.alternatives[0][0]
+    assert "Papers like your library" in html and decoding.title in html
+
+
+def test_the_account_export_holds_what_was_marked_not_relevant(library):
+    user, _, _, (decoding, *_), _ = library
+    services.recommendation_dismiss(user=user, paper=decoding)
+    exported = services.user_export(user=user)
+    assert [d["arxiv_id"] for d in exported["not_relevant"]] == [decoding.arxiv_id]
