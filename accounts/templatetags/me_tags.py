@@ -25,7 +25,9 @@ def me_loader(context) -> str:
     if rendering_shared_signed_in_page(request):
         url = loader_url(request, chat_scope=context.get("chat_scope") or "")
         return render_to_string("accounts/fragments/loader.html", {"url": url})
-    if request.user.is_authenticated and papers_noted(request):
+    # The not-found page of a path refused before authentication has no user on its request.
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated and papers_noted(request):
         # A page rendered for this reader alone: everything on it is theirs but the save
         # slots of its list items, which are the same cached HTML for everyone.
         url = loader_url(request, saves_only=True)
