@@ -119,12 +119,8 @@ def test_stale_runs_are_resumed_by_the_periodic_task(faulty, settings, db):
     assert harvest_resume_stale.delay().get() == []
 
 
-@pytest.mark.postgres
 def _other_sessions() -> int:
-    """Sessions on this test's database other than this process's (0 on SQLite, which has
-    none: a killed writer's transaction there is gone with it)."""
-    if connection.vendor != "postgresql":
-        return 0
+    """Sessions on this test's PostgreSQL database other than this process's."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM pg_stat_activity"
@@ -133,6 +129,7 @@ def _other_sessions() -> int:
         return cursor.fetchone()[0]
 
 
+@pytest.mark.postgres
 def test_a_harvest_killed_with_sigkill_is_resumed_at_once_with_break_lock(
     faulty, settings, transactional_db, tmp_path
 ):
