@@ -28,7 +28,12 @@ from papers.selectors import papers_with_short_bylines
 from .alerts import AlertGroup, alerts_for_user, alerts_grouped
 from .models import Profile, SentDigest
 from .recommendations import library_recommendations
-from .selectors import digest_papers, followed_institution_ids, followed_researcher_ids
+from .selectors import (
+    digest_papers,
+    followed_institution_ids,
+    followed_researcher_ids,
+    paper_changes_for_user,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -131,7 +136,10 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
     found = alerts_for_user(user=user, since=since, limit=limit)
     papers_with_short_bylines([alert.paper for alert in found])
     alert_groups = alerts_grouped(found)
-    if not papers and not citations and not alert_groups:
+    changes = paper_changes_for_user(
+        user=user, researcher_ids=researcher_ids, since=since, limit=limit
+    )
+    if not papers and not citations and not alert_groups and not changes:
         return DigestOutcome("nothing-new", period_key=key)
     # Papers like the library ride along with a digest that goes out; alone they send none.
     liked = library_recommendations(user=user, count=DIGEST_RECOMMENDATIONS, since=since)
@@ -160,6 +168,7 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
             alert_groups=alert_groups,
             alert_count=len(found),
             recommendations=liked,
+            changes=changes,
         ).send()
         Profile.objects.filter(pk=profile.pk).update(last_digest_at=now)
     return DigestOutcome("sent", paper_count=total + len(found), period_key=key)
@@ -177,6 +186,7 @@ def _message(
     alert_groups: list[AlertGroup] | None = None,
     alert_count: int = 0,
     recommendations: list | None = None,
+    changes: list | None = None,
 ) -> EmailMultiAlternatives:
     unsubscribe = unsubscribe_url(user_id=user.pk)
     context = {
@@ -189,6 +199,7 @@ def _message(
         "alert_groups": alert_groups or [],
         "alert_count": alert_count,
         "recommendations": recommendations or [],
+        "changes": changes or [],
         "library_url": f"{settings.SITE_URL}{reverse('accounts:library')}",
         "searches_url": f"{settings.SITE_URL}{reverse('accounts:saved_searches')}",
         "frequency": Profile.Digest(frequency).label.lower(),
@@ -207,6 +218,8 @@ def _message(
         parts.append(
             f"{alert_count} new paper{'s' if alert_count != 1 else ''} for your saved searches"
         )
+    if changes and not parts:
+        parts.append(f"news of {len(changes)} paper{'s' if len(changes) != 1 else ''} you keep")
     subject = "[wovepaper] " + " and ".join(parts)
     message = EmailMultiAlternatives(
         subject=subject,

@@ -14,7 +14,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 
 from institutions.models import AuthorshipInstitution, Institution
-from papers.models import Authorship, Paper, PaperCategory
+from papers.models import Authorship, Paper, PaperCategory, PaperChange
 from researchers.models import Researcher
 from researchers.selectors import researcher_same_name, researcher_survivor_ids
 
@@ -502,3 +502,27 @@ def save_controls(
         )
         for p in papers
     ]
+
+
+def paper_changes_for_user(
+    *,
+    user: User,
+    researcher_ids: Sequence[int] = (),
+    since: datetime | None = None,
+    limit: int = 20,
+) -> list[PaperChange]:
+    """The newest changes the harvest recorded ("v3 posted", "withdrawn", "published in …") of
+    papers in the reader's lists or by the researchers they follow (`researcher_ids`), newest
+    first. One query: a range of the recorded-at index, each change checked against the two
+    memberships."""
+    wanted = Q(paper_id__in=SavedPaper.objects.filter(reading_list__user=user).values("paper_id"))
+    if researcher_ids:
+        wanted |= Q(
+            paper_id__in=Authorship.objects.filter(researcher_id__in=list(researcher_ids)).values(
+                "paper_id"
+            )
+        )
+    changes = PaperChange.objects.filter(wanted).select_related("paper")
+    if since is not None:
+        changes = changes.filter(recorded_at__gte=since)
+    return list(changes.order_by("-recorded_at", "-id")[:limit])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import timedelta
 from functools import wraps
 from typing import Any, TypeVar, cast
 from urllib.parse import urlencode
@@ -48,6 +49,10 @@ FEED_MAX_PAGES = 25
 FEED_ALERTS = 20
 # "Papers like your library" in the feed.
 FEED_RECOMMENDATIONS = 5
+# New versions, withdrawals and journal references of saved or followed papers in the feed.
+FEED_CHANGES = 20
+# ... of this age at most, so that the query reads a bounded range of the recorded-at index.
+FEED_CHANGES_AGE = timedelta(days=30)
 FOLLOWED_PAGE_SIZE = 50
 SIDEBAR_FOLLOWS = 30
 
@@ -403,6 +408,12 @@ def following(request: AuthenticatedHttpRequest) -> HttpResponse:
             user=request.user, count=FEED_RECOMMENDATIONS
         ),
         "recommendation_days": recommendations.recommendation_days(),
+        "paper_changes": selectors.paper_changes_for_user(
+            user=request.user,
+            researcher_ids=ids,
+            since=timezone.now() - FEED_CHANGES_AGE,
+            limit=FEED_CHANGES,
+        ),
     }
     return render_page(request, "accounts/following", context)
 

@@ -562,3 +562,40 @@ class CitationCoverage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.paper_id} citations from {self.source} at {self.fetched_at:%Y-%m-%d}"
+
+
+class PaperChange(models.Model):
+    """What a harvest saw change on a paper already held: a new arXiv version, a withdrawal, or
+    a journal reference or DOI gained (papers.ingest.upsert). Readers are told of the papers in
+    their lists or by the researchers they follow ("v3 posted", "withdrawn", "published in …")."""
+
+    class Kind(models.TextChoices):
+        VERSION = "version", "new version"
+        WITHDRAWN = "withdrawn", "withdrawn"
+        PUBLISHED = "published", "published"
+
+    # Indexed by the (paper, -recorded_at) index.
+    paper = models.ForeignKey(
+        Paper, on_delete=models.CASCADE, related_name="changes", db_index=False
+    )
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    # The new version's number, the journal reference or DOI; empty for a withdrawal.
+    detail = models.TextField(blank=True)
+    recorded_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["paper", "-recorded_at"], name="paperchange_paper_idx"),
+            models.Index(fields=["-recorded_at", "-id"], name="paperchange_recorded_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of paper {self.paper_id}: {self.detail}"
+
+    @property
+    def announcement(self) -> str:
+        if self.kind == self.Kind.VERSION:
+            return f"v{self.detail} posted"
+        if self.kind == self.Kind.WITHDRAWN:
+            return "withdrawn"
+        return f"published in {self.detail}"

@@ -14,7 +14,7 @@ from slugify import slugify, smart_truncate
 from wovepaper.lib.pagecache import LISTS, pages_changed
 
 from ..authors import AuthorName
-from ..models import Authorship, Paper, PaperCategory, RejectedRecord
+from ..models import Authorship, Paper, PaperCategory, PaperChange, RejectedRecord
 from .records import PaperRecord
 
 PAPER_UPDATE_FIELDS = [
@@ -217,10 +217,50 @@ def papers_upsert_records(
             if fresh:
                 created = [(inserted[r.arxiv_id], r) for r in new]
         if changed:
+            before = _announced_fields([r.arxiv_id for r in changed])
             pks.update(_papers_write(changed, digests, existing=set(existing)))
+            _record_changes(changed, before, pks)
         pages_changed("paper", [pks[r.arxiv_id] for r in changed if r.arxiv_id in pks])
         pages_changed(LISTS)
     return UpsertResult(counts, [pks[arxiv_id] for arxiv_id in by_id if arxiv_id in pks], created)
+
+
+ANNOUNCED_FIELDS = ["version", "is_withdrawn", "journal_ref", "doi"]
+
+
+def _announced_fields(arxiv_ids: list[str]) -> dict[str, tuple]:
+    """The fields readers are told about, as stored before a changed batch is written: one
+    query for the changed papers only (an unchanged record never gets here)."""
+    rows = Paper.objects.filter(arxiv_id__in=arxiv_ids).values_list("arxiv_id", *ANNOUNCED_FIELDS)
+    return {row[0]: row[1:] for row in rows}
+
+
+def _record_changes(
+    records: list[PaperRecord], before: dict[str, tuple], pks: dict[str, int]
+) -> int:
+    """Keep what changed that readers are told of (PaperChange): a higher version, a
+    withdrawal, a journal reference or DOI where there was none or another. One bulk insert."""
+    now = timezone.now()
+    found: list[PaperChange] = []
+    for record in records:
+        if record.arxiv_id not in before or record.arxiv_id not in pks:
+            continue
+        version, was_withdrawn, journal_ref, doi = before[record.arxiv_id]
+        paper_id = pks[record.arxiv_id]
+
+        def change(kind: str, detail: str = "", paper_id: int = paper_id) -> PaperChange:
+            return PaperChange(paper_id=paper_id, kind=kind, detail=detail, recorded_at=now)
+
+        if record.version > version:
+            found.append(change(PaperChange.Kind.VERSION, str(record.version)))
+        if record.is_withdrawn and not was_withdrawn:
+            found.append(change(PaperChange.Kind.WITHDRAWN))
+        if record.journal_ref and record.journal_ref != journal_ref:
+            found.append(change(PaperChange.Kind.PUBLISHED, record.journal_ref))
+        elif record.doi and record.doi != doi and not record.journal_ref:
+            found.append(change(PaperChange.Kind.PUBLISHED, f"doi:{record.doi}"))
+    PaperChange.objects.bulk_create(found)
+    return len(found)
 
 
 def _stored_digests(arxiv_ids: list[str]) -> dict[str, str]:

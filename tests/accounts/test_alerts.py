@@ -178,8 +178,9 @@ def test_the_digest_carries_alerts_grouped_by_search_in_bounded_queries(
         SavedSearch.objects.create(user=user, query=f"unmatched words {n}", mode="keyword")
     for saved in searches:
         alerts.saved_search_check(saved=saved)
-    # 13: the 13th asks for the reader's lists, for papers like their library (none here).
-    with django_assert_max_num_queries(13):
+    # 14: the reader's lists, for papers like their library (none here), and the news of
+    # papers they saved or follow.
+    with django_assert_max_num_queries(14):
         outcome = digest_send(user_id=user.pk, now=timezone.now() + timedelta(minutes=1))
     assert outcome.status == "sent"
     (message,) = mail.outbox

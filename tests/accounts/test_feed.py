@@ -66,8 +66,9 @@ def test_feed_query_count_does_not_grow(
     # bylines, sidebar, the saved searches' newest alerts; and "more like the researchers you
     # follow": the vector index's version once and, not cached yet, the vectors of each of the
     # five most recently followed; the newest papers citing theirs (one query when there are
-    # none, three when there are); the reader's lists, for papers like their library (none)
-    with django_assert_max_num_queries(19):
+    # none, three when there are); the reader's lists, for papers like their library (none);
+    # the news of papers they saved or follow
+    with django_assert_max_num_queries(20):
         response = client.get("/following")
     assert response.content.decode().count('class="paper-item"') == 20
 

@@ -212,3 +212,23 @@ def test_the_account_export_holds_what_was_marked_not_relevant(library):
     services.recommendation_dismiss(user=user, paper=decoding)
     exported = services.user_export(user=user)
     assert [d["arxiv_id"] for d in exported["not_relevant"]] == [decoding.arxiv_id]
+
+
+def test_news_of_a_saved_paper_reaches_the_feed_and_the_digest(library):
+    from papers.models import PaperChange
+
+    user, _, (surface, _), _, _ = library
+    PaperChange.objects.create(
+        paper=surface, kind=PaperChange.Kind.VERSION, detail="3", recorded_at=timezone.now()
+    )
+    html = _signed_in(user).get("/following").content.decode()
+    section = html.split('id="changes-h"', 1)[1].split("</section>", 1)[0]
+    assert surface.title in section and "v3 posted" in section
+    markdown = _signed_in(user).get("/following", headers={"Accept": "text/markdown"})
+    assert f"{surface.get_absolute_url()}): v3 posted" in markdown.content.decode()
+    # News alone is enough for a digest.
+    outcome = digest_send(user_id=user.pk, now=timezone.now() + timedelta(minutes=1))
+    assert outcome.status == "sent"
+    (message,) = mail.outbox
+    assert f"{surface.title}: v3 posted" in message.body
+    assert "news of 1 paper you keep" in message.subject
