@@ -392,6 +392,17 @@ MATCH_BATCH_SIZE = env_int("MATCH_BATCH_SIZE", 100)
 MATCH_UNKNOWN_RETRY_DAYS = env_int("MATCH_UNKNOWN_RETRY_DAYS", 14)
 # A paper's citations (researchers.citation_fetch) are fetched again after this many days.
 CITATIONS_REFRESH_DAYS = env_int("CITATIONS_REFRESH_DAYS", 30)
+# The next papers due for citations (never asked first, then those older than
+# CITATIONS_REFRESH_DAYS), one batch of MATCH_BATCH_SIZE every this many seconds: every 60 s is
+# 144,000 papers a day, all of arXiv within CITATIONS_REFRESH_DAYS. 0 leaves it to
+# `manage.py fetch_citations`.
+CITATIONS_FETCH_SECONDS = env_int("CITATIONS_FETCH_SECONDS", 60)
+if CITATIONS_FETCH_SECONDS > 0:
+    CELERY_BEAT_SCHEDULE["fetch-citations"] = {
+        "task": "researchers.fetch_citations",
+        "schedule": float(CITATIONS_FETCH_SECONDS),
+        "kwargs": {"limit": MATCH_BATCH_SIZE},
+    }
 MATCH_FAILED_RETRY_MINUTES = env_int("MATCH_FAILED_RETRY_MINUTES", 30)
 # A batch holds its papers for this lease (researchers.matching.claim), renewed every third of
 # it while the batch works, so that no other worker matches them meanwhile; the papers of a

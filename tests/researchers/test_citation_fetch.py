@@ -207,3 +207,14 @@ def test_command_fetches_the_named_papers(recorded, turing, paper_factory, capsy
     out = capsys.readouterr().out
     assert "Fetched citations of 2 papers: 63 references" in out
     assert Citation.objects.filter(citing_paper=paper).count() == 49
+
+
+def test_beat_asks_for_the_next_batch_due_on_the_match_queue(settings):
+    from wovepaper.celery import app
+
+    entry = settings.CELERY_BEAT_SCHEDULE["fetch-citations"]
+    assert entry["task"] in app.tasks
+    assert entry["kwargs"] == {"limit": settings.MATCH_BATCH_SIZE}
+    assert entry["schedule"] == float(settings.CITATIONS_FETCH_SECONDS) > 0
+    route = settings.CELERY_TASK_ROUTES[entry["task"]]
+    assert route["queue"].endswith("match")
