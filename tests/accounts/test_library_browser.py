@@ -1,7 +1,9 @@
-"""Save → alert → export in Debian's Chromium, at 1280 and 390 px: a signed-in reader saves a paper
-from a cached category page (the save control arrives through the reader's fragment), saves a
-search from the search page, the hourly check announces a new paper on /me/searches, and the
-list downloads as BibTeX; no page scrolls sideways, no CSP violation, no console error."""
+"""Save → alert → recommendation → export in Debian's Chromium, at 1280 and 390 px: a signed-in
+reader saves a paper from a cached category page (the save control arrives through the reader's
+fragment), saves a search from the search page, the hourly check announces a new paper on
+/me/searches, the list's page recommends it as like the saved one and "Not relevant" takes it
+away, and the list downloads as BibTeX; no page scrolls sideways, no CSP violation, no console
+error."""
 
 from __future__ import annotations
 
@@ -12,8 +14,11 @@ import pytest
 from django.utils import timezone
 
 from accounts import alerts
-from accounts.models import SavedPaper, SavedSearch
+from accounts.models import RecommendationDismissal, SavedPaper, SavedSearch
+from papers.search import PAPERS
+from papers.search.embedding_stage import embed_papers
 from tests.conftest import ARTIFACTS, csp_violations, signed_in_browser_page
+from wovepaper.lib.search import backend_for
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -51,8 +56,20 @@ def test_save_alert_export(live_server, browser, user_factory, paper_factory, wi
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"library-alerts-{width}.png"), full_page=True)
 
+    # Papers like the list: the new paper is close in meaning to the saved one; "Not relevant"
+    # takes it away in place (htmx) and keeps the reader's word for it.
+    embed_papers([saved_paper.pk, new.pk], feed_index=False)
+    backend_for(PAPERS, "semantic").rebuild()
     page.goto(f"{live_server.url}/me/library")
     page.get_by_role("link", name="Reading list").click()
+    recommendation = page.locator(f"#rec-{new.pk}")
+    assert f"Close to “{saved_paper.title}”" in recommendation.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.screenshot(path=str(ARTIFACTS / f"library-recommendations-{width}.png"), full_page=True)
+    recommendation.get_by_role("button", name="Not relevant").click()
+    recommendation.wait_for(state="detached")
+    assert RecommendationDismissal.objects.filter(user=reader, paper=new).exists()
+
     with page.expect_download() as download:
         page.get_by_role("link", name="BibTeX").click()
     library = bibtexparser.parse_string(open(download.value.path(), encoding="utf-8").read())
