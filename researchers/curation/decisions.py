@@ -163,6 +163,14 @@ def merge_plan(  # noqa: C901
             )
     for low, high in sorted(_distinct_pairs([survivor_id, *folded_ids])):
         plan.blockers.append(f"Researchers {low} and {high} were marked as not the same person.")
+    verified = [record.pk for record in [survivor, *plan.folded] if record.verified_by]
+    if len(verified) > 1:
+        # One person, one verified record: two owners' pages are two people until the curators
+        # withdraw one verification (a person cannot hold two: their second claim is refused).
+        plan.blockers.append(
+            f"Researchers {', '.join(map(str, verified))} are each verified by their owner; "
+            "withdraw all but one verification before merging them."
+        )
 
     for pk, rid in (
         Authorship.objects.filter(researcher_id__in=folded_ids)

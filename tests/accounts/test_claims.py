@@ -267,3 +267,16 @@ def test_a_verified_record_merged_into_another_keeps_its_owner_and_a_split_gives
     owned.refresh_from_db()
     assert survivor.verified_by == "" and owned.verified_by == "curators"
     assert Claim.objects.get().researcher_id == owned.pk
+
+
+def test_two_records_verified_by_their_owners_cannot_be_merged(user_factory, researcher_factory):
+    from researchers.curation.decisions import CurationError, researchers_merge
+
+    first, second = researcher_factory("Ada Lovelace"), researcher_factory("Ada Lovelace")
+    for record in (first, second):
+        claim = researcher_claim(user=user_factory(), researcher=record)
+        claim_review(claim=claim, reviewer=None, confirm=True)
+    with pytest.raises(CurationError, match="each verified by their owner"):
+        researchers_merge(survivor_id=first.pk, folded_ids=[second.pk], actor=None)
+    second.refresh_from_db()
+    assert second.merged_into_id is None and Claim.objects.filter(researcher=first).count() == 1
