@@ -219,3 +219,26 @@ class SearchAlertPageSerializer(serializers.Serializer):
     next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
     previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
     results = SearchAlertSerializer(many=True)
+
+
+class RecommendationSerializer(serializers.Serializer):
+    arxiv_id = serializers.CharField(source="paper.arxiv_id")
+    title = serializers.CharField(source="paper.title")
+    url = serializers.SerializerMethodField(help_text="The paper's page here.")
+    score = serializers.FloatField(
+        help_text="Cosine similarity to the closest saved paper, less half the similarity to "
+        "the closest paper marked not relevant."
+    )
+    closest_arxiv_id = serializers.CharField(
+        source="closest.arxiv_id", help_text="The saved paper it is closest to."
+    )
+    closest_title = serializers.CharField(source="closest.title")
+
+    def get_url(self, recommendation) -> str:
+        request = self.context.get("request")
+        path = recommendation.paper.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+
+class RecommendationListSerializer(serializers.Serializer):
+    results = RecommendationSerializer(many=True)

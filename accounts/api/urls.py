@@ -7,6 +7,7 @@ from .views import (
     FollowListApi,
     ReadingListDetailApi,
     ReadingListListApi,
+    RecommendationListApi,
     SavedPaperDetailApi,
     SavedPaperListApi,
     SavedSearchDetailApi,
@@ -23,6 +24,11 @@ urlpatterns = [
     path("lists/", ReadingListListApi.as_view(), name="lists"),
     path("lists/<api_id:list_id>/", ReadingListDetailApi.as_view(), name="list"),
     path("lists/<api_id:list_id>/papers/", SavedPaperListApi.as_view(), name="list_papers"),
+    path(
+        "lists/<api_id:list_id>/recommendations/",
+        RecommendationListApi.as_view(),
+        name="list_recommendations",
+    ),
     path(
         "lists/<api_id:list_id>/papers/<api_arxiv_id:arxiv_id>/",
         SavedPaperDetailApi.as_view(),

@@ -21,7 +21,7 @@ from wovepaper.lib.api.errors import Conflict
 from wovepaper.lib.api.pagination import page_size_from
 from wovepaper.lib.api.schema import error_responses, page_number_parameters
 
-from .. import alerts, selectors, services
+from .. import alerts, recommendations, selectors, services
 from ..models import ReadingList, SavedPaper, SavedSearch, SearchAlert
 from .serializers import (
     FollowInputSerializer,
@@ -32,6 +32,7 @@ from .serializers import (
     ReadingListInputSerializer,
     ReadingListPageSerializer,
     ReadingListSerializer,
+    RecommendationListSerializer,
     SavedPaperPageSerializer,
     SavedPaperSerializer,
     SavedSearchInputSerializer,
@@ -481,3 +482,21 @@ class SearchAlertListApi(MeApiView):
         )
         data = SearchAlertSerializer(page, many=True, context={"request": request}).data
         return paginator.get_paginated_response(data)
+
+
+class RecommendationListApi(MeApiView):
+    @extend_schema(
+        operation_id="me_lists_recommendations_list",
+        summary="Papers like one of your lists",
+        description="New papers (of the last RECOMMENDATION_DAYS days) closest in meaning to the "
+        "list's papers, best first, at most 10, each with the saved paper it is closest to; "
+        "papers marked not relevant on the site are left out and push their neighbours down. "
+        + LIBRARY_AUTH,
+        parameters=[LIST_ID_PARAMETER],
+        responses={200: RecommendationListSerializer, **error_responses(401, 403, 404)},
+        tags=["me"],
+    )
+    def get(self, request, list_id: int):
+        found = recommendations.list_recommendations(reading_list=_own_list(request, list_id))
+        data = RecommendationListSerializer({"results": found}, context={"request": request}).data
+        return Response(data)

@@ -232,3 +232,24 @@ def test_news_of_a_saved_paper_reaches_the_feed_and_the_digest(library):
     (message,) = mail.outbox
     assert f"{surface.title}: v3 posted" in message.body
     assert "news of 1 paper you keep" in message.subject
+
+
+def test_the_api_gives_a_lists_recommendations_and_is_in_the_schema(library, user_factory):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    user, reading_list, (surface, _), (decoding, *_), _ = library
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    response = client.get(f"/api/v1/me/lists/{reading_list.pk}/recommendations/")
+    assert response.status_code == 200
+    by_id = {r["arxiv_id"]: r for r in response.json()["results"]}
+    assert by_id[decoding.arxiv_id]["closest_arxiv_id"] == surface.arxiv_id
+    assert by_id[decoding.arxiv_id]["url"].endswith(decoding.get_absolute_url())
+    other = APIClient()
+    other.force_authenticate(user_factory())
+    assert other.get(f"/api/v1/me/lists/{reading_list.pk}/recommendations/").status_code == 404
+    anonymous = APIClient().get(f"/api/v1/me/lists/{reading_list.pk}/recommendations/")
+    assert anonymous.status_code == 401
+    paths = Client().get("/openapi.json").json()["paths"]
+    assert "get" in paths["/api/v1/me/lists/{list_id}/recommendations/"]
