@@ -729,6 +729,12 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "wovepaper.lib.api.schema.schema_add_throttle_responses",
     ],
+    # Two fields named `source` take different choices (a researcher's ids, a citation's
+    # sources): each set gets a name of its own rather than a hashed one.
+    "ENUM_NAME_OVERRIDES": {
+        "ExternalIdSourceEnum": ["s2", "openalex", "orcid"],
+        "CitationSourceEnum": ["s2", "openalex"],
+    },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     # Swagger UI would otherwise ask validator.swagger.io to draw a badge: no third-party hosts.
