@@ -6,7 +6,7 @@ Parsing is in pure functions returning dataclasses; `OpenAlexClient` is the netw
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -276,36 +276,32 @@ class OpenAlexClient(ServiceClient):
     def works_by_arxiv_id(self, arxiv_ids: Sequence[str]) -> dict[str, OAWork | None]:
         """Works for arXiv ids, by arXiv DOI, 100 to a request; None for an unknown paper."""
         found: dict[str, OAWork | None] = {}
-        for start in range(0, len(arxiv_ids), FILTER_MAX):
-            chunk = list(arxiv_ids[start : start + FILTER_MAX])
-            works = self._list(
-                "works",
-                {
-                    "filter": "doi:" + "|".join(arxiv_doi(a) for a in chunk),
-                    "per_page": str(FILTER_MAX),
-                    "select": WORK_FIELDS,
-                },
-                parse_works_page,
-            )
+        for chunk, works in self._works_by_arxiv_doi(arxiv_ids, WORK_FIELDS, parse_works_page):
             found.update(works_by_arxiv_id(chunk, works))
         return found
+
+    def _works_by_arxiv_doi(
+        self, arxiv_ids: Sequence[str], select: str, parse: Callable[[dict], list]
+    ) -> Iterator[tuple[list[str], list]]:
+        """Each chunk of FILTER_MAX arXiv ids with the works OpenAlex holds under their arXiv
+        DOIs (one request a chunk), parsed by `parse`."""
+        for start in range(0, len(arxiv_ids), FILTER_MAX):
+            chunk = list(arxiv_ids[start : start + FILTER_MAX])
+            params = {
+                "filter": "doi:" + "|".join(arxiv_doi(a) for a in chunk),
+                "per_page": str(FILTER_MAX),
+                "select": select,
+            }
+            yield chunk, self._list("works", params, parse)
 
     def citations_by_arxiv_id(self, arxiv_ids: Sequence[str]) -> dict[str, OACitations | None]:
         """Each paper's referenced works and citations per year, by arXiv DOI as
         works_by_arxiv_id asks, 100 to a request; None for a paper OpenAlex does not know.
         Of several records of one paper, the one listing the most references wins."""
         found: dict[str, OACitations | None] = {}
-        for start in range(0, len(arxiv_ids), FILTER_MAX):
-            chunk = list(arxiv_ids[start : start + FILTER_MAX])
-            works = self._list(
-                "works",
-                {
-                    "filter": "doi:" + "|".join(arxiv_doi(a) for a in chunk),
-                    "per_page": str(FILTER_MAX),
-                    "select": CITATION_WORK_FIELDS,
-                },
-                parse_citations_page,
-            )
+        for chunk, works in self._works_by_arxiv_doi(
+            arxiv_ids, CITATION_WORK_FIELDS, parse_citations_page
+        ):
             wanted = {a.lower(): a for a in chunk}
             batch: dict[str, OACitations | None] = dict.fromkeys(chunk)
             for work in works:
