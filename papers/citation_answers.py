@@ -95,15 +95,64 @@ def s2_citing_works(paper: dict[str, Any]) -> list[CitedWork]:
 
 def s2_reference_page(page: dict[str, Any]) -> list[CitedWork]:
     """One page of `/paper/{id}/references`: each cited paper with `isInfluential`, `intents`
-    and `contexts` (the citing sentences), where the answer has them."""
-    works = []
-    for item in page.get("data") or []:
-        work = s2_work(item.get("citedPaper") or {})
+    and `contexts` (the citing sentences), where the answer has them. Malformed items are left
+    out (`s2_reference_items` says which and why)."""
+    return s2_reference_items(page)[0]
+
+
+def _malformed_reference(item: Any) -> str:
+    """Why an item of a references page cannot be read as a cited work ("" when it can)."""
+    if not isinstance(item, dict):
+        return "item is not an object"
+    cited = item.get("citedPaper")
+    if not isinstance(cited, dict):
+        return "citedPaper is not an object"
+    if not isinstance(cited.get("externalIds") or {}, dict):
+        return "citedPaper.externalIds is not an object"
+    for name in ("year", "citationCount"):
+        value = cited.get(name)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            return f"citedPaper.{name} is not a number: {value!r}"[:300]
+    for name in ("paperId", "title"):
+        if not isinstance(cited.get(name) or "", str):
+            return f"citedPaper.{name} is not a string"
+    if item.get("isInfluential") not in (None, True, False):
+        return f"isInfluential is not a boolean: {item.get('isInfluential')!r}"[:300]
+    for name in ("intents", "contexts"):
+        values = item.get(name) or []
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            return f"{name} is not a list of strings"
+    return ""
+
+
+def s2_reference_items(page: dict[str, Any]) -> tuple[list[CitedWork], list[tuple[str, str]]]:
+    """One page of `/paper/{id}/references` as (works, set aside): the readable items as
+    works, and for each malformed one (id, reason), its id the cited paper's S2 id when it
+    has one, else its position in the whole list (`#<offset + index>`), so that one bad item
+    costs its own edge and not the paper's list."""
+    items = page.get("data")
+    if not isinstance(items, list):
+        raise ValueError("references page has no list of data")
+    offset = page.get("offset")
+    offset = offset if isinstance(offset, int) else 0
+    works, set_aside = [], []
+    for index, item in enumerate(items):
+        if reason := _malformed_reference(item):
+            cited = item.get("citedPaper") if isinstance(item, dict) else None
+            paper_id = cited.get("paperId") if isinstance(cited, dict) else None
+            set_aside.append(
+                (
+                    paper_id if isinstance(paper_id, str) and paper_id else f"#{offset + index}",
+                    reason,
+                )
+            )
+            continue
+        work = s2_work(item["citedPaper"])
         work.is_influential = item.get("isInfluential")
         work.intents = list(item.get("intents") or [])
         work.contexts = [context for context in item.get("contexts") or [] if context]
         works.append(work)
-    return works
+    return works, set_aside
 
 
 def openalex_referenced_works(work: dict[str, Any]) -> list[CitedWork]:

@@ -357,6 +357,7 @@ class Coverage:
     references_listed: int | None = None
     cited_by_count: int | None = None
     counts_by_year: list[list[int]] = field(default_factory=list)
+    references_detailed_at: datetime | None = None
 
 
 def citation_coverage_record(coverages: Sequence[Coverage]) -> None:
@@ -371,6 +372,7 @@ def citation_coverage_record(coverages: Sequence[Coverage]) -> None:
                 references_listed=c.references_listed,
                 cited_by_count=c.cited_by_count,
                 counts_by_year=c.counts_by_year,
+                references_detailed_at=c.references_detailed_at,
             )
             for c in coverages
         ],
@@ -383,6 +385,7 @@ def citation_coverage_record(coverages: Sequence[Coverage]) -> None:
             "references_listed",
             "cited_by_count",
             "counts_by_year",
+            "references_detailed_at",
         ],
     )
     pages_changed("paper", sorted({c.paper_id for c in coverages}))

@@ -550,6 +550,9 @@ class CitationCoverage(models.Model):
     cited_by_count = models.PositiveIntegerField(null=True, blank=True)
     # OpenAlex's counts_by_year as [[year, cited_by_count], ...], newest first; [] elsewhere.
     counts_by_year = models.JSONField(default=list, blank=True)
+    # When Semantic Scholar's references endpoint (influence, intents, contexts) last gave this
+    # paper's references, which its "s2" edges then are; null: only the paper batch's list.
+    references_detailed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

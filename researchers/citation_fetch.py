@@ -22,11 +22,16 @@ from papers.citations import (
     citing_works_load,
     papers_citations_due,
 )
-from papers.models import Paper
+from papers.ingest.upsert import record_rejection
+from papers.models import CitationCoverage, Paper
 from wovepaper.lib.http import ServiceError
 
 from .clients.openalex import OpenAlexClient
-from .clients.semantic_scholar import SemanticScholarClient, arxiv_key
+from .clients.semantic_scholar import S2References, SemanticScholarClient, arxiv_key
+
+# RejectedRecord.source of a references-endpoint item set aside (record_key: "<arXiv id>
+# <cited paper's S2 id or #position>").
+REFERENCES_REJECTED_SOURCE = "s2:references"
 
 
 @dataclass
@@ -34,12 +39,33 @@ class CitationFetchResult:
     papers: int = 0
     edges: int = 0  # references written (both sources)
     citing_edges: int = 0  # edges added from S2's lists of citing works
+    detailed: int = 0  # papers whose S2 references came from the references endpoint
+    set_aside: int = 0  # malformed references-endpoint items set aside (RejectedRecord)
+    # The references endpoint's failures: those papers keep the batch's list, so the batch is
+    # not failed (and retried) for them.
+    detail_errors: list[str] = field(default_factory=list)
     unknown: dict[str, int] = field(default_factory=dict)  # source → papers it does not know
     errors: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
         return bool(self.errors)
+
+
+def _detail_candidates(papers: Sequence[Paper], graphs: dict, keys: dict[int, str]) -> list[Paper]:
+    """The papers whose references the endpoint is asked for, within the per-batch budget:
+    those S2 knows (the batch answered, or matching stored their S2 id), most cited first, then
+    newest. A much-cited paper's page is the one readers open most, so its references'
+    influence and citing sentences are seen most; the newest break ties, as papers due are
+    taken newest first."""
+    budget = settings.CITATIONS_S2_REFERENCES_PER_BATCH
+    if budget <= 0:
+        return []
+    known = [p for p in papers if p.semantic_scholar_id or graphs.get(keys[p.pk]) is not None]
+    known.sort(
+        key=lambda p: (-(p.cited_by_count or 0), -(p.published.timestamp() if p.published else 0))
+    )
+    return known[:budget]
 
 
 def _s2_fetch(
@@ -51,21 +77,48 @@ def _s2_fetch(
     # S2's own id where matching stored it (it never changes), else the arXiv id.
     keys = {p.pk: p.semantic_scholar_id or arxiv_key(p.arxiv_id) for p in papers}
     graphs = client.citation_graphs(list(keys.values()))
+    detailed: dict[int, S2References] = {}
+    for paper in _detail_candidates(papers, graphs, keys):
+        try:
+            answer = client.references(keys[paper.pk])
+        except ServiceError as exc:
+            result.detail_errors.append(f"{paper.arxiv_id}: {exc}")
+            continue
+        if answer is not None:
+            detailed[paper.pk] = answer
+            for cited_id, reason in answer.set_aside:
+                record_rejection(
+                    source=REFERENCES_REJECTED_SOURCE,
+                    record_key=f"{paper.arxiv_id} {cited_id}",
+                    reason=reason,
+                )
+            result.set_aside += len(answer.set_aside)
+    result.detailed += len(detailed)
+    # Papers whose edges came from the references endpoint before and that it was not asked
+    # for this time keep those edges: the batch's list would drop their influence and contexts.
+    earlier_detail = dict(
+        CitationCoverage.objects.filter(
+            paper_id__in=[p.pk for p in papers], source="s2", references_detailed_at__isnull=False
+        ).values_list("paper_id", "references_detailed_at")
+    )
     edges, coverages = [], []
     for paper in papers:
         graph = graphs.get(keys[paper.pk])
+        detail = detailed.get(paper.pk)
+        references = detail.references if detail else graph.references if graph else None
         coverages.append(
             Coverage(
                 paper_id=paper.pk,
                 source="s2",
                 fetched_at=now,
-                known=graph is not None,
-                references_listed=len(graph.references) if graph else None,
+                known=references is not None,
+                references_listed=len(references) if references is not None else None,
                 cited_by_count=graph.citation_count if graph else None,
+                references_detailed_at=now if detail else earlier_detail.get(paper.pk),
             )
         )
-        if graph is not None:
-            edges.append(CitingPaperEdges(paper.pk, "s2", now, list(graph.references)))
+        if references is not None and (detail or paper.pk not in earlier_detail):
+            edges.append(CitingPaperEdges(paper.pk, "s2", now, list(references)))
     result.edges += citations_load(edges)
     for paper in papers:
         graph = graphs.get(keys[paper.pk])
@@ -112,12 +165,17 @@ def citations_fetch(
     """Ask both sources for these papers' references (and S2 for the works citing them) and
     replace each paper's edges from each source that answered (papers.citations_load), adding
     edges from the archive papers among S2's citing works; record each source's coverage.
+    Up to CITATIONS_S2_REFERENCES_PER_BATCH papers' S2 references are read from the references
+    endpoint instead of the batch (with influence, intents and contexts; see
+    `_detail_candidates`), its malformed items set aside as RejectedRecords.
 
     Idempotent: a rerun replaces the same edges. A source that cannot answer (ServiceError,
     after the client's retries and Retry-After waits) leaves its edges and coverage as they
     were; `errors` says so."""
     papers = list(
-        Paper.objects.filter(pk__in=paper_ids).only("pk", "arxiv_id", "semantic_scholar_id")
+        Paper.objects.filter(pk__in=paper_ids).only(
+            "pk", "arxiv_id", "semantic_scholar_id", "cited_by_count", "published"
+        )
     )
     result = CitationFetchResult(papers=len(papers))
     if not papers:

@@ -1,14 +1,19 @@
 """A paper's references and citing papers in Debian's Chromium at desktop and phone widths,
 from the demo's recorded citations (wovepaper/demo/recordings/citations.json): ViT's references
 as OpenAlex recorded them, Adam cited by it in the archive, and a paper Semantic Scholar lists
-as citing "Computing Machinery and Intelligence". Screenshots are kept in test-artifacts/."""
+as citing "Computing Machinery and Intelligence"; and the references Semantic Scholar's
+references endpoint recorded for CorpusID:1033682, with influence and citing sentences
+(tests/fixtures/semanticscholar). Screenshots are kept in test-artifacts/."""
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
+from papers.citation_answers import s2_reference_page
+from papers.citations import CitingPaperEdges, Coverage, citation_coverage_record, citations_load
 from tests.test_pages_browser import ARTIFACTS, WIDTHS
 from wovepaper.demo.citations import demo_citations_load
 from wovepaper.demo.replay import RECORDINGS
@@ -91,4 +96,56 @@ def test_references_and_citing_papers_at_desktop_and_phone_widths(
         assert "has not been asked for this paper's own reference list" in page.inner_text(
             "#references"
         )
+        page.close()
+
+
+@pytest.fixture
+def detailed_references(transactional_db, paper_factory, fixtures_dir):
+    """A paper whose references are the references endpoint's recorded pages (CorpusID:1033682,
+    with influence and citing sentences), written as the fetch writes them; the one influential
+    reference, the conditional GAN, is an archive paper titled as recorded."""
+    pages = [
+        json.loads((fixtures_dir / "semanticscholar" / name).read_text())
+        for name in (
+            "paper_references_corpusid_1033682.0.json",
+            "paper_references_corpusid_1033682.1.json",
+        )
+    ]
+    cgan = paper_factory(arxiv_id="1411.1784", title="Conditional Generative Adversarial Nets")
+    paper = paper_factory(title="A paper whose references Semantic Scholar details")
+    works = [w for page in pages for w in s2_reference_page(page)]
+    fetched = datetime(2023, 12, 27, tzinfo=UTC)
+    citations_load([CitingPaperEdges(paper.pk, "s2", fetched, works)])
+    citation_coverage_record(
+        [Coverage(paper.pk, "s2", fetched, True, references_listed=len(works))]
+    )
+    return paper, cgan
+
+
+def test_influential_references_and_their_context_at_desktop_and_phone_widths(
+    live_server, browser, detailed_references
+):
+    ARTIFACTS.mkdir(exist_ok=True)
+    paper, cgan = detailed_references
+    for width in WIDTHS:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.set_default_timeout(20_000)
+
+        assert page.goto(live_server.url + paper.get_absolute_url()).status == 200
+        _no_overflow(page)
+        assert page.locator("#references-h").inner_text() == "References (156)"
+        coverage = page.locator("#references .coverage").inner_text()
+        assert coverage.startswith("References known from Semantic Scholar, 27 Dec 2023.")
+        page.locator("#references").scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"citations-contexts-{width}.png"))
+
+        url = f"{live_server.url}/papers/{paper.arxiv_id}/references?sort=citations"
+        assert page.goto(url).status == 200
+        _no_overflow(page)
+        marked = page.locator(".citation-list li", has=page.locator(".influential"))
+        assert marked.count() == 1
+        assert marked.locator("a").first.inner_text() == cgan.title
+        assert marked.locator(".citation-context").count() == 2
+        marked.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"citations-influential-{width}.png"))
         page.close()

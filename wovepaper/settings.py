@@ -397,6 +397,10 @@ CITATIONS_REFRESH_DAYS = env_int("CITATIONS_REFRESH_DAYS", 30)
 # 144,000 papers a day, all of arXiv within CITATIONS_REFRESH_DAYS. 0 leaves it to
 # `manage.py fetch_citations`.
 CITATIONS_FETCH_SECONDS = env_int("CITATIONS_FETCH_SECONDS", 60)
+# Papers per batch whose references are read from Semantic Scholar's references endpoint (the
+# only source of influence, intents and citing sentences): one request or more per paper, where
+# the batch costs one per 100 papers; 0 turns it off (researchers.citation_fetch).
+CITATIONS_S2_REFERENCES_PER_BATCH = env_int("CITATIONS_S2_REFERENCES_PER_BATCH", 10)
 if CITATIONS_FETCH_SECONDS > 0:
     CELERY_BEAT_SCHEDULE["fetch-citations"] = {
         "task": "researchers.fetch_citations",

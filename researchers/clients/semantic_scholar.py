@@ -12,7 +12,12 @@ from functools import partial
 
 from django.conf import settings
 
-from papers.citation_answers import CitedWork, s2_citing_works, s2_references
+from papers.citation_answers import (
+    CitedWork,
+    s2_citing_works,
+    s2_reference_items,
+    s2_references,
+)
 from wovepaper.lib.http import ServiceClient, ServiceError, parsed_answer
 
 SERVICE = "Semantic Scholar"
@@ -36,6 +41,13 @@ CITATION_FIELDS = ",".join(
 # larger answer is refused, and then asked again in halves).
 CITATION_BATCH_MAX = 100
 AUTHOR_BATCH_MAX = 1000
+# The references endpoint, the only one with influence, intents and citing sentences: the edge's
+# fields and the cited paper's (as CITATION_FIELDS asks of the batch). Paged by `next`; S2 takes
+# up to 1,000 a page. A paper's list is read to REFERENCES_MAX at most (no paper cites more in
+# practice; the bound keeps one paper from costing unbounded requests).
+REFERENCE_FIELDS = "contexts,intents,isInfluential,paperId,externalIds,title,year,citationCount"
+REFERENCES_PAGE_SIZE = 1000
+REFERENCES_MAX = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +74,16 @@ class S2CitationGraph:
     citation_count: int | None
     references: tuple[CitedWork, ...]
     citing: tuple[CitedWork, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class S2References:
+    """One paper's references as the references endpoint lists them (with influence, intents
+    and contexts), the pages it took, and the items set aside as malformed (id, reason)."""
+
+    references: tuple[CitedWork, ...]
+    set_aside: tuple[tuple[str, str], ...]
+    pages: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +176,12 @@ def parse_author_batch(ids: Sequence[str], payload: list) -> dict[str, S2AuthorR
     return {requested: parse_author(item) for requested, item in zip(ids, payload, strict=True)}
 
 
+def _reference_page(payload) -> tuple[list[CitedWork], list[tuple[str, str]], object]:
+    if not isinstance(payload, dict):
+        raise ValueError("references page is not an object")
+    return (*s2_reference_items(payload), payload.get("next"))
+
+
 def arxiv_key(arxiv_id: str) -> str:
     return f"ARXIV:{arxiv_id}"
 
@@ -216,6 +244,38 @@ class SemanticScholarClient(ServiceClient):
         return parsed_answer(
             self.service, response, partial(parse_citation_batch, chunk), "citation batch answer"
         )
+
+    def references(self, key: str) -> S2References | None:
+        """A paper's references from `/paper/{key}/references` (key: S2's paper id or
+        `ARXIV:<id>`), every page, following `next`; None when S2 does not know the paper (404).
+        A malformed item is set aside, not the page; a malformed page is a ServiceError."""
+        works: list[CitedWork] = []
+        set_aside: list[tuple[str, str]] = []
+        offset, pages = 0, 0
+        while offset < REFERENCES_MAX:
+            response = self.request(
+                "GET",
+                f"paper/{key}/references",
+                params={
+                    "fields": REFERENCE_FIELDS,
+                    "offset": offset,
+                    "limit": REFERENCES_PAGE_SIZE,
+                },
+                ok_statuses=frozenset({200, 404}),
+            )
+            if response.status_code == 404:
+                return None
+            page_works, page_set_aside, following = parsed_answer(
+                self.service, response, _reference_page, "references page"
+            )
+            works += page_works
+            set_aside += page_set_aside
+            pages += 1
+            # A `next` that does not move forward would loop: the list ends there.
+            if not isinstance(following, int) or following <= offset:
+                break
+            offset = following
+        return S2References(tuple(works), tuple(set_aside), pages)
 
     def authors(self, author_ids: Sequence[str]) -> dict[str, S2AuthorRecord | None]:
         """Author records with their figures (at most 1,000 per request); None if unknown."""

@@ -10,7 +10,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from papers.citation_answers import CitedWork, openalex_referenced_works, s2_references
+from papers.citation_answers import (
+    CitedWork,
+    openalex_referenced_works,
+    s2_reference_page,
+    s2_references,
+)
 from papers.citations import (
     CitingPaperEdges,
     Coverage,
@@ -290,3 +295,51 @@ def test_related_by_citations_says_why(client, paper_factory):
     ]
     md = client.get(paper.get_absolute_url(), HTTP_ACCEPT="text/markdown").content.decode()
     assert "## Related by citations" in md and "Cited together with it by 2 papers" in md
+
+
+@pytest.mark.django_db
+def test_influence_and_contexts_from_the_references_endpoint_show_everywhere(
+    client, paper_factory, fixtures_dir
+):
+    """The references endpoint's recorded pages (CorpusID:1033682), written as the fetch
+    writes them: the one influential reference, Mirza and Osindero's conditional GAN (an
+    archive paper here), is marked with its citing sentences on the list page, in its
+    markdown and in the API."""
+    pages = [
+        json.loads((fixtures_dir / "semanticscholar" / name).read_text())
+        for name in (
+            "paper_references_corpusid_1033682.0.json",
+            "paper_references_corpusid_1033682.1.json",
+        )
+    ]
+    cgan = paper_factory(arxiv_id="1411.1784", title="Conditional Generative Adversarial Nets")
+    paper = paper_factory(title="The citing one")
+    _load(paper, "s2", [w for page in pages for w in s2_reference_page(page)])
+    context = next(
+        item["contexts"][0]
+        for item in pages[1]["data"]
+        if (item["citedPaper"]["externalIds"] or {}).get("ArXiv") == "1411.1784"
+    )
+
+    html = _text(client.get(f"/papers/{paper.arxiv_id}/references?sort=citations").content.decode())
+    assert f"{cgan.title} · in this archive (2014) · 8,598 citations · influential" in html
+    assert f"“{context}”" in html.replace("&quot;", '"')
+    assert html.count("· influential") == 1
+
+    md = client.get(
+        f"/papers/{paper.arxiv_id}/references?sort=citations", HTTP_ACCEPT="text/markdown"
+    ).content.decode()
+    assert "(in this archive) (2014), 8598 citations, influential" in md
+    assert md.count(", influential") == 1
+
+    items = []
+    url = f"/api/v1/papers/{paper.arxiv_id}/references/"
+    while url:
+        answer = client.get(url).json()
+        items += answer["results"]
+        url = answer["next"]
+    assert len(items) == 156
+    (influential,) = [i for i in items if i["is_influential"]]
+    assert influential["intents"] == [] and context in influential["contexts"]
+    assert sum(1 for i in items if i["contexts"]) == 36
+    assert {i["is_influential"] for i in items} == {True, False}
