@@ -101,6 +101,12 @@ def works_resolve(works: Iterable[CitedWork]) -> list[tuple[int, str] | None]:
     """For each work, its archive paper as (id, arXiv id), or None: by arXiv id (version
     stripped), then DOI (the paper's own, usually the published version's), then Semantic
     Scholar id, then OpenAlex id. One query per kind of id per batch of BATCH_SIZE ids."""
+    return [match[:2] if match else None for match in works_resolve_how(works)]
+
+
+def works_resolve_how(works: Iterable[CitedWork]) -> list[tuple[int, str, str] | None]:
+    """`works_resolve`, each archive paper with the kind of id that found it ("arxiv", "doi",
+    "s2" or "openalex"), for measuring resolution per kind of id."""
     works = list(works)
     found: dict[str, dict[str, tuple[int, str]]] = {
         "arxiv": {},
@@ -119,13 +125,20 @@ def works_resolve(works: Iterable[CitedWork]) -> list[tuple[int, str] | None]:
         for chunk in _chunks(ids):
             for pk, arxiv_id, value in lookups[kind](list(chunk)):
                 found[kind][value] = (pk, arxiv_id)
-    return [
-        found["arxiv"].get(w.arxiv_id)
-        or found["doi"].get(w.doi)
-        or found["s2"].get(w.s2_id)
-        or found["openalex"].get(w.openalex_id)
-        for w in works
-    ]
+    resolved: list[tuple[int, str, str] | None] = []
+    for w in works:
+        for kind, value in (
+            ("arxiv", w.arxiv_id),
+            ("doi", w.doi),
+            ("s2", w.s2_id),
+            ("openalex", w.openalex_id),
+        ):
+            if value and (paper := found[kind].get(value)):
+                resolved.append((*paper, kind))
+                break
+        else:
+            resolved.append(None)
+    return resolved
 
 
 COPY_FIELDS = [

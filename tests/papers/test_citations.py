@@ -17,7 +17,13 @@ from papers.citation_answers import (
     s2_work,
     work_key,
 )
-from papers.citations import CitingPaperEdges, citations_load, citing_works_load
+from papers.citations import (
+    CitingPaperEdges,
+    citations_load,
+    citing_works_load,
+    works_resolve,
+    works_resolve_how,
+)
 from papers.models import Citation
 
 FETCHED = datetime(2026, 11, 12, tzinfo=UTC)
@@ -139,6 +145,36 @@ def test_cited_works_resolve_by_arxiv_id_doi_and_source_ids(
     assert influential.contexts[0].startswith("Conditional GAN")
     assert edges.get(cited_paper=by_openalex).is_influential is None
     assert influential.citing_published == citing.published
+
+
+@pytest.mark.django_db
+def test_resolution_says_which_kind_of_id_found_each_paper(paper_factory, s2_reference_pages):
+    """What benchmarks/citation_resolution.py counts per kind of id: the first kind that
+    matches, in the loaders' order (arXiv id, DOI, S2 id, OpenAlex id)."""
+    by_arxiv = paper_factory(arxiv_id="1411.1784", semantic_scholar_id="also-matches-but-later")
+    by_doi = paper_factory(arxiv_id="1809.99999", doi="10.1109/TPAMI.2018.2855738")
+    by_openalex = paper_factory(openalex_id="W102557767")
+    works = [
+        next(
+            w
+            for page in s2_reference_pages
+            for w in s2_reference_page(page)
+            if w.arxiv_id == "1411.1784"
+        ),
+        CitedWork(doi="10.1109/tpami.2018.2855738", s2_id="not-held"),
+        CitedWork(s2_id="also-matches-but-later"),
+        CitedWork(openalex_id="W102557767"),
+        CitedWork(arxiv_id="2401.00000", doi="10.1/none", title="Not in the archive"),
+    ]
+
+    assert works_resolve_how(works) == [
+        (by_arxiv.pk, "1411.1784", "arxiv"),
+        (by_doi.pk, "1809.99999", "doi"),
+        (by_arxiv.pk, "1411.1784", "s2"),
+        (by_openalex.pk, by_openalex.arxiv_id, "openalex"),
+        None,
+    ]
+    assert works_resolve(works) == [r[:2] if r else None for r in works_resolve_how(works)]
 
 
 @pytest.mark.django_db
