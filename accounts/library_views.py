@@ -259,21 +259,8 @@ def remove(request: AuthenticatedHttpRequest, list_id: int, paper_id: int) -> Ht
 
 
 def _list_export(reading_list: ReadingList, extension: str, filename: str) -> HttpResponse:
-    rows = list(
-        selectors.saved_papers(reading_list=reading_list).filter(paper__is_deleted=False)[
-            : LIST_EXPORT_MAX + 1
-        ]
-    )
-    cut_note = ""
-    if len(rows) > LIST_EXPORT_MAX:
-        rows = rows[:LIST_EXPORT_MAX]
-        cut_note = (
-            f"The {LIST_EXPORT_MAX} papers saved last in {reading_list.name}; "
-            "earlier ones are not in this export."
-        )
-    return citation_response(
-        [row.paper for row in rows], extension=extension, filename=filename, cut_note=cut_note
-    )
+    papers, cut_note = selectors.reading_list_citation_export(reading_list, limit=LIST_EXPORT_MAX)
+    return citation_response(papers, extension=extension, filename=filename, cut_note=cut_note)
 
 
 @login_required

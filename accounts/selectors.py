@@ -18,7 +18,15 @@ from papers.models import Authorship, Paper, PaperCategory, PaperChange
 from researchers.models import Researcher
 from researchers.selectors import researcher_same_name, researcher_survivor_ids
 
-from .models import Claim, Follow, InstitutionFollow, Profile, ReadingList, SavedPaper
+from .models import (
+    Claim,
+    Follow,
+    InstitutionFollow,
+    Profile,
+    ReadingList,
+    RecommendationDismissal,
+    SavedPaper,
+)
 
 # How many of the newest papers in the chosen fields suggestions look at: enough to find the
 # active researchers, few enough that the query is one short index range scan per field.
@@ -526,3 +534,29 @@ def paper_changes_for_user(
     if since is not None:
         changes = changes.filter(recorded_at__gte=since)
     return list(changes.order_by("-recorded_at", "-id")[:limit])
+
+
+def reading_list_citation_export(
+    reading_list: ReadingList, *, limit: int
+) -> tuple[list[Paper], str]:
+    """A list's papers for its citation export (site, shared link and API), saved last first,
+    deleted papers left out, and the note that says the export was cut at `limit` (empty when it
+    holds them all). One query."""
+    kept = saved_papers(reading_list=reading_list).filter(paper__is_deleted=False)
+    rows = list(kept[: limit + 1])
+    if len(rows) <= limit:
+        return [row.paper for row in rows], ""
+    return [row.paper for row in rows[:limit]], (
+        f"The {limit} papers saved last in {reading_list.name}; "
+        "earlier ones are not in this export."
+    )
+
+
+def recommendation_dismissals(*, user: User) -> QuerySet[RecommendationDismissal]:
+    """The papers the reader marked not relevant, newest first (the (user, -created_at, -id)
+    index), with the papers."""
+    return (
+        RecommendationDismissal.objects.filter(user=user)
+        .select_related("paper")
+        .order_by("-created_at", "-id")
+    )

@@ -413,6 +413,13 @@ def recommendation_dismiss(*, user: User, paper: Paper) -> bool:
     return created
 
 
+def recommendation_undismiss(*, user: User, paper_id: int) -> bool:
+    """Take back a "not relevant": the paper may be recommended again and stops weighing
+    against its neighbours. Returns whether it was marked; undoing twice is harmless."""
+    deleted, _ = RecommendationDismissal.objects.filter(user=user, paper_id=paper_id).delete()
+    return bool(deleted)
+
+
 def saved_paper_note_set(*, saved: SavedPaper, note: str) -> SavedPaper:
     """Replace the note (an empty one removes it). Longer than NOTE_MAX_CHARS is refused, not
     cut, so nothing the reader wrote is lost silently."""

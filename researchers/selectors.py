@@ -172,6 +172,18 @@ def researcher_papers_for_citation(researcher: Researcher, *, limit: int) -> lis
     return list({paper.pk: paper for paper in rows}.values())
 
 
+def researcher_citation_export(researcher: Researcher, *, limit: int) -> tuple[list[Paper], str]:
+    """The papers of a researcher's citation export (site and API), newest first, and the note
+    that says the export was cut at `limit` (empty when it holds them all)."""
+    papers = researcher_papers_for_citation(researcher, limit=limit + 1)
+    if len(papers) <= limit:
+        return papers, ""
+    return papers[:limit], (
+        f"The newest {limit} papers of {researcher.display_name}; "
+        "older ones are not in this export."
+    )
+
+
 def researchers_active_in_category(
     code: str, *, recent: int = 300, byline_head: int = 50, limit: int = 10
 ) -> list[tuple[Researcher, int]]:

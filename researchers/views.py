@@ -49,14 +49,7 @@ def researcher_citation(request: HttpRequest, pk: int, extension: str) -> HttpRe
         return permanent_redirect(
             reverse("researchers:cite", args=[researcher.pk, extension]), request
         )
-    papers = selectors.researcher_papers_for_citation(researcher, limit=CITATION_EXPORT_MAX + 1)
-    cut_note = ""
-    if len(papers) > CITATION_EXPORT_MAX:
-        papers = papers[:CITATION_EXPORT_MAX]
-        cut_note = (
-            f"The newest {CITATION_EXPORT_MAX} papers of {researcher.display_name}; "
-            "older ones are not in this export."
-        )
+    papers, cut_note = selectors.researcher_citation_export(researcher, limit=CITATION_EXPORT_MAX)
     return citation_response(
         papers,
         extension=extension,

@@ -240,5 +240,35 @@ class RecommendationSerializer(serializers.Serializer):
         return request.build_absolute_uri(path) if request else path
 
 
+class NotRelevantSerializer(serializers.Serializer):
+    arxiv_id = serializers.CharField(source="paper.arxiv_id")
+    title = serializers.CharField(source="paper.title")
+    url = serializers.SerializerMethodField(help_text="The paper's page here.")
+    marked_at = serializers.DateTimeField(source="created_at")
+
+    def get_url(self, dismissal) -> str:
+        request = self.context.get("request")
+        path = dismissal.paper.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+
+class NotRelevantPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="How many papers you marked not relevant.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+    results = NotRelevantSerializer(many=True)
+
+
+class NotRelevantInputSerializer(serializers.Serializer):
+    arxiv_id = JSONStringField(
+        max_length=64,
+        validators=[
+            RegexValidator(f"^(?:{ArxivIdConverter.regex})$", "Must be an arXiv id."),
+        ],
+        help_text="The paper's arXiv id (`2401.01234`, `astro-ph/9901001`; a version suffix is "
+        "ignored).",
+    )
+
+
 class RecommendationListSerializer(serializers.Serializer):
     results = RecommendationSerializer(many=True)

@@ -13,21 +13,32 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from papers.api.exports import (
+    EXPORT_FORMATS_TEXT,
+    EXTENSION_PARAMETER,
+    ErrorsAsJson,
+    export_responses,
+)
 from papers.api.views import ARXIV_ID_PARAMETER
 from papers.converters import ArxivIdConverter, normalize_old_style
 from papers.selectors import papers_for_citation
+from papers.views import citation_response
 from researchers.models import Researcher
 from wovepaper.lib.api.errors import Conflict
 from wovepaper.lib.api.pagination import page_size_from
 from wovepaper.lib.api.schema import error_responses, page_number_parameters
 
 from .. import alerts, recommendations, selectors, services
+from ..library_views import LIST_EXPORT_MAX
 from ..models import ReadingList, SavedPaper, SavedSearch, SearchAlert
 from .serializers import (
     FollowInputSerializer,
     FollowPageSerializer,
     FollowSerializer,
     NoteInputSerializer,
+    NotRelevantInputSerializer,
+    NotRelevantPageSerializer,
+    NotRelevantSerializer,
     ReadingListChangeSerializer,
     ReadingListInputSerializer,
     ReadingListPageSerializer,
@@ -261,6 +272,33 @@ class ReadingListDetailApi(MeApiView):
     def delete(self, request, list_id: int):
         services.reading_list_delete(reading_list=_own_list(request, list_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ReadingListCitationApi(MeApiView):
+    content_negotiation_class = ErrorsAsJson
+
+    @extend_schema(
+        operation_id="me_lists_cite",
+        summary="One of your lists as BibTeX, RIS or CSL-JSON",
+        description="The list's papers, saved last first, at most "
+        f"{LIST_EXPORT_MAX:,} (those saved last), as one citation file, as "
+        "`/me/library/<id>/cite.<extension>` on the site; your notes are not in it. "
+        + EXPORT_FORMATS_TEXT,
+        parameters=[LIST_ID_PARAMETER, EXTENSION_PARAMETER],
+        responses=export_responses(401, 403, 404),
+        tags=["me"],
+    )
+    def get(self, request, list_id: int, extension: str):
+        reading_list = _own_list(request, list_id)
+        papers, cut_note = selectors.reading_list_citation_export(
+            reading_list, limit=LIST_EXPORT_MAX
+        )
+        response = citation_response(
+            papers, extension=extension, filename=f"list-{list_id}", cut_note=cut_note
+        )
+        # Private, unlike the public exports citation_response is made for.
+        response["Cache-Control"] = "private, no-store"
+        return response
 
 
 class SavedPaperListApi(MeApiView):
@@ -500,3 +538,82 @@ class RecommendationListApi(MeApiView):
         found = recommendations.list_recommendations(reading_list=_own_list(request, list_id))
         data = RecommendationListSerializer({"results": found}, context={"request": request}).data
         return Response(data)
+
+
+# --- "not relevant" ----------------------------------------------------------------------------
+
+NOT_RELEVANT_TEXT = (
+    "A paper marked not relevant is never recommended to you again, and papers close to it in "
+    "meaning rank lower in every list's recommendations (by half their similarity to it), as "
+    'the site\'s "Not relevant" button does.'
+)
+
+
+class NotRelevantListApi(MeApiView):
+    @extend_schema(
+        operation_id="me_not_relevant_list",
+        summary="List the papers you marked not relevant",
+        description="Newest first, 50 a page (`page`, `page_size` up to 200). "
+        + NOT_RELEVANT_TEXT
+        + " "
+        + LIBRARY_AUTH,
+        parameters=page_parameters("papers"),
+        responses={200: NotRelevantPageSerializer, **error_responses(400, 401, 403, 404)},
+        tags=["me"],
+    )
+    def get(self, request):
+        paginator = FollowPagination()
+        page = paginator.paginate_queryset(
+            selectors.recommendation_dismissals(user=request.user), request, view=self
+        )
+        data = NotRelevantSerializer(page, many=True, context={"request": request}).data
+        return paginator.get_paginated_response(data)
+
+    @extend_schema(
+        operation_id="me_not_relevant_create",
+        summary="Mark a paper not relevant",
+        description=NOT_RELEVANT_TEXT + " 201 when newly marked, 200 when it was already; 404 "
+        "when no paper with this id is held here. Undo with DELETE "
+        "`/api/v1/me/not-relevant/<arxiv id>/`.",
+        request=NotRelevantInputSerializer,
+        responses={
+            201: NotRelevantSerializer,
+            200: NotRelevantSerializer,
+            **error_responses(400, 401, 403, 404),
+        },
+        tags=["me"],
+    )
+    def post(self, request):
+        payload = NotRelevantInputSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        arxiv_id = normalize_old_style(
+            ArxivIdConverter().to_python(payload.validated_data["arxiv_id"])
+        )
+        found = papers_for_citation(arxiv_ids=[arxiv_id])
+        if not found:
+            raise NotFound("No paper with this arXiv id is held here.")
+        created = services.recommendation_dismiss(user=request.user, paper=found[0])
+        marked = selectors.recommendation_dismissals(user=request.user).get(paper=found[0])
+        return Response(
+            NotRelevantSerializer(marked, context={"request": request}).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
+class NotRelevantDetailApi(MeApiView):
+    @extend_schema(
+        operation_id="me_not_relevant_destroy",
+        summary='Take back a "not relevant"',
+        description="The paper may be recommended again and no longer pushes its neighbours "
+        "down. 404 when you had not marked it.",
+        parameters=[ARXIV_ID_PARAMETER],
+        responses={204: None, **error_responses(401, 403, 404)},
+        tags=["me"],
+    )
+    def delete(self, request, arxiv_id: str):
+        found = papers_for_citation(arxiv_ids=[normalize_old_style(arxiv_id)])
+        if not found or not services.recommendation_undismiss(
+            user=request.user, paper_id=found[0].pk
+        ):
+            raise NotFound("You did not mark this paper not relevant.")
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import conflicts, identity, views
+from . import conflicts, exports, identity, views
 
 urlpatterns = [
     path("researchers/", views.ResearcherListView.as_view(), name="api-researcher-list"),
@@ -15,6 +15,11 @@ urlpatterns = [
         "researchers/<api_id:pk>/papers/",
         views.ResearcherPapersView.as_view(),
         name="api-researcher-papers",
+    ),
+    path(
+        "researchers/<api_id:pk>/cite.<cite_ext:extension>",
+        exports.ResearcherCitationApi.as_view(),
+        name="api-researcher-cite",
     ),
     path(
         "researchers/<api_id:pk>/same-name/",

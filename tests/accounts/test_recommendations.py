@@ -253,3 +253,63 @@ def test_the_api_gives_a_lists_recommendations_and_is_in_the_schema(library, use
     assert anonymous.status_code == 401
     paths = Client().get("/openapi.json").json()["paths"]
     assert "get" in paths["/api/v1/me/lists/{list_id}/recommendations/"]
+
+
+def test_not_relevant_through_the_api_teaches_the_ranking_as_the_site_does_and_undoes(
+    library, user_factory
+):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    user, reading_list, _, (decoding, rotation, kinematics, _), _ = library
+
+    def scores() -> dict[int, float]:
+        found = recommendations.list_recommendations(reading_list=reading_list)
+        return {r.paper.pk: r.score for r in found}
+
+    before = scores()
+    # The site's button, then taken back, gives the scores the API must reproduce.
+    _signed_in(user).post("/me/library/not-relevant", {"paper": kinematics.pk})
+    by_site = scores()
+    RecommendationDismissal.objects.all().delete()
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    marked = client.post(
+        "/api/v1/me/not-relevant/", {"arxiv_id": f"{kinematics.arxiv_id}v2"}, format="json"
+    )
+    assert marked.status_code == 201
+    assert marked.json()["arxiv_id"] == kinematics.arxiv_id and marked.json()["marked_at"]
+    again = client.post(
+        "/api/v1/me/not-relevant/", {"arxiv_id": kinematics.arxiv_id}, format="json"
+    )
+    assert again.status_code == 200
+    assert RecommendationDismissal.objects.filter(user=user).count() == 1
+    after = scores()
+    assert after == by_site and kinematics.pk not in after
+    assert after[rotation.pk] < before[rotation.pk]
+    listed = client.get(f"/api/v1/me/lists/{reading_list.pk}/recommendations/").json()
+    assert kinematics.arxiv_id not in {r["arxiv_id"] for r in listed["results"]}
+    page = client.get("/api/v1/me/not-relevant/").json()
+    assert page["count"] == 1 and page["results"][0]["arxiv_id"] == kinematics.arxiv_id
+
+    # Undone, the paper is back and its neighbours rank as before.
+    assert client.delete(f"/api/v1/me/not-relevant/{kinematics.arxiv_id}/").status_code == 204
+    assert client.delete(f"/api/v1/me/not-relevant/{kinematics.arxiv_id}/").status_code == 404
+    assert scores() == pytest.approx(before)
+
+    missing = client.post("/api/v1/me/not-relevant/", {"arxiv_id": "2401.99999"}, format="json")
+    assert missing.status_code == 404
+    assert (
+        client.post("/api/v1/me/not-relevant/", {"arxiv_id": "x"}, format="json").status_code == 400
+    )
+    # Another reader's marks are their own; signed out is a 401.
+    other = APIClient()
+    other.force_authenticate(user_factory())
+    other.post("/api/v1/me/not-relevant/", {"arxiv_id": decoding.arxiv_id}, format="json")
+    assert client.get("/api/v1/me/not-relevant/").json()["count"] == 0
+    assert decoding.pk in scores()
+    assert APIClient().get("/api/v1/me/not-relevant/").status_code == 401
+    paths = Client().get("/openapi.json").json()["paths"]
+    assert {"get", "post"} <= set(paths["/api/v1/me/not-relevant/"])
+    assert "delete" in paths["/api/v1/me/not-relevant/{arxiv_id}/"]
