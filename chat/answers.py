@@ -18,7 +18,7 @@ papers it uses, streamed as it is made.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -460,6 +460,18 @@ def answer_whole(answer: ChatMessage) -> ChatMessage:
         pass
     answer.refresh_from_db()
     return answer
+
+
+def cited_paper_ids(messages: Iterable[ChatMessage]) -> dict[str, int]:
+    """The archive's id of each paper the messages cite, by arXiv id (deleted papers left out,
+    so they get no save control): one query for a whole thread. Citations keep the arXiv id
+    alone, which outlives a paper's row."""
+    arxiv_ids = {c["arxiv_id"] for m in messages for c in m.citations}
+    if not arxiv_ids:
+        return {}
+    return dict(
+        Paper.objects.filter(arxiv_id__in=arxiv_ids, is_deleted=False).values_list("arxiv_id", "pk")
+    )
 
 
 def conversations_for(user):

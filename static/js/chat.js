@@ -69,7 +69,16 @@
       if (done.ok) {
         var holder = document.createElement("ol");
         holder.innerHTML = await done.text();
-        if (holder.firstElementChild) answer.replaceWith(holder.firstElementChild);
+        var finished = holder.firstElementChild;
+        if (finished) {
+          // A paper cited higher up the thread keeps its one save control there: ids are unique.
+          finished.querySelectorAll(".save-slot").forEach(function (slot) {
+            if (document.getElementById(slot.id)) slot.remove();
+          });
+          answer.replaceWith(finished);
+          // The answer's own loader asks for its save controls (accounts.fragments).
+          if (window.htmx) window.htmx.process(finished);
+        }
       }
       answer.removeAttribute("aria-busy");
     } catch (err) {

@@ -5,11 +5,12 @@ way."""
 
 from __future__ import annotations
 
+import pytest
 from django.contrib.auth import get_user_model
 
-from accounts.models import Profile
-from chat.models import ChatMessage
-from tests.conftest import csp_violations, signed_in_browser_page
+from accounts.models import Profile, SavedPaper
+from chat.models import ChatMessage, Conversation
+from tests.conftest import ARTIFACTS, csp_violations, signed_in_browser_page
 
 
 def test_the_docked_panel_streams_a_quoted_answer_with_its_citation(
@@ -49,5 +50,48 @@ def test_the_docked_panel_streams_a_quoted_answer_with_its_citation(
     listed = page.locator(".chat-list").bounding_box()
     assert question["y"] < listed["y"] and question["y"] + question["height"] < 800
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    page.context.close()
+    assert violations == [] and errors == []
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_cited_paper_is_saved_from_the_chat_answer(
+    live_server, browser, paper_factory, settings, width
+):
+    """On /chat the finished answer is swapped in by the page's script; each cited paper's save
+    control arrives through the reader's fragment, saves in place (htmx), and is still "Saved in"
+    on the conversation's page, from that page's own loader."""
+    settings.LLM_BASE_URL = ""
+    settings.LLM_MODEL = ""
+    paper = paper_factory(
+        title="An analytic solution for one-dimensional quantum walks",
+        abstract="The first general analytic solutions for the one-dimensional walk in position "
+        "and momentum space are derived. These solutions reveal new symmetry features of "
+        "quantum walk probability densities.",
+        categories=["quant-ph"],
+    )
+    reader = get_user_model().objects.create_user("saver", "saver@example.org", "a-long-pass-9")
+    Profile.objects.create(user=reader, onboarding=Profile.Onboarding.COMPLETED)
+    page, errors = signed_in_browser_page(browser, live_server, reader)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(live_server.url + "/chat")
+    page.fill("#chat-q", "What do these solutions reveal?")
+    page.click(".chat-form button[type=submit]")
+    control = f".chat-citations #save-{paper.pk}"
+    page.wait_for_selector(f"{control} button")
+    page.locator(f"{control} button").click()
+    page.wait_for_selector(f"{control} .saved-in")
+    assert "Reading list" in page.inner_text(control)
+    assert SavedPaper.objects.filter(reading_list__user=reader, paper=paper).exists()
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"chat-save-{width}.png"), full_page=True)
+    violations = csp_violations(page)
+
+    # The conversation's own page: its loader asks for every cited paper's control.
+    page.goto(live_server.url + Conversation.objects.get(user=reader).get_absolute_url())
+    page.wait_for_selector(f"{control} .saved-in")
+    assert page.locator(f"#save-{paper.pk}").count() == 1
+    violations += csp_violations(page)
     page.context.close()
     assert violations == [] and errors == []
