@@ -15,7 +15,7 @@ from django.utils.cache import patch_cache_control
 from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from papers.models import Paper
+from papers.models import Paper, PaperChange
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
@@ -117,9 +117,14 @@ def search_url(saved: SavedSearch) -> str:
     return f"/search?{urlencode(query)}"
 
 
+# The category of the feed's news entries, beside each search's own.
+NEWS_CATEGORY = "News of papers you keep"
+
+
 class AlertFeed(Feed):
-    """The reader's newest alerts, each titled with the search that found it. The URL is the
-    secret: anyone holding it reads the feed, as feed readers cannot sign in."""
+    """The reader's newest alerts, each titled with the search that found it, and the news of
+    the papers they keep or follow, each titled with what changed. The URL is the secret:
+    anyone holding it reads the feed, as feed readers cannot sign in."""
 
     description_template = "accounts/alert_feed_item.html"
 
@@ -136,40 +141,53 @@ class AlertFeed(Feed):
         return response
 
     def title(self, user) -> str:
-        return "wovepaper: new papers for your saved searches"
+        return "wovepaper: new papers for your saved searches, news of papers you keep"
 
     def link(self, user) -> str:
         return reverse("accounts:saved_searches")
 
     def description(self, user) -> str:
-        return "New papers found by the searches you saved on wovepaper, newest first."
+        return (
+            "New papers found by the searches you saved on wovepaper, and new versions, "
+            "withdrawals and publications of papers in your lists or by researchers you "
+            "follow, newest first."
+        )
 
-    def items(self, user) -> list[SearchAlert]:
-        return alerts.alerts_for_user(user=user)
+    def items(self, user) -> list[SearchAlert | PaperChange]:
+        return alerts.alert_feed_entries(user=user)
 
-    def item_title(self, item: SearchAlert) -> str:
+    def item_title(self, item: SearchAlert | PaperChange) -> str:
+        if isinstance(item, PaperChange):
+            return f"{item.paper.title}: {item.announcement}"
         return f"[{alerts.saved_search_label(item.saved_search)}] {item.paper.title}"
 
-    def item_link(self, item: SearchAlert) -> str:
+    def item_link(self, item: SearchAlert | PaperChange) -> str:
         return item.paper.get_absolute_url()
 
-    def item_guid(self, item: SearchAlert) -> str:
+    def item_guid(self, item: SearchAlert | PaperChange) -> str:
+        if isinstance(item, PaperChange):
+            return f"wovepaper-news-{item.pk}"
         return f"wovepaper-alert-{item.pk}"
 
-    def item_pubdate(self, item: SearchAlert):
-        return item.found_at
+    def item_pubdate(self, item: SearchAlert | PaperChange):
+        return item.recorded_at if isinstance(item, PaperChange) else item.found_at
 
-    def item_author_name(self, item: SearchAlert) -> str:
+    def item_author_name(self, item: SearchAlert | PaperChange) -> str:
         return item.paper.authors[:200]
 
-    def item_categories(self, item: SearchAlert) -> list[str]:
+    def item_categories(self, item: SearchAlert | PaperChange) -> list[str]:
+        if isinstance(item, PaperChange):
+            return [NEWS_CATEGORY]
         return [alerts.saved_search_label(item.saved_search)]
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         item = kwargs["item"]
         context["paper"] = item.paper if isinstance(item.paper, Paper) else None
-        context["search_url"] = search_url(item.saved_search)
+        if isinstance(item, PaperChange):
+            context["change"] = item
+        else:
+            context["search_url"] = search_url(item.saved_search)
         return context
 
 

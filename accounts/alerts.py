@@ -22,9 +22,10 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from papers.models import Paper
+from papers.models import Paper, PaperChange
 from papers.search import MODES, paper_search
 
+from . import selectors
 from .models import Profile, SavedSearch, SearchAlert
 
 logger = logging.getLogger(__name__)
@@ -41,6 +42,8 @@ LATE_ANNOUNCEMENT_DAYS = 3
 # sweep is better narrowed than read.
 ALERTS_PER_CHECK = 50
 ALERT_FEED_ITEMS = 100
+# News of kept papers in the private feed goes back as far as on /following.
+ALERT_FEED_CHANGES_AGE = timedelta(days=30)
 
 
 class SavedSearchError(ValueError):
@@ -225,3 +228,31 @@ def alert_feed_user(*, token: str) -> User | None:
         else None
     )
     return profile.user if profile is not None else None
+
+
+def alert_feed_entries(
+    *, user: User, limit: int = ALERT_FEED_ITEMS, now: datetime | None = None
+) -> list[SearchAlert | PaperChange]:
+    """What the reader's private feed lists, newest first, at most `limit`: the papers their
+    saved searches found, and the news ("v3 posted", "withdrawn", "published in …") of papers
+    in their lists or by the researchers they follow, of the last ALERT_FEED_CHANGES_AGE, as
+    /following shows it. Three queries (the alerts, the follows, the news), whatever the
+    number of searches, lists or follows."""
+    found: list[SearchAlert | PaperChange] = list(alerts_for_user(user=user, limit=limit))
+    since = (now or timezone.now()) - ALERT_FEED_CHANGES_AGE
+    found += [
+        change
+        for change in selectors.paper_changes_for_user(
+            user=user,
+            researcher_ids=selectors.followed_researcher_ids(user=user),
+            since=since,
+            limit=limit,
+        )
+        if not change.paper.is_deleted
+    ]
+    found.sort(key=_feed_time, reverse=True)
+    return found[:limit]
+
+
+def _feed_time(entry: SearchAlert | PaperChange) -> datetime:
+    return entry.found_at if isinstance(entry, SearchAlert) else entry.recorded_at

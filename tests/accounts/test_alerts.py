@@ -257,3 +257,64 @@ def test_saved_searches_through_the_api(user_factory, recent):
     paths = api.get("/openapi.json").json()["paths"]
     assert set(paths["/api/v1/me/searches/"]) >= {"get", "post"}
     assert "get" in paths["/api/v1/me/searches/{search_id}/alerts/"]
+
+
+def test_the_alert_feed_announces_news_of_kept_and_followed_papers_in_bounded_queries(
+    user_factory, recent, fixtures_dir, researcher_factory, django_assert_max_num_queries
+):
+    """Real snapshot records upserted again changed, as a harvest sees them: a new version of a
+    saved paper, a journal reference of a followed researcher's paper, a withdrawal of a paper
+    the reader neither keeps nor follows (not announced), beside a saved search's alert."""
+    from dataclasses import replace
+
+    from accounts import services
+    from accounts.models import Follow
+    from papers.ingest.snapshot import parse_snapshot_line
+    from papers.ingest.upsert import papers_upsert
+    from papers.models import Authorship, Paper
+
+    lines = (fixtures_dir / "arxiv-snapshot" / "first200.jsonl").read_text().splitlines()
+    records = [parse_snapshot_line(line) for line in lines]
+    plain = [r for r in records if not r.journal_ref and not r.is_withdrawn][:3]
+    with_ref = next(r for r in records if r.journal_ref)
+    papers_upsert(plain)
+    kept, followed, neither = (Paper.objects.get(arxiv_id=r.arxiv_id) for r in plain)
+
+    user = user_factory()
+    services.paper_save(
+        user=user, paper=kept, reading_list=services.reading_list_default(user=user)
+    )
+    author = researcher_factory("Followed Author")
+    Authorship.objects.filter(paper=followed, position=1).update(researcher=author)
+    Follow.objects.create(user=user, researcher=author)
+    alerted = recent("Surface codes under noise")
+    saved = alerts.saved_search_create(
+        user=user, terms=alerts.SearchTerms(query="surface codes", mode="keyword")
+    )
+    alerts.saved_search_check(saved=saved)
+    papers_upsert(
+        [
+            replace(plain[0], version=plain[0].version + 2),
+            replace(plain[1], journal_ref=with_ref.journal_ref),
+            replace(plain[2], comments="This paper has been withdrawn by the author"),
+        ]
+    )
+
+    token = alerts.alert_feed_token(user=user)
+    anyone = Client()
+    with django_assert_max_num_queries(6):
+        atom = anyone.get(f"/me/alerts/{token}.atom")
+    assert atom.status_code == 200
+    titles = [e.title for e in feedparser.parse(atom.content).entries]
+    assert f"{kept.title}: v{plain[0].version + 2} posted" in titles
+    assert f"{followed.title}: published in {with_ref.journal_ref}" in titles
+    assert f"[“surface codes” by words] {alerted.title}" in titles
+    assert not any(neither.title in t for t in titles) and len(titles) == 3
+    # Newest first: the news came after the alert.
+    assert titles[-1].startswith("[“surface codes”")
+    rss = feedparser.parse(anyone.get(f"/me/alerts/{token}.rss").content)
+    news = next(e for e in rss.entries if e.title.startswith(kept.title))
+    assert news.link.endswith(kept.get_absolute_url())
+    assert news.id.startswith("wovepaper-news-")
+    assert "News of a paper in your lists" in news.summary
+    assert [t.term for t in news.tags] == ["News of papers you keep"]
