@@ -277,6 +277,8 @@ def _button(
         "name": name,
         "hint": hint,
         "action_url": reverse(urls[1] if following else urls[0], args=[record.pk]),
+        "follow_url": reverse(urls[0], args=[record.pk]),
+        "unfollow_url": reverse(urls[1], args=[record.pk]),
         "follower_count": count,
         "following": following,
         "signed_in": signed_in,

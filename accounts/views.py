@@ -19,7 +19,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -37,7 +36,7 @@ from researchers.similar import more_like_followed
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from . import alerts, digests, fragments, recommendations, selectors, services
+from . import alerts, digests, reader_state, recommendations, selectors, services
 from .categories import categories_by_code, categories_search, category_list
 from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
 from .models import Claim, Profile
@@ -70,18 +69,13 @@ def _safe_next(request: HttpRequest, fallback: str) -> str:
 
 
 @require_GET
-def me_fragments(request: HttpRequest) -> HttpResponse:
-    """The signed-in reader's parts of the public page at `next` (accounts.fragments), as htmx
-    out-of-band swaps; nothing for anyone else. Never kept by a cache: it holds a CSRF token."""
-    if request.user.is_authenticated:
-        parts = fragments.parts_from_query(request.GET, next_url=_safe_next(request, "/"))
-        signed_in = cast(AuthenticatedHttpRequest, request)
-        response = HttpResponse(fragments.render_parts(signed_in, parts))
-    else:
-        response = HttpResponse(status=204)
-    patch_cache_control(response, private=True, no_store=True)
-    patch_vary_headers(response, ["Cookie"])
-    return response
+def me_state(request: HttpRequest) -> HttpResponse:
+    """The signed-in reader's state for the pages every signed-in reader shares
+    (accounts.reader_state), which their browser keeps; nothing for anyone else."""
+    if not request.user.is_authenticated:
+        return reader_state.state_response(None)
+    signed_in = cast(AuthenticatedHttpRequest, request)
+    return reader_state.state_response(reader_state.reader_state(request, signed_in.user))
 
 
 # --- follow / unfollow / claim --------------------------------------------------------------

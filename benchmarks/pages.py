@@ -8,10 +8,12 @@ run (the reference: the server and the middleware with no database and no templa
 figures read as a ratio to what this machine serves at all.
 
 Each page is measured twice: anonymously, and signed in (wrk sends the session cookie of a real
-user made here, "Synthetic Benchmark-Reader"). Signed in with the cache on, a page view is two
-requests, the shared page and the reader's fragment (/me/fragments, accounts.fragments): wrk
-alternates them, and page views per second are half its requests per second. With the cache
-off the signed-in page is rendered whole for the reader, one request.
+user made here, "Synthetic Benchmark-Reader"). Signed in with the cache on, a page view is the
+shared page, plus the reader's state (/me/state, accounts.reader_state) on the first page after
+a change (the browser keeps it otherwise): wrk runs the page alone (the state kept), then the
+page and the state alternately (a change before every view: page views per second are half its
+requests per second). With the cache off the signed-in page is rendered whole for the reader,
+one request.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/wovepaper_pages_bench \\
         python benchmarks/pages.py --size 100000 --seconds 30
@@ -24,9 +26,7 @@ empty database first. The researcher and the institution are made here on the sy
 from __future__ import annotations
 
 import argparse
-import html
 import os
-import re
 import subprocess
 import sys
 import urllib.request
@@ -59,7 +59,7 @@ RESEARCHER = "Synthetic Benchmark-Researcher"
 INSTITUTION = "Synthetic Benchmark Institute"
 
 READER = "synthetic-benchmark-reader@example.invalid"
-LOADER = re.compile(r'id="me-fragments" hidden hx-get="([^"]+)"')
+STATE = "/me/state?v=bench"
 
 
 def reader_session(secret_key: str) -> str:
@@ -73,25 +73,27 @@ def reader_session(secret_key: str) -> str:
     return client.cookies["sessionid"].value
 
 
-def fragment_of(server: Server, path: str) -> str | None:
-    """The fragment URL the page's loader names for a signed-in reader (None: no loader)."""
+def shares_the_page(server: Server, path: str) -> bool:
+    """Whether a signed-in reader gets the shared body of `path` (with reader.js on it)."""
     request = urllib.request.Request(server.url + path, headers=server.headers)
     with urllib.request.urlopen(request, timeout=30) as response:
-        found = LOADER.search(response.read().decode())
-    return html.unescape(found.group(1)) if found else None
+        return 'id="reader-state" hidden data-url' in response.read().decode()
 
 
-def signed_in_wrk(server: Server, path: str, cookie: str, seconds: int) -> tuple[WrkResult, bool]:
-    """wrk as the signed-in reader: the page and its fragment alternately when it has one."""
+def signed_in_wrk(
+    server: Server, path: str, cookie: str, seconds: int, *, with_state: bool
+) -> tuple[WrkResult, bool]:
+    """wrk as the signed-in reader: the page alone, or the page and the state alternately when
+    the page is the shared one."""
     anonymous = server.headers
     server.headers = {**anonymous, "Cookie": cookie}
     try:
-        fragment = fragment_of(server, path)
-        paths = [path, fragment] if fragment else [path]
+        shared = shares_the_page(server, path)
+        paths = [path, STATE] if shared and with_state else [path]
         for _ in range(8):
             for each in paths:
                 server.get(each)
-        return wrk(server, paths, seconds=seconds, script=OUT / "wrk-page.lua"), bool(fragment)
+        return wrk(server, paths, seconds=seconds, script=OUT / "wrk-page.lua"), len(paths) == 2
     finally:
         server.headers = anonymous
 
@@ -182,14 +184,18 @@ def main() -> None:
                 print(f"{label:15} {name:34} {result}", flush=True)
                 if path == "/robots.txt":
                     continue
-                result, fragmented = signed_in_wrk(server, path, cookie, args.seconds)
-                views = result.requests_per_second / (2 if fragmented else 1)
-                results[(label, f"{name}, signed in")] = result
-                print(
-                    f"{label:15} {name + ', signed in':34} {result}  = {views:.1f} page views/s "
-                    f"({'page + fragment' if fragmented else 'whole page for the reader'})",
-                    flush=True,
-                )
+                for with_state in (False, True):
+                    result, alternated = signed_in_wrk(
+                        server, path, cookie, args.seconds, with_state=with_state
+                    )
+                    views = result.requests_per_second / (2 if alternated else 1)
+                    how = "page + state" if alternated else "page alone"
+                    results[(label, f"{name}, signed in, {how}")] = result
+                    print(
+                        f"{label:15} {name + ', signed in':34} {result}  = {views:.1f} page "
+                        f"views/s ({how})",
+                        flush=True,
+                    )
         finally:
             server.stop()
     print("\nratio to /robots.txt measured in the same server run:")

@@ -5,8 +5,12 @@ machine its figures move with everyone else's load. This one times each request'
 process with production settings (Redis as the cache, sessions read through it, the page cache
 on), the database's own work not included, and counts its queries, for the pages pages.py
 serves: an anonymous reader's cached page (the reference), the same page for a signed-in reader
-(the body every signed-in reader shares), and that reader's fragment (/me/fragments, the parts
-that are theirs). A signed-in page view is the last two.
+(the body every signed-in reader shares), and that reader's state (/me/state, the parts that
+are theirs, accounts.reader_state). The state is the same for every page and the browser keeps
+it (READER_STATE_SECONDS) until the reader changes something, so a signed-in page view is the
+shared page, plus the state on the first page after a change: printed with the state asked on
+every view (a change before each), on one view in five and one in twenty (a reader going from
+page to page keeps it for READER_STATE_SECONDS), and kept.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/wovepaper_pages_bench \\
         python benchmarks/signed_in.py [--size 20000] [--requests 300]
@@ -18,9 +22,7 @@ researcher and the institution are pages.py's.
 from __future__ import annotations
 
 import argparse
-import html
 import os
-import re
 import secrets
 import statistics
 import sys
@@ -49,8 +51,6 @@ from django.test import Client  # noqa: E402
 
 from benchmarks.pages import READER, ensure_researcher, pages  # noqa: E402
 from benchmarks.search import ensure_papers  # noqa: E402
-
-LOADER = re.compile(r'id="me-fragments" hidden hx-get="([^"]+)"')
 
 
 def timed(client: Client, path: str, requests: int, **headers: str) -> tuple[float, int, int]:
@@ -92,30 +92,28 @@ def main() -> None:
         f"median CPU ms of {args.requests} requests each (the database's work not included); "
         f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
+    state, state_queries, status = timed(signed_in, "/me/state?v=bench", args.requests)
+    assert status == 200, f"the state answered {status}"
+    print(f"the reader's state, the same for every page: {state:.2f} ms ({state_queries}q)")
     print(
-        f"{'page':34}{'anonymous':>12}{'signed-in page':>16}{'fragment':>16}"
-        f"{'page view':>11}{'ratio':>7}"
+        f"{'page':34}{'anonymous':>12}{'signed-in page':>16}"
+        f"{'ratio, state every view':>25}{'one in five':>13}{'one in twenty':>15}{'kept':>7}"
     )
     for name, path in pages(researcher, institution).items():
         if path == "/robots.txt":
             continue
         alone, alone_queries, _ = timed(anonymous, path, args.requests)
         shared, shared_queries, _ = timed(signed_in, path, args.requests)
-        found = LOADER.search(signed_in.get(path, secure=True).content.decode())
-        fragment, fragment_queries = 0.0, 0
-        if found:
-            fragment, fragment_queries, status = timed(
-                signed_in, html.unescape(found.group(1)), args.requests, HTTP_HX_REQUEST="true"
-            )
-            assert status == 200, f"the fragment of {path} answered {status}"
-        view = shared + fragment
+        assert "reader-state" in signed_in.get(path, secure=True).content.decode()
         print(
             f"{name:34}{alone:>7.2f} ({alone_queries}q){shared:>10.2f} ({shared_queries}q)"
-            f"{fragment:>10.2f} ({fragment_queries}q){view:>11.2f}{alone / view:>7.2f}"
+            f"{alone / (shared + state):>25.2f}{alone / (shared + state / 5):>13.2f}"
+            f"{alone / (shared + state / 20):>15.2f}{alone / shared:>7.2f}"
         )
     print(
-        "ratio: the anonymous page's CPU over a signed-in page view's (page + fragment), "
-        "i.e. signed-in page views per anonymous one that the same CPU serves"
+        "ratio: the anonymous page's CPU over a signed-in page view's (the shared page, plus the "
+        "state when the browser asks for it), i.e. signed-in page views per anonymous one that "
+        "the same CPU serves"
     )
     print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 

@@ -212,13 +212,17 @@ def csp_violations(page) -> list[str]:
 
 
 def session_cookie(live_server, user) -> list[dict]:
-    """A signed-in session of `user` (made by Django's test client) as a cookie for Chromium."""
+    """A signed-in session of `user` (made by Django's test client) as cookies for Chromium: the
+    session's, and a CSRF cookie, which signing in through the form leaves too."""
     from django.test import Client
 
     signed_in = Client()
     signed_in.force_login(user)
-    cookie = signed_in.cookies["sessionid"]
-    return [{"name": "sessionid", "value": cookie.value, "url": live_server.url}]
+    signed_in.get("/me/state")  # asks for a token: the answer sets the CSRF cookie
+    return [
+        {"name": name, "value": signed_in.cookies[name].value, "url": live_server.url}
+        for name in ("sessionid", "csrftoken")
+    ]
 
 
 def signed_in_browser_page(browser, live_server, user):

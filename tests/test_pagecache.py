@@ -84,11 +84,11 @@ def test_signed_in_readers_share_a_cached_body_of_their_own_kind(client, paper_f
     _quietly_retitle(paper, "What the database says")
     user = get_user_model().objects.create_user("reader", "reader@example.org", "pw-123456789")
     client.force_login(user)
-    # Signed-in readers share their own body (with the loader of their parts, see
-    # tests/accounts/test_fragments.py), never the anonymous one, and never publicly.
+    # Signed-in readers share their own body (with reader.js and where their state is, see
+    # tests/accounts/test_reader_state.py), never the anonymous one, and never publicly.
     response = client.get(url)
     assert "What the database says" in response.content.decode()
-    assert "me-fragments" in response.content.decode()
+    assert 'id="reader-state"' in response.content.decode()
     assert "private" in response["Cache-Control"] and "public" not in response["Cache-Control"]
     _quietly_retitle(paper, "Later still")
     assert "What the database says" in client.get(url).content.decode()
@@ -117,7 +117,7 @@ def test_a_signed_in_readers_shared_page_asks_the_database_nothing(
     # shared body needs neither their user nor anything else from the database.
     with django_assert_num_queries(0):
         response = client.get(url)
-    assert "me-fragments" in response.content.decode() and "ETag" in response
+    assert 'id="reader-state"' in response.content.decode() and "ETag" in response
 
 
 def test_staff_get_their_own_page_and_a_session_from_before_the_flag_is_still_checked(

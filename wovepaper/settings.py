@@ -97,6 +97,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "accounts.reader_state.ReaderStateCookieMiddleware",
 ]
 
 ROOT_URLCONF = "wovepaper.urls"
@@ -754,6 +755,9 @@ SITEMAP_INDEX_CACHE_SECONDS = env_int("SITEMAP_INDEX_CACHE_SECONDS", 3600)
 # a change to the page's own record shows at once, one to another record it mentions (a
 # co-author's name, a title in a list) within this time. 0 turns the page cache off.
 PAGE_CACHE_SECONDS = env_int("PAGE_CACHE_SECONDS", 600)
+# How long a signed-in reader's browser keeps their state for the shared pages
+# (accounts.reader_state): a change made on another device shows after at most this long.
+READER_STATE_SECONDS = env_int("READER_STATE_SECONDS", 300)
 # Rendered paper list items (papers.listitems), keyed by everything they show, so never stale:
 # how long one unread is kept (0: every list renders its items each time).
 LIST_ITEM_CACHE_SECONDS = env_int("LIST_ITEM_CACHE_SECONDS", 86_400)

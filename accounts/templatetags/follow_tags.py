@@ -7,8 +7,8 @@ from django import template
 
 from institutions.models import Institution
 from researchers.models import Researcher
+from wovepaper.lib.pagecache import rendering_shared_signed_in_page
 
-from ..fragments import note_claim, note_follow
 from ..selectors import follow_button_context
 
 register = template.Library()
@@ -17,10 +17,10 @@ register = template.Library()
 @register.inclusion_tag("accounts/_follow_button.html", takes_context=True)
 def follow_button(context, record: Researcher | Institution) -> dict:
     """`{% follow_button researcher %}` or `{% follow_button institution %}`. On the page every
-    signed-in reader shares it shows the anonymous button, which the reader's fragment replaces."""
-    note_follow(context.get("request"), record)
+    signed-in reader shares it shows the anonymous button, which reader.js makes the reader's."""
     ctx = follow_button_context(context.get("request"), record)
     ctx["csrf_token"] = context.get("csrf_token")
+    ctx["reader_shared"] = _shared(context)
     return ctx
 
 
@@ -28,7 +28,6 @@ def follow_button(context, record: Researcher | Institution) -> dict:
 def claim_button(context, researcher: Researcher) -> dict:
     """ "This is me" on a researcher page; a sign-in prompt for signed-out visitors."""
     request = context.get("request")
-    note_claim(request, researcher)
     user = getattr(request, "user", None)
     signed_in = bool(user is not None and user.is_authenticated)
     claim = None
@@ -40,4 +39,11 @@ def claim_button(context, researcher: Researcher) -> dict:
         "claim": claim,
         "next_url": request.get_full_path() if request else researcher.get_absolute_url(),
         "csrf_token": context.get("csrf_token"),
+        "reader_shared": _shared(context),
     }
+
+
+def _shared(context) -> bool:
+    """On the page every signed-in reader shares, reader.js makes each button the reader's."""
+    request = context.get("request")
+    return request is not None and rendering_shared_signed_in_page(request)

@@ -6,8 +6,8 @@ from django import template
 from django.contrib.auth.models import AnonymousUser
 
 from papers.models import Paper
+from wovepaper.lib.pagecache import rendering_shared_signed_in_page
 
-from ..fragments import note_save
 from ..selectors import save_controls
 
 register = template.Library()
@@ -15,11 +15,15 @@ register = template.Library()
 
 @register.inclusion_tag("accounts/_save_button.html", takes_context=True)
 def save_button(context, paper: Paper) -> dict:
-    """On the page every signed-in reader shares it shows the signed-out control, which the
-    reader's fragment replaces; rendered for one reader, it shows theirs (two queries)."""
+    """On the page every signed-in reader shares it shows the signed-out control, which
+    reader.js makes the reader's; rendered for one reader, it shows theirs (two queries)."""
     request = context.get("request")
-    note_save(request, paper)
     user = getattr(request, "user", None) or AnonymousUser()
     next_url = request.get_full_path() if request is not None else paper.get_absolute_url()
     (control,) = save_controls(user=user, papers=[paper], next_url=next_url)
-    return {"control": control, "csrf_token": context.get("csrf_token")}
+    return {
+        "control": control,
+        "csrf_token": context.get("csrf_token"),
+        # On the page every signed-in reader shares, reader.js makes the control the reader's.
+        "reader_shared": request is not None and rendering_shared_signed_in_page(request),
+    }

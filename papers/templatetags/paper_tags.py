@@ -13,7 +13,6 @@ from django.utils.translation import get_language
 from papers import mathtext
 from papers.listitems import paper_items_html
 from papers.taxonomy import category_name as _category_name
-from wovepaper.lib.pagecache import note_reader_part
 from wovepaper.lib.search.highlight import QueryWords
 
 register = template.Library()
@@ -75,10 +74,6 @@ def paper_items(context, papers) -> SafeString:
     (papers.listitems); `hide_abstracts` from the including template, and `highlight`, a
     search's words: each abstract's passage that holds them, the words marked."""
     papers = list(papers)
-    request = context.get("request")
-    for paper in papers:
-        # The item's save slot, which the reader's fragment fills (accounts.fragments).
-        note_reader_part(request, "paper", paper.pk)
     hide_abstracts = bool(context.get("hide_abstracts"))
     words = QueryWords(context.get("highlight") or "")
     if not words or hide_abstracts:

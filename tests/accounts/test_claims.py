@@ -207,10 +207,9 @@ def test_curators_decision_and_note_are_shown_to_the_claimant(
     client.force_login(user)
     page = client.get("/accounts/").content.decode()
     assert "rejected" in page and "None of these papers are in your ORCID record." in page
-    fragment = client.get(
-        f"/me/fragments?next={researcher.get_absolute_url()}&claim={researcher.pk}"
-    ).content.decode()
-    assert "None of these papers are in your ORCID record." in fragment
+    parts = client.get("/me/state").json()["parts"]
+    (shown,) = [p for p in parts if f'id="claim-{researcher.pk}"' in p]
+    assert "None of these papers are in your ORCID record." in shown
 
 
 def test_curators_confirm_then_withdraw_a_verification_in_the_public_history(

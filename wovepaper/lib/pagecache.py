@@ -21,10 +21,10 @@ so a change is seen by every process at once.
 
 Signed-in readers share a page too. Their page is rendered once, as an anonymous reader's (the
 view sees no user, so no CSRF token, follow state or account link enters it), with one addition:
-a loader that asks `/me/fragments` (accounts.fragments) for the reader's own parts once the page
-has loaded, and htmx swaps them in by id (the nav's account links, follow and claim buttons,
-the chat dock). That shared signed-in body is kept under its own key and is the same for every
-signed-in reader; the fragment is theirs alone and never cached (`private, no-store`).
+static/js/reader.js, which makes the account links, follow, claim and save controls the
+reader's from their state (`/me/state`, accounts.reader_state): one answer for every page,
+which their browser keeps. That shared signed-in body is kept under its own key and is the same
+for every signed-in reader.
 
 A view names the query parameters it reads (`cache_public_page(query=...)`); a request with
 any other parameter (`?utm_source=`, `?junk=1`) is rendered afresh and not stored, so made-up
@@ -68,7 +68,6 @@ SITE = "site"
 LISTS = "lists"
 _DEPENDENCIES = "_page_dependencies"
 _SHARED_SIGNED_IN = "_page_shared_signed_in"
-_READER_PARTS = "_page_reader_parts"
 # Django's session storage of messages (django.contrib.messages.storage.session.SessionStorage).
 _SESSION_MESSAGES = "_messages"
 # Set at sign-in: "reader" or "staff" (see _signed_in_reader_not_staff).
@@ -79,26 +78,9 @@ SIGNED_IN = "signed-in"
 
 def rendering_shared_signed_in_page(request: HttpRequest) -> bool:
     """True while the view renders the body every signed-in reader shares: the per-user parts
-    render as an anonymous reader's and note themselves for the reader's fragment."""
+    render as an anonymous reader's, with what the reader's browser needs to make them theirs
+    (accounts.reader_state)."""
     return bool(getattr(request, _SHARED_SIGNED_IN, False))
-
-
-def note_reader_part(request: HttpRequest | None, kind: str, pk: int) -> None:
-    """The page being rendered holds a slot for a per-reader part of record `kind` `pk` that
-    the page's own app cannot fill (a paper list item's save control, which accounts owns): the
-    reader's fragment is asked for it. Noted on every render, shared or not; the loader decides
-    whether to ask."""
-    if request is None:
-        return
-    parts: dict[str, list[int]] = request.__dict__.setdefault(_READER_PARTS, {})
-    ids = parts.setdefault(kind, [])
-    if pk not in ids:
-        ids.append(pk)
-
-
-def reader_parts(request: HttpRequest, kind: str) -> list[int]:
-    """The records of `kind` whose per-reader parts the page noted, in the order shown."""
-    return list(request.__dict__.get(_READER_PARTS, {}).get(kind, []))
 
 
 def page_shows(request: HttpRequest, kind: str, pk: int | str) -> None:

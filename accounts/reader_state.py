@@ -1,0 +1,134 @@
+"""A signed-in reader's state, for the pages every signed-in reader shares, kept by their browser.
+
+The public pages are rendered once for every signed-in reader (wovepaper.lib.pagecache). What is
+the reader's own on them (the nav's account links, follow and "this is me" buttons, each paper's
+save control, the onboarding banner) is filled in by `static/js/reader.js` from one answer of
+`/me/state`, which does not depend on the page: the reader's follows, saved papers, lists and
+claims, a CSRF token, and the account parts as HTML. So the browser keeps it (`private,
+max-age=READER_STATE_SECONDS`) and a reader going from page to page asks the server for the
+shared page alone, which costs what an anonymous reader's cached page does.
+
+The browser asks for `/me/state?v=<the wp_state cookie>`. Every response to a request that can
+change something (POST, PUT, PATCH, DELETE: a follow, a save, a sign-in or sign-out)
+sets that cookie to a new random value (`ReaderStateCookieMiddleware`), so the next page asks
+for the state afresh and never reads one kept from before the change, or another reader's
+in the same browser. A change made elsewhere (another device, a curator's decision on a claim)
+is seen once the kept answer is READER_STATE_SECONDS old.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
+from django.template import Engine, RequestContext
+from django.urls import reverse
+from django.utils.cache import patch_cache_control, patch_vary_headers
+
+from . import selectors
+from .models import SavedPaper
+
+COOKIE = "wp_state"
+_CHANGING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def reader_state(request: HttpRequest, user: User) -> dict[str, Any]:
+    """Everything reader.js needs on any shared page. Queries: the follows of researchers (one,
+    plus one per merge level present) and of institutions (one), the lists (one), the saved
+    papers (one), the claims (one) and the unfinished setup (one), whatever the page or the size
+    of the reader's library; the answer grows with it (about 15 bytes per saved paper)."""
+    lists = selectors.reading_lists_for_user(user=user)
+    saved: dict[str, list[int]] = {}
+    rows = (
+        SavedPaper.objects.filter(reading_list__user=user)
+        .order_by("paper_id", "reading_list_id")
+        .values_list("paper_id", "reading_list_id")
+    )
+    for paper_id, list_id in rows:
+        saved.setdefault(str(paper_id), []).append(list_id)
+    claims = list(selectors.claims_for_user(user=user).select_related("researcher"))
+    pieces: list[tuple[str, dict]] = [
+        ("accounts/fragments/account_links.html", {}),
+        (
+            "includes/onboarding_banner.html",
+            {"oob": False, "onboarding_pending": selectors.onboarding_pending(user=user)},
+        ),
+    ]
+    pieces += [
+        (
+            "accounts/_claim_button.html",
+            {"researcher": claim.researcher, "signed_in": True, "claim": claim, "next_url": "/"},
+        )
+        for claim in claims
+    ]
+    return {
+        "csrf": get_token(request),
+        # HTML whose elements replace the page's of the same id; their `next` fields are set to
+        # the page's own address by reader.js.
+        "parts": render_each_in_one_context(request, pieces),
+        "following": {
+            "researcher": selectors.followed_researcher_ids(user=user),
+            "institution": selectors.followed_institution_ids(user=user),
+        },
+        "lists": [
+            {"id": r.pk, "name": r.name, "url": reverse("accounts:library_list", args=[r.pk])}
+            for r in lists
+        ],
+        "saved": saved,
+        "claimed": [claim.researcher_id for claim in claims],
+    }
+
+
+def render_each_in_one_context(request: HttpRequest, pieces: list[tuple[str, dict]]) -> list[str]:
+    """Each (template, context) rendered in turn inside one request context: a separate
+    `render_to_string` per piece would run every context processor once per piece."""
+    engine = Engine.get_default()
+    templates = [(engine.get_template(name), extra) for name, extra in pieces]
+    if not templates:
+        return []
+    context = RequestContext(request)
+    rendered: list[str] = []
+    # Binding the context to a template runs the processors; nested renders reuse that binding.
+    with context.render_context.push_state(templates[0][0]), context.bind_template(templates[0][0]):
+        for template, extra in templates:
+            with context.push(extra):
+                rendered.append(template.render(context))
+    return rendered
+
+
+def state_response(state: dict[str, Any] | None) -> HttpResponse:
+    """The state as the browser may keep it (nothing for a reader not signed in)."""
+    if state is None:
+        response: HttpResponse = HttpResponse(status=204)
+        patch_cache_control(response, private=True, no_store=True)
+    else:
+        response = JsonResponse(state)
+        patch_cache_control(response, private=True, max_age=settings.READER_STATE_SECONDS)
+    patch_vary_headers(response, ["Cookie"])
+    return response
+
+
+class ReaderStateCookieMiddleware:
+    """After any request that can change what a reader's state holds, a new `wp_state`: the
+    browser's kept `/me/state` answer is then no longer the one its pages ask for."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.method in _CHANGING_METHODS:
+            response.set_cookie(
+                COOKIE,
+                secrets.token_urlsafe(12),
+                samesite="Lax",
+                secure=settings.SESSION_COOKIE_SECURE,
+                # Read by reader.js, which puts it in the state's URL; it says nothing itself.
+                httponly=False,
+            )
+        return response
