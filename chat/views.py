@@ -15,9 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, Stream
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.fragments import loader_url
 from accounts.selectors import onboarding_pending
-from wovepaper.lib.pagecache import note_reader_part, reader_parts
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from . import answers
@@ -34,20 +32,19 @@ def _own_conversation(request: AuthenticatedHttpRequest, conversation_id: int) -
     return get_object_or_404(Conversation, pk=conversation_id, user=request.user)
 
 
-def _save_slots(request: HttpRequest, messages: list[ChatMessage]) -> None:
-    """Give each cited paper of the messages a save slot, which the reader's fragment fills as
-    on every other page (accounts.fragments): `message.cited` is its citations, each with
-    `save_pk`, set on a paper's first citation in these messages only (a slot is found by its
-    id, which must be unique on the page)."""
+def _save_slots(messages: list[ChatMessage]) -> None:
+    """Give each cited paper of the messages a save slot, which reader.js fills from the
+    reader's state as on every other page (accounts.reader_state): `message.cited` is its
+    citations, each with `save_pk`, set on a paper's first citation in these messages only (a
+    slot is found by its id, which must be unique on the page)."""
     paper_ids = answers.cited_paper_ids(messages)
-    given: set[int] = set(reader_parts(request, "paper"))
+    given: set[int] = set()
     for message in messages:
         cited = []
         for citation in message.citations:
             pk = paper_ids.get(citation["arxiv_id"])
             if pk is not None and pk not in given:
                 given.add(pk)
-                note_reader_part(request, "paper", pk)
             else:
                 pk = None
             cited.append({**citation, "save_pk": pk})
@@ -61,7 +58,7 @@ def chat_page(
 ) -> HttpResponse:
     conversation = _own_conversation(request, conversation_id) if conversation_id else None
     thread = list(conversation.messages.order_by("pk")) if conversation else []
-    _save_slots(request, thread)
+    _save_slots(thread)
     return render(
         request,
         "chat/page.html",
@@ -150,11 +147,9 @@ def chat_answer(request: AuthenticatedHttpRequest, answer_id: int) -> HttpRespon
     answer = _own_answer(request, answer_id)
     if answer.mode in (ChatMessage.Mode.PENDING, ChatMessage.Mode.STREAMING):
         raise Http404("this answer is still being made")
-    _save_slots(request, [answer])
-    # The page's loader ran before this answer was swapped in: the answer asks for its own
-    # save controls (static/js/chat.js has htmx process it).
-    saves_url = loader_url(request, saves_only=True) if reader_parts(request, "paper") else ""
-    return render(request, "chat/_message.html", {"message": answer, "saves_url": saves_url})
+    _save_slots([answer])
+    # static/js/chat.js swaps it in and tells reader.js, which fills its save slots.
+    return render(request, "chat/_message.html", {"message": answer})
 
 
 @login_required

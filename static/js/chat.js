@@ -76,8 +76,8 @@
             if (document.getElementById(slot.id)) slot.remove();
           });
           answer.replaceWith(finished);
-          // The answer's own loader asks for its save controls (accounts.fragments).
-          if (window.htmx) window.htmx.process(finished);
+          // reader.js fills its cited papers' save slots from the reader's state.
+          finished.dispatchEvent(new CustomEvent("wovepaper:added", { bubbles: true }));
         }
       }
       answer.removeAttribute("aria-busy");

@@ -197,6 +197,10 @@
   document.addEventListener("htmx:afterSwap", function (event) {
     if (state) apply(event.detail.target.parentElement || document);
   });
+  // Markup another script put in the page (a chat answer with its citations).
+  document.addEventListener("wovepaper:added", function (event) {
+    if (state) apply(event.target);
+  });
   // After a change (the answer set a new wp_state), later swaps use the reader's new state.
   document.addEventListener("htmx:afterRequest", function (event) {
     if (state && event.detail.requestConfig && event.detail.requestConfig.verb !== "get") {

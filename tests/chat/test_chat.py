@@ -630,12 +630,12 @@ def test_every_citation_number_in_an_answer_links_to_its_paper(client, reader, p
     assert re.findall(r"\[\d+\]", re.sub(r"<a [^>]*>\[\d+\]</a>", "", text)) == []
 
 
-def test_cited_papers_get_save_controls_through_the_readers_fragment(
+def test_cited_papers_get_save_slots_filled_from_the_readers_state(
     client, reader, papers, no_model, django_assert_max_num_queries
 ):
-    """Each paper an answer cites gets a save slot, filled (with the reader's state and a CSRF
-    token) by the same fragment as on every other page; a paper cited twice in a thread gets
-    one slot (ids are unique); a deleted paper gets none."""
+    """Each paper an answer cites gets a save slot, filled by reader.js from the reader's state
+    as on every other page; a paper cited twice in a thread gets one slot (ids are unique); a
+    deleted paper gets none."""
     asked = ask(client, "How do one-dimensional quantum walks behave?")
     streamed(client, asked["stream_url"])
     answer = ChatMessage.objects.get(pk=asked["answer"])
@@ -646,19 +646,15 @@ def test_cited_papers_get_save_controls_through_the_readers_fragment(
     fragment = client.get(asked["answer_url"]).content.decode()
     for paper in cited:
         assert fragment.count(f'<div class="save-slot" id="save-{paper.pk}"></div>') == 1
-    # The answer is swapped into a page whose loader already ran: it asks for its own controls.
-    loader = unescape(re.search(r'<div hidden hx-get="([^"]+)"', fragment).group(1))
-    assert "saves=1" in loader and f"p={walk.pk}" in loader
-    controls = client.get(loader).content.decode()
-    assert f'id="save-{walk.pk}" hx-swap-oob="true"' in controls
-    assert "csrfmiddlewaretoken" in controls and "Save<span" in controls
+    assert "hx-get" not in fragment  # chat.js hands the answer to reader.js
 
-    # Saved (as the control posts it), the control says where.
+    # Saved (as the control posts it), the control says where, and the state knows.
     saved = client.post("/me/library/save", {"paper": walk.pk}, headers={"HX-Request": "true"})
     assert saved.status_code == 200 and "Saved in" in saved.content.decode()
+    assert str(walk.pk) in client.get("/me/state").json()["saved"]
 
-    # The same question again: the whole thread's page gives each paper one slot, and its
-    # page loader asks for them all (no loader inside the answers).
+    # The same question again: the whole thread's page gives each paper one slot, and loads
+    # reader.js to fill them.
     asked_again = ask(
         client, "How do one-dimensional quantum walks behave?", conversation=answer.conversation_id
     )
@@ -669,8 +665,4 @@ def test_cited_papers_get_save_controls_through_the_readers_fragment(
         page = client.get(answer.conversation.get_absolute_url()).content.decode()
     assert page.count(f'id="save-{walk.pk}"') == 1
     assert f'id="save-{papers["0705.0044"].pk}"' not in page
-    assert '<div hidden hx-get="' not in page
-    page_loader = unescape(re.search(r'id="me-saves" hidden hx-get="([^"]+)"', page).group(1))
-    assert f"p={walk.pk}" in page_loader
-    state = client.get(page_loader).content.decode()
-    assert "Saved in" in state and "Reading list" in state
+    assert 'id="reader-state" hidden data-saves-only' in page and "js/reader.js" in page

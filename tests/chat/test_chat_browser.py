@@ -59,8 +59,8 @@ def test_a_cited_paper_is_saved_from_the_chat_answer(
     live_server, browser, paper_factory, settings, width
 ):
     """On /chat the finished answer is swapped in by the page's script; each cited paper's save
-    control arrives through the reader's fragment, saves in place (htmx), and is still "Saved in"
-    on the conversation's page, from that page's own loader."""
+    control is made by reader.js from the reader's state, saves in place (htmx), and is still
+    "Saved in" on the conversation's page."""
     settings.LLM_BASE_URL = ""
     settings.LLM_MODEL = ""
     paper = paper_factory(
@@ -88,7 +88,7 @@ def test_a_cited_paper_is_saved_from_the_chat_answer(
     page.screenshot(path=str(ARTIFACTS / f"chat-save-{width}.png"), full_page=True)
     violations = csp_violations(page)
 
-    # The conversation's own page: its loader asks for every cited paper's control.
+    # The conversation's own page: reader.js makes every cited paper's control.
     page.goto(live_server.url + Conversation.objects.get(user=reader).get_absolute_url())
     page.wait_for_selector(f"{control} .saved-in")
     assert page.locator(f"#save-{paper.pk}").count() == 1
