@@ -4,6 +4,7 @@ test_opensearch.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime
 
 from institutions.models import Institution
@@ -75,6 +76,28 @@ def test_any_word_finds_papers_with_some_of_the_words_most_first(engine, paper_f
     assert found.total == 3
     relaxed = SearchQuery(text='"coupled oscillators" friends', any_word=True)
     assert sorted(backend.search(relaxed).items) == sorted([both.pk, other.pk])
+
+
+def test_an_uncounted_search_gives_the_same_first_ids(engine, paper_factory):
+    # Hybrid's any-word ranking wants the first ids alone: an engine may leave the count out
+    # (tantivy then prunes the union's blocks that cannot reach the page), never change them.
+    for number in range(6):
+        paper_factory(
+            title=f"Oscillators {number}" if number % 2 else f"Networks of oscillators {number}",
+            abstract="Networks. " * (number + 1),
+        )
+    paper_factory(title="Unrelated topology", abstract="Nothing about it.")
+    engine()
+    backend = backend_for(PAPERS)
+    query = SearchQuery(text="networks oscillators", any_word=True, limit=3)
+    counted = backend.search(query)
+    uncounted = backend.search(replace(query, counted=False))
+    assert counted.total == 6 and not counted.total_is_capped
+    assert uncounted.items == counted.items and len(uncounted.items) == 3
+    if engine.name == "tantivy":
+        assert (uncounted.total, uncounted.total_is_capped) == (3, True)
+    else:
+        assert uncounted.total == counted.total
 
 
 def test_quoted_phrase_keeps_its_order(engine, paper_factory):

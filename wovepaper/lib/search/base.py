@@ -115,7 +115,12 @@ class SearchQuery:
 
     `any_word`: a document needs only one of the words or phrases, not all, and ranks by how
     well it matches them (hybrid search's keyword side for a long query in other words than
-    the paper's: none has every word). Paper search's engines honour it; others ignore it."""
+    the paper's: none has every word). Paper search's engines honour it; others ignore it.
+
+    `counted`: False when the caller wants the first ids alone, not how many match (hybrid's
+    any-word ranking). An engine may then leave the count out, and the page's `total` is the
+    items' number with `total_is_capped`; tantivy does, as counting every match of a union of
+    common words is what kept its top-hits pruning from skipping them."""
 
     text: str = ""
     filters: tuple[Filter, ...] = ()
@@ -123,6 +128,7 @@ class SearchQuery:
     offset: int = 0
     limit: int = 20
     any_word: bool = False
+    counted: bool = True
 
     def clauses(self) -> list[Clause]:
         return parse_text(self.text)

@@ -104,8 +104,10 @@ class HybridBackend(SearchBackend):
         keyword = self.keyword.search(with_slice(query, offset=0, limit=depth))
         relaxed: list[int] = []
         if not keyword.items and len(query.clauses()) > 1:
+            # Its ids alone: how many papers share a word with the query is not wanted, and
+            # counting them (most of the archive, for common words) is what grew with it.
             relaxed = self.keyword.search(
-                replace(query, any_word=True, offset=0, limit=FUSED)
+                replace(query, any_word=True, offset=0, limit=FUSED, counted=False)
             ).items
         return keyword, relaxed, semantic
 

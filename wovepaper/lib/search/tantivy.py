@@ -60,6 +60,27 @@ DEEP_OFFSET = 10_000
 BULK_COMMIT_EVERY = 250_000
 
 
+# The any-word ranking (hybrid's fallback) leaves out the words held by more than this share
+# of the documents, keeping at least ANY_WORD_KEEP of the rarest: their postings are most of
+# what a union of a paraphrase's words reads, and grow with the archive, while their weight in
+# BM25 (the inverse document frequency) is the lowest of the query's.
+ANY_WORD_COMMON_SHARE = 0.2
+ANY_WORD_KEEP = 2
+
+
+def _without_the_commonest(
+    clauses: list[tuple[list[tantivy.Query], int]], documents: int
+) -> list[list[tantivy.Query]]:
+    """The alternatives of the clauses an any-word ranking keeps (see ANY_WORD_COMMON_SHARE)."""
+    rarest_first = sorted(clauses, key=lambda clause: clause[1])
+    kept = [
+        alternatives
+        for number, (alternatives, frequency) in enumerate(rarest_first)
+        if number < ANY_WORD_KEEP or frequency <= ANY_WORD_COMMON_SHARE * documents
+    ]
+    return kept
+
+
 def text_analyzer() -> tantivy.TextAnalyzer:
     # Close to PostgreSQL's 'english' configuration: lower case, accents folded, English stop
     # words dropped, Snowball English stems.
@@ -152,11 +173,11 @@ class TantivyBackend(SearchBackend):
     # --- read side ----------------------------------------------------------------------------
 
     def search(self, query: SearchQuery) -> SearchPage[int]:
-        matcher = self._matcher(query)
+        searcher = self.index_.searcher()
+        matcher = self._matcher(query, searcher)
         if matcher is None:
             return SearchPage()
         sort = self.collection.sort_for(query.sort)
-        searcher = self.index_.searcher()
         if query.offset > DEEP_OFFSET:
             # tantivy keeps offset + limit hits in memory: past the matches, count and stop
             # instead of holding a hand-typed page number's worth of them.
@@ -167,7 +188,9 @@ class TantivyBackend(SearchBackend):
         options: dict[str, Any] = {
             "limit": max(query.limit, 1),
             "offset": query.offset,
-            "count": True,
+            # Counting visits every match; without it tantivy's top-hits collector skips the
+            # blocks that cannot reach the first `limit` (block-max WAND): the same hits.
+            "count": query.counted,
         }
         if sort.field:
             options["order_by_field"] = sort.field
@@ -176,19 +199,24 @@ class TantivyBackend(SearchBackend):
         hits = result.hits[: query.limit]
         addresses = [address for _, address in hits]
         ids = searcher.fast_field_values("id", addresses) if addresses else []
-        total = result.count or 0  # type: ignore[attr-defined]  # as above
         found = [
             (int(i), float(score)) for i, (score, _) in zip(ids, hits, strict=True) if i is not None
         ]
+        if query.counted:
+            total = result.count or 0  # type: ignore[attr-defined]  # as above
+        else:
+            total = query.offset + len(found)
         return SearchPage(
             items=[i for i, _ in found],
             total=total,
+            total_is_capped=not query.counted,
             scores=[score for _, score in found] if not sort.field else [],
         )
 
-    def _matcher(self, query: SearchQuery) -> tantivy.Query | None:
+    def _matcher(self, query: SearchQuery, searcher: tantivy.Searcher) -> tantivy.Query | None:
         musts: list[tantivy.Query] = []
-        every_alternative: list[tantivy.Query] = []
+        # Each clause's alternatives, with how many documents hold it (any_word only).
+        every_clause: list[tuple[list[tantivy.Query], int]] = []
         clauses = query.clauses()
         if query.text.strip() and not clauses:
             return None  # only punctuation: nothing to look for
@@ -198,7 +226,8 @@ class TantivyBackend(SearchBackend):
                 continue  # stop words alone match everywhere: they constrain nothing
             if not alternatives:
                 return None
-            every_alternative += alternatives
+            if query.any_word:
+                every_clause.append((alternatives, self._document_frequency(clause, searcher)))
             musts.append(
                 alternatives[0]
                 if len(alternatives) == 1
@@ -211,8 +240,11 @@ class TantivyBackend(SearchBackend):
             # the same matches and scores (a sum either way), but tantivy's top-hits pruning
             # works on the flat one: 3.1 ms of CPU against 6.8 ms (p50), the same first 20 ids,
             # for the paraphrases of benchmarks/data/ at 300,000 papers, side by side.
+            kept = _without_the_commonest(every_clause, searcher.num_docs)
             musts = [
-                tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in every_alternative])
+                tantivy.Query.boolean_query(
+                    [(tantivy.Occur.Should, q) for alternatives in kept for q in alternatives]
+                )
             ]
         musts += [self._filter(f) for f in query.filters]
         if not musts:
@@ -220,6 +252,17 @@ class TantivyBackend(SearchBackend):
         if len(musts) == 1:
             return musts[0]
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in musts])
+
+    def _document_frequency(self, clause: Clause, searcher: tantivy.Searcher) -> int:
+        """How many documents hold the clause's word in one of the text fields (at most: the
+        largest field's count); 0 for a phrase, which is never among the commonest."""
+        tokens = self.text_analyzer.pre_tokenize(" ".join(clause.words)).tokens
+        if len(tokens) != 1:
+            return 0
+        return max(
+            (searcher.doc_freq(f.name, tokens[0].text) for f in self.collection.of(TextField)),
+            default=0,
+        )
 
     def _clause_alternatives(
         self, clause: Clause, *, ends_query: bool
