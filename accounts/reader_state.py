@@ -4,9 +4,11 @@ The public pages are rendered once for every signed-in reader (wovepaper.lib.pag
 the reader's own on them (the nav's account links, follow and "this is me" buttons, each paper's
 save control, the onboarding banner) is filled in by `static/js/reader.js` from one answer of
 `/me/state`, which does not depend on the page: the reader's follows, saved papers, lists and
-claims, a CSRF token, and the account parts as HTML. So the browser keeps it (`private,
-max-age=READER_STATE_SECONDS`) and a reader going from page to page asks the server for the
-shared page alone, which costs what an anonymous reader's cached page does.
+claims (these as HTML), whether their setup is unfinished, and a CSRF token. The account links
+and the setup offer, the same for every signed-in reader, are in the shared page itself. So the
+browser keeps it (`private, max-age=READER_STATE_SECONDS`) and a reader going from page to page
+asks the server for the shared page alone, which costs what an anonymous reader's cached page
+does.
 
 The browser asks for `/me/state?v=<the wp_state cookie>`. Every response to a request that can
 change something (POST, PUT, PATCH, DELETE: a follow, a save, a sign-in or sign-out)
@@ -53,13 +55,6 @@ def reader_state(request: HttpRequest, user: User) -> dict[str, Any]:
         saved.setdefault(str(paper_id), []).append(list_id)
     claims = list(selectors.claims_for_user(user=user).select_related("researcher"))
     pieces: list[tuple[str, dict]] = [
-        ("accounts/fragments/account_links.html", {}),
-        (
-            "includes/onboarding_banner.html",
-            {"oob": False, "onboarding_pending": selectors.onboarding_pending(user=user)},
-        ),
-    ]
-    pieces += [
         (
             "accounts/_claim_button.html",
             {"researcher": claim.researcher, "signed_in": True, "claim": claim, "next_url": "/"},
@@ -68,9 +63,10 @@ def reader_state(request: HttpRequest, user: User) -> dict[str, Any]:
     ]
     return {
         "csrf": get_token(request),
-        # HTML whose elements replace the page's of the same id; their `next` fields are set to
-        # the page's own address by reader.js.
+        # The reader's claims as HTML, each replacing the page's button of the same id; their
+        # `next` fields are set to the page's own address by reader.js.
         "parts": render_each_in_one_context(request, pieces),
+        "onboarding": selectors.onboarding_pending(user=user),
         "following": {
             "researcher": selectors.followed_researcher_ids(user=user),
             "institution": selectors.followed_institution_ids(user=user),

@@ -53,11 +53,10 @@ from benchmarks.pages import READER, ensure_researcher, pages  # noqa: E402
 from benchmarks.search import ensure_papers  # noqa: E402
 
 
-def timed(client: Client, path: str, requests: int, **headers: str) -> tuple[float, int, int]:
-    """Median CPU milliseconds of `requests` GETs of `path` (after a warm-up), the queries one
-    of them made, and its status."""
+def queries_and_status(client: Client, path: str) -> tuple[int, int]:
+    """The queries one GET of `path` makes (after a warm-up), and its status."""
     for _ in range(10):
-        client.get(path, secure=True, **headers)
+        client.get(path, secure=True)
     queries: list[str] = []
 
     def count(execute, sql, params, many, context):
@@ -65,13 +64,20 @@ def timed(client: Client, path: str, requests: int, **headers: str) -> tuple[flo
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(count):
-        status = client.get(path, secure=True, **headers).status_code
-    cpu = []
+        status = client.get(path, secure=True).status_code
+    return len(queries), status
+
+
+def interleaved(requests: int, *calls: tuple[Client, str]) -> list[float]:
+    """Median CPU milliseconds of each (client, path) GET, asked in turn `requests` times, so
+    that the machine's load weighs on each alike."""
+    cpu: list[list[float]] = [[] for _ in calls]
     for _ in range(requests):
-        started = time.process_time()
-        client.get(path, secure=True, **headers)
-        cpu.append((time.process_time() - started) * 1000)
-    return statistics.median(cpu), len(queries), status
+        for times, (client, path) in zip(cpu, calls, strict=True):
+            started = time.process_time()
+            client.get(path, secure=True)
+            times.append((time.process_time() - started) * 1000)
+    return [statistics.median(times) for times in cpu]
 
 
 def main() -> None:
@@ -89,25 +95,30 @@ def main() -> None:
     signed_in.force_login(reader)
     print(
         f"{count:,} papers, {connection.vendor}; production settings in one process, "
-        f"median CPU ms of {args.requests} requests each (the database's work not included); "
+        f"median CPU ms of {args.requests} requests each, the anonymous page, the signed-in page "
+        f"and the state asked in turn (the database's work not included); "
         f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
-    state, state_queries, status = timed(signed_in, "/me/state?v=bench", args.requests)
+    state_path = "/me/state?v=bench"
+    state_queries, status = queries_and_status(signed_in, state_path)
     assert status == 200, f"the state answered {status}"
-    print(f"the reader's state, the same for every page: {state:.2f} ms ({state_queries}q)")
+    print(f"the reader's state, the same for every page: {state_queries} queries")
     print(
-        f"{'page':34}{'anonymous':>12}{'signed-in page':>16}"
+        f"{'page':34}{'anonymous':>12}{'signed-in page':>16}{'state':>8}"
         f"{'ratio, state every view':>25}{'one in five':>13}{'one in twenty':>15}{'kept':>7}"
     )
     for name, path in pages(researcher, institution).items():
         if path == "/robots.txt":
             continue
-        alone, alone_queries, _ = timed(anonymous, path, args.requests)
-        shared, shared_queries, _ = timed(signed_in, path, args.requests)
+        alone_queries, _ = queries_and_status(anonymous, path)
+        shared_queries, _ = queries_and_status(signed_in, path)
         assert "reader-state" in signed_in.get(path, secure=True).content.decode()
+        alone, shared, state = interleaved(
+            args.requests, (anonymous, path), (signed_in, path), (signed_in, state_path)
+        )
         print(
             f"{name:34}{alone:>7.2f} ({alone_queries}q){shared:>10.2f} ({shared_queries}q)"
-            f"{alone / (shared + state):>25.2f}{alone / (shared + state / 5):>13.2f}"
+            f"{state:>8.2f}{alone / (shared + state):>25.2f}{alone / (shared + state / 5):>13.2f}"
             f"{alone / (shared + state / 20):>15.2f}{alone / shared:>7.2f}"
         )
     print(

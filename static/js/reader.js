@@ -1,7 +1,8 @@
 // A signed-in reader's own parts of a page every signed-in reader shares (accounts.reader_state).
 // The page came from the shared cache with the signed-out buttons; this asks /me/state (which
 // the browser keeps: its address changes with the wp_state cookie after any change) and makes
-// the account links, follow, "this is me" and save controls the reader's. Names and titles are
+// the follow, "this is me" and save controls the reader's, fills in the CSRF token of the forms
+// every signed-in reader shares (the account links, the chat) and shows the setup offer. Names and titles are
 // set with textContent, never as markup; the only markup taken is the server's own parts.
 (function () {
   "use strict";
@@ -66,7 +67,6 @@
       Array.prototype.slice.call(holder.content.children).forEach(function (part) {
         var old = part.id && root.getElementById(part.id);
         if (!old) return;
-        part.removeAttribute("hx-swap-oob");
         part.querySelectorAll("input[name=next]").forEach(function (input) {
           input.value = here();
         });
@@ -188,6 +188,8 @@
         // htmx's own requests (a follow, a save) carry the token as a header too.
         document.body.setAttribute("hx-headers", JSON.stringify({ "X-CSRFToken": state.csrf }));
         replaceParts(document);
+        var offer = document.querySelector("[data-reader-onboarding]");
+        if (offer) offer.hidden = !state.onboarding;
       }
       apply(document);
       document.documentElement.dataset.readerState = "applied";
