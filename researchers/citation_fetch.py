@@ -26,7 +26,7 @@ from papers.ingest.upsert import record_rejection
 from papers.models import CitationCoverage, Paper
 from wovepaper.lib.http import ServiceError
 
-from .clients.openalex import OpenAlexClient
+from .clients.openalex import OACitations, OpenAlexClient
 from .clients.semantic_scholar import S2References, SemanticScholarClient, arxiv_key
 
 # RejectedRecord.source of a references-endpoint item set aside (record_key: "<arXiv id>
@@ -130,26 +130,36 @@ def _s2_fetch(
     result.unknown["s2"] = sum(1 for c in coverages if not c.known)
 
 
+def openalex_citation_rows(
+    paper_id: int, work: OACitations | None, fetched_at: datetime
+) -> tuple[Coverage, CitingPaperEdges | None]:
+    """What an OpenAlex work says of an archive paper's citations, as the API's answer and a
+    snapshot file both give it (researchers.citation_files): its coverage, and its references
+    (None when OpenAlex does not know the paper)."""
+    coverage = Coverage(
+        paper_id=paper_id,
+        source="openalex",
+        fetched_at=fetched_at,
+        known=work is not None,
+        references_listed=len(work.references) if work else None,
+        cited_by_count=work.cited_by_count if work else None,
+        counts_by_year=[list(pair) for pair in work.counts_by_year] if work else [],
+    )
+    if work is None:
+        return coverage, None
+    return coverage, CitingPaperEdges(paper_id, "openalex", fetched_at, list(work.references))
+
+
 def _openalex_fetch(
     papers: Sequence[Paper], client: OpenAlexClient, now: datetime, result: CitationFetchResult
 ) -> None:
     works = client.citations_by_arxiv_id([p.arxiv_id for p in papers])
     edges, coverages = [], []
     for paper in papers:
-        work = works.get(paper.arxiv_id)
-        coverages.append(
-            Coverage(
-                paper_id=paper.pk,
-                source="openalex",
-                fetched_at=now,
-                known=work is not None,
-                references_listed=len(work.references) if work else None,
-                cited_by_count=work.cited_by_count if work else None,
-                counts_by_year=[list(pair) for pair in work.counts_by_year] if work else [],
-            )
-        )
-        if work is not None:
-            edges.append(CitingPaperEdges(paper.pk, "openalex", now, list(work.references)))
+        coverage, paper_edges = openalex_citation_rows(paper.pk, works.get(paper.arxiv_id), now)
+        coverages.append(coverage)
+        if paper_edges is not None:
+            edges.append(paper_edges)
     result.edges += citations_load(edges)
     citation_coverage_record(coverages)
     result.unknown["openalex"] = sum(1 for c in coverages if not c.known)
