@@ -497,6 +497,14 @@ class Citation(models.Model):
                 name="citation_cited_by_date_idx",
                 condition=models.Q(cited_paper__isnull=False),
             ),
+            # Papers citing the same work outside the archive ("related by citations"), by the
+            # key the edges name it with; only unresolved edges, which the index above leaves.
+            models.Index(
+                "cited_key",
+                "citing_paper",
+                name="citation_outside_key_idx",
+                condition=models.Q(cited_paper__isnull=True),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -298,6 +298,32 @@ def test_related_by_citations_says_why(client, paper_factory):
 
 
 @pytest.mark.django_db
+def test_references_outside_the_archive_count_towards_related_by_citations(
+    client, paper_factory, turing
+):
+    # Works outside the archive from the recorded list of Turing's references, by their DOIs.
+    outside = [w for w in s2_references(turing) if w.doi and not w.arxiv_id][:3]
+    assert len(outside) == 3
+    inside = paper_factory(title="Inside")
+    paper, cousin, mixed, lone = (paper_factory(title=t) for t in ("P", "Cousin", "Mixed", "Lone"))
+    _load(paper, "s2", [*outside, CitedWork(arxiv_id=inside.arxiv_id)])
+    _load(cousin, "s2", outside[:2])  # two of the same works, both outside
+    _load(mixed, "s2", [outside[2], CitedWork(arxiv_id=inside.arxiv_id)])
+    _load(lone, "s2", outside[:1])  # one shared work: not related enough
+
+    html = client.get(paper.get_absolute_url()).content.decode()
+    related = html.split('id="related-citations-h"')[1].split("</section>")[0]
+
+    items = re.findall(
+        r"<li><a [^>]*>([^<]+)</a>.*?<span class=\"small muted\">([^<]+)</span>", related
+    )
+    assert items == [
+        ("Cousin", "Cites 2 of the same works outside this archive"),
+        ("Mixed", "Cites 2 of the same works (1 of this archive)"),
+    ]
+
+
+@pytest.mark.django_db
 def test_influence_and_contexts_from_the_references_endpoint_show_everywhere(
     client, paper_factory, fixtures_dir
 ):
