@@ -7,6 +7,7 @@ answers need no configured project (papers.citations loads what these return).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,11 +126,13 @@ def _malformed_reference(item: Any) -> str:
     return ""
 
 
-def s2_reference_items(page: dict[str, Any]) -> tuple[list[CitedWork], list[tuple[str, str]]]:
+def s2_reference_items(
+    page: dict[str, Any],
+) -> tuple[list[CitedWork], list[tuple[str, str, str]]]:
     """One page of `/paper/{id}/references` as (works, set aside): the readable items as
-    works, and for each malformed one (id, reason), its id the cited paper's S2 id when it
-    has one, else its position in the whole list (`#<offset + index>`), so that one bad item
-    costs its own edge and not the paper's list."""
+    works, and for each malformed one (id, reason, the item as JSON), its id the cited paper's
+    S2 id when it has one, else its position in the whole list (`#<offset + index>`), so that
+    one bad item costs its own edge and not the paper's list."""
     items = page.get("data")
     if not isinstance(items, list):
         raise ValueError("references page has no list of data")
@@ -144,6 +147,7 @@ def s2_reference_items(page: dict[str, Any]) -> tuple[list[CitedWork], list[tupl
                 (
                     paper_id if isinstance(paper_id, str) and paper_id else f"#{offset + index}",
                     reason,
+                    json.dumps(item, default=str)[:2000],
                 )
             )
             continue

@@ -86,11 +86,12 @@ def _s2_fetch(
             continue
         if answer is not None:
             detailed[paper.pk] = answer
-            for cited_id, reason in answer.set_aside:
+            for cited_id, reason, raw in answer.set_aside:
                 record_rejection(
                     source=REFERENCES_REJECTED_SOURCE,
                     record_key=f"{paper.arxiv_id} {cited_id}",
                     reason=reason,
+                    raw=raw,
                 )
             result.set_aside += len(answer.set_aside)
     result.detailed += len(detailed)

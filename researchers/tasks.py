@@ -164,8 +164,14 @@ def fetch_citations(self, paper_ids: list[int] | None = None, limit: int = 100) 
         "papers": result.papers,
         "edges": result.edges,
         "citing_edges": result.citing_edges,
+        "detailed": result.detailed,
+        "set_aside": result.set_aside,
         "errors": result.errors,
+        "detail_errors": result.detail_errors,
     }
+    if result.detail_errors:
+        # Not retried: those papers got the paper batch's references instead.
+        logger.warning("fetch_citations, references endpoint: %s", "; ".join(result.detail_errors))
     if result.failed:
         logger.warning("fetch_citations: %s", "; ".join(result.errors))
         if not (self.request.called_directly or self.request.is_eager):

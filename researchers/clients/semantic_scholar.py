@@ -79,10 +79,11 @@ class S2CitationGraph:
 @dataclass(frozen=True, slots=True)
 class S2References:
     """One paper's references as the references endpoint lists them (with influence, intents
-    and contexts), the pages it took, and the items set aside as malformed (id, reason)."""
+    and contexts), the pages it took, and the items set aside as malformed (id, reason, the
+    item as JSON)."""
 
     references: tuple[CitedWork, ...]
-    set_aside: tuple[tuple[str, str], ...]
+    set_aside: tuple[tuple[str, str, str], ...]
     pages: int
 
 
@@ -176,7 +177,7 @@ def parse_author_batch(ids: Sequence[str], payload: list) -> dict[str, S2AuthorR
     return {requested: parse_author(item) for requested, item in zip(ids, payload, strict=True)}
 
 
-def _reference_page(payload) -> tuple[list[CitedWork], list[tuple[str, str]], object]:
+def _reference_page(payload) -> tuple[list[CitedWork], list[tuple[str, str, str]], object]:
     if not isinstance(payload, dict):
         raise ValueError("references page is not an object")
     return (*s2_reference_items(payload), payload.get("next"))
@@ -250,7 +251,7 @@ class SemanticScholarClient(ServiceClient):
         `ARXIV:<id>`), every page, following `next`; None when S2 does not know the paper (404).
         A malformed item is set aside, not the page; a malformed page is a ServiceError."""
         works: list[CitedWork] = []
-        set_aside: list[tuple[str, str]] = []
+        set_aside: list[tuple[str, str, str]] = []
         offset, pages = 0, 0
         while offset < REFERENCES_MAX:
             response = self.request(

@@ -3,6 +3,7 @@ resolution to archive papers, and replacement on re-fetch (papers.citations)."""
 
 from __future__ import annotations
 
+import copy
 import json
 from datetime import UTC, datetime
 
@@ -12,6 +13,7 @@ from papers.citation_answers import (
     CitedWork,
     openalex_referenced_works,
     s2_citing_works,
+    s2_reference_items,
     s2_reference_page,
     s2_references,
     s2_work,
@@ -90,6 +92,39 @@ def test_s2_reference_pages_read_influence_intents_and_contexts(s2_reference_pag
         "10.1109/tpami.2018.2855738",
     )
     assert all(w.is_influential is False for w in works if w is not influential[0])
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda item: item.update(isInfluential="yes"), "isInfluential is not a boolean"),
+        (lambda item: item.update(contexts=["a", 3]), "contexts is not a list of strings"),
+        (lambda item: item["citedPaper"].update(year="2014"), "citedPaper.year is not a number"),
+        (lambda item: item["citedPaper"].update(externalIds=["x"]), "externalIds is not an"),
+        (lambda item: item.update(citedPaper=None), "citedPaper is not an object"),
+    ],
+)
+def test_a_malformed_reference_item_is_set_aside_with_its_id(s2_reference_pages, change, reason):
+    """Each item of the recorded second page (offset 100) with one field made malformed (the
+    change written here): the other 55 are read, the changed one set aside with its id."""
+    page = copy.deepcopy(s2_reference_pages[1])
+    item = page["data"][2]
+    paper_id = item["citedPaper"]["paperId"]
+    change(item)
+
+    works, set_aside = s2_reference_items(page)
+
+    assert len(works) == len(page["data"]) - 1 == 55
+    ((key, why, raw),) = set_aside
+    assert reason in why
+    # Its S2 id while the cited paper is readable, else its place in the whole list.
+    assert key == (paper_id if item["citedPaper"] else "#102")
+    assert raw.startswith("{")
+
+
+def test_a_references_page_without_a_list_is_refused():
+    with pytest.raises(ValueError):
+        s2_reference_items({"offset": 0, "data": None})
 
 
 def test_openalex_referenced_works_are_openalex_ids(openalex_work):

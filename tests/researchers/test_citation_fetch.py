@@ -252,6 +252,7 @@ def test_command_fetches_the_named_papers(recorded, turing, paper_factory, capsy
 
     out = capsys.readouterr().out
     assert "Fetched citations of 2 papers: 63 references" in out
+    assert "(S2's references endpoint): 0 papers, 0 malformed items set aside." in out
     assert Citation.objects.filter(citing_paper=paper).count() == 49
 
 
@@ -398,6 +399,7 @@ def test_a_malformed_reference_is_set_aside_with_its_id_and_reason(recorded, det
     assert (result.set_aside, result.detailed) == (1, 1)
     assert Citation.objects.filter(citing_paper=detailed, source="s2").count() == 155
     rejected = RejectedRecord.objects.get(source=REFERENCES_REJECTED_SOURCE)
+    assert '"isInfluential": "yes"' in rejected.raw
     assert rejected.record_key == f"2401.99998 {broken['citedPaper']['paperId']}"
     assert "isInfluential" in rejected.reason
     # A rerun updates the same record.

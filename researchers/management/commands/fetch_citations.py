@@ -35,13 +35,22 @@ class Command(BaseCommand):
             total.edges += result.edges
             total.citing_edges += result.citing_edges
             total.errors.extend(result.errors)
+            total.detailed += result.detailed
+            total.set_aside += result.set_aside
+            total.detail_errors.extend(result.detail_errors)
             for source, n in result.unknown.items():
                 total.unknown[source] = total.unknown.get(source, 0) + n
         self.stdout.write(
             f"Fetched citations of {total.papers} papers: {total.edges} references, "
             f"{total.citing_edges} edges from citing papers in the archive; unknown to "
             f"Semantic Scholar {total.unknown.get('s2', 0)}, "
-            f"to OpenAlex {total.unknown.get('openalex', 0)}."
+            f"to OpenAlex {total.unknown.get('openalex', 0)}. References with influence and "
+            f"contexts (S2's references endpoint): {total.detailed} papers, "
+            f"{total.set_aside} malformed items set aside."
         )
+        for error in total.detail_errors:
+            self.stdout.write(
+                self.style.WARNING(f"{error} (that paper keeps the paper batch's references)")
+            )
         for error in total.errors:
             self.stdout.write(self.style.WARNING(f"{error} (nothing of that source changed)"))
