@@ -10,6 +10,7 @@ first COUNT_CAP matches the index yields, and says so: the page is `approximate`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import connection
@@ -72,6 +73,23 @@ class _PaperDatabaseBackend(SearchBackend):
     def _match_params(self, clauses: list[Clause]) -> tuple[list[Any], list[Any]]:
         raise NotImplementedError
 
+    def _match_text(self, clauses: list[Clause]) -> str:
+        raise NotImplementedError
+
+    def matching(self, query: SearchQuery, ids: Sequence[int]) -> set[int]:
+        clauses = query.clauses()
+        if not clauses or not ids:
+            return set()
+        conditions, filter_params = _filters(query)
+        among = "p.id IN (" + ", ".join(["%s"] * len(ids)) + ")"
+        where = " AND ".join([self.match, among, *conditions])
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT p.id FROM {self.source} WHERE {where}",
+                [self._match_text(clauses), *ids, *filter_params],
+            )
+            return {row[0] for row in cursor.fetchall()}
+
     def _order(self, sort: str) -> str:
         return {
             "relevance": "rank DESC, p.published DESC",
@@ -90,6 +108,9 @@ class SqliteFts5PaperBackend(_PaperDatabaseBackend):
     # bm25 is lower for better matches; negate so that rank sorts descending on both vendors.
     rank = "-bm25(papers_paper_fts, 10.0, 1.0)"
     cited_order = "p.cited_by_count IS NULL, p.cited_by_count DESC, rank DESC"
+
+    def _match_text(self, clauses: list[Clause]) -> str:
+        return _fts5(clauses)
 
     def search(self, query: SearchQuery) -> SearchPage[int]:
         clauses = query.clauses()
@@ -121,6 +142,9 @@ class PostgresPaperBackend(_PaperDatabaseBackend):
     match = f"{PG_VECTOR} @@ websearch_to_tsquery('english', %s)"
     rank = f"ts_rank_cd({PG_VECTOR}, websearch_to_tsquery('english', %s))"
     cited_order = "p.cited_by_count DESC NULLS LAST, rank DESC"
+
+    def _match_text(self, clauses: list[Clause]) -> str:
+        return pg_tsquery_text(clauses)
 
     def search(self, query: SearchQuery) -> SearchPage[int]:
         """At most two queries whatever the data size: the capped count first, since how many

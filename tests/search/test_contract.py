@@ -13,7 +13,7 @@ from papers.search import PAPERS, paper_search
 from researchers.models import Researcher
 from researchers.name_search import researchers_search
 from researchers.names import name_key
-from wovepaper.lib.search import SearchQuery, backend_for
+from wovepaper.lib.search import SearchQuery, Term, backend_for
 
 
 def _pks(page) -> list[int]:
@@ -98,6 +98,27 @@ def test_an_uncounted_search_gives_the_same_first_ids(engine, paper_factory):
         assert (uncounted.total, uncounted.total_is_capped) == (3, True)
     else:
         assert uncounted.total == counted.total
+
+
+def test_matching_says_which_of_given_papers_hold_every_word(engine, paper_factory):
+    both = paper_factory(title="Networks of oscillators", abstract="Coupled oscillators sync.")
+    one = paper_factory(title="Oscillators alone", abstract="No graphs here.")
+    other = paper_factory(
+        title="Coupled networks", abstract="Oscillators too.", categories=["physics.chem-ph"]
+    )
+    unasked = paper_factory(title="Coupled network oscillators", abstract="Not among the ids.")
+    engine()
+    backend = backend_for(PAPERS)
+    ids = [both.pk, one.pk, other.pk]
+    # Stemmed as the engine's own page compares them, and only among the ids given.
+    assert backend.matching(SearchQuery(text="network oscillator"), ids) == {both.pk, other.pk}
+    assert backend.matching(SearchQuery(text="oscillators"), ids) == set(ids)
+    assert unasked.pk not in backend.matching(SearchQuery(text="oscillators"), [*ids, 10**9])
+    # The filters hold too; stop words alone and an empty list match nothing.
+    chem = (Term("categories", "physics.chem-ph"),)
+    assert backend.matching(SearchQuery(text="oscillators", filters=chem), ids) == {other.pk}
+    assert backend.matching(SearchQuery(text="the of"), ids) == set()
+    assert backend.matching(SearchQuery(text="oscillators"), []) == set()
 
 
 def test_quoted_phrase_keeps_its_order(engine, paper_factory):

@@ -84,6 +84,20 @@ def test_any_word_asks_for_one_of_the_clauses(cluster):
     assert strict is not None and len(strict["query"]["bool"]["must"]) == 2
 
 
+def test_matching_asks_for_every_clause_among_the_ids_only(cluster):
+    backend = backend_for(PAPERS)
+    assert isinstance(backend, OpenSearchBackend)
+    query = SearchQuery(text='spin "dark matter"', any_word=True, sort="newest", offset=40)
+    body = backend.matching_body(query, [7, 9])
+    assert body is not None
+    assert len(body["query"]["bool"]["must"]) == 2  # every clause, not any one of them
+    assert body["query"]["bool"]["filter"] == [{"ids": {"values": ["7", "9"]}}]
+    assert (body["from"], body["size"], body["sort"]) == (0, 2, ["_score"])
+    assert backend.matching_body(query, []) is None
+    assert backend.matching(SearchQuery(text="spin"), []) == set()  # nothing sent
+    assert cluster.log == []
+
+
 def test_a_count_past_ten_thousand_is_more_than(cluster):
     cluster.expect_oneshot_request("/wovepaper-papers/_search", method="POST").respond_with_data(
         recorded("search_total_gte.json"), content_type="application/json"

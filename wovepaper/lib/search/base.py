@@ -230,6 +230,13 @@ class SearchBackend(ABC):
     def search(self, query: SearchQuery) -> SearchPage[int]:
         """Ids of the matching documents in the query's order, for its slice."""
 
+    def matching(self, query: SearchQuery, ids: Sequence[int]) -> set[int]:
+        """Which of `ids` match the query's words (every one of them) and filters: hybrid
+        search's test of whether a paper related by meaning holds the words, by the engine's
+        own analysis, as its keyword page would tell. One query restricted to those ids.
+        Engines of collections searched by meaning implement it."""
+        raise NotImplementedError(f"{self.engine} cannot restrict a search to given ids")
+
     def index(self, ids: Sequence[int]) -> int:
         return 0
 

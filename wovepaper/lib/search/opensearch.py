@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from datetime import UTC, date, datetime, time
 from typing import Any
 
@@ -141,6 +142,23 @@ class OpenSearchBackend(SearchBackend):
             return SearchPage()
         answer = self.client.search(index=self.alias, body=body)
         return parse_search_answer(answer)
+
+    def matching_body(self, query: SearchQuery, ids: Sequence[int]) -> dict[str, Any] | None:
+        """The _search body for which of `ids` match the query (see `matching`)."""
+        body = self.request_body(
+            replace(query, any_word=False, sort="relevance", offset=0, limit=len(ids))
+        )
+        if body is None or not ids or not query.text.strip():
+            return None
+        body["query"]["bool"]["filter"].append({"ids": {"values": [str(i) for i in ids]}})
+        body["track_total_hits"] = False
+        return body
+
+    def matching(self, query: SearchQuery, ids: Sequence[int]) -> set[int]:
+        body = self.matching_body(query, ids)
+        if body is None:
+            return set()
+        return set(parse_search_answer(self.client.search(index=self.alias, body=body)).items)
 
     def _clause(self, clause: Clause, *, ends_query: bool) -> dict[str, Any]:
         text = " ".join(clause.words)

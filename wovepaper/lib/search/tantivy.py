@@ -17,6 +17,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import Any
@@ -212,6 +213,19 @@ class TantivyBackend(SearchBackend):
             total_is_capped=not query.counted,
             scores=[score for _, score in found] if not sort.field else [],
         )
+
+    def matching(self, query: SearchQuery, ids: Sequence[int]) -> set[int]:
+        searcher = self.index_.searcher()
+        matcher = self._matcher(replace(query, any_word=False), searcher)
+        if matcher is None or not ids:
+            return set()
+        among = tantivy.Query.term_set_query(self.schema, "id", [int(i) for i in ids])
+        restricted = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, matcher), (tantivy.Occur.Must, among)]
+        )
+        hits = searcher.search(restricted, limit=len(ids), count=False).hits
+        found = searcher.fast_field_values("id", [address for _, address in hits])
+        return {int(i) for i in found if i is not None}
 
     def _matcher(self, query: SearchQuery, searcher: tantivy.Searcher) -> tantivy.Query | None:
         musts: list[tantivy.Query] = []
