@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -164,17 +165,21 @@ _MATH = re.compile(
 def segments(text: str) -> list[tuple[str, str, bool]]:
     """(source, tex, display) pieces: tex is empty for plain text, and equal to the source for
     a command written without delimiters."""
-    pieces: list[tuple[str, str, bool]] = []
+    return list(_pieces(text))
+
+
+def _pieces(text: str) -> Iterator[tuple[str, str, bool]]:
+    # As segments, one piece at a time: a reader that stops early (the opening words of an
+    # abstract) leaves the rest of the text unscanned.
     at = 0
     for match in _MATH.finditer(text):
         if match.start() > at:
-            pieces.append((text[at : match.start()], "", False))
+            yield (text[at : match.start()], "", False)
         tex = match["dd"] or match["bd"] or match["bi"] or match["di"] or match["bare"] or ""
-        pieces.append((match.group(0), tex, bool(match["dd"] or match["bd"])))
+        yield (match.group(0), tex, bool(match["dd"] or match["bd"]))
         at = match.end()
     if at < len(text):
-        pieces.append((text[at:], "", False))
-    return pieces
+        yield (text[at:], "", False)
 
 
 def _serialise(element: ET.Element, out: list[str]) -> None:
@@ -242,12 +247,13 @@ def tex_html_words(text: str, limit: int) -> SafeString:
     """As tex_html, cut after `limit` words; a formula counts as one word and is never cut."""
     out: list[str] = []
     left = limit
-    for source, tex, display in segments(text or ""):
+    for source, tex, display in _pieces(text or ""):
         if tex:
             out.append(_piece_html(source, tex, display))
             left -= 1
         else:
-            words = re.split(r"(\s+)", source)
+            # Split no further than one word past those wanted: what follows is left out.
+            words = re.split(r"(\s+)", source, maxsplit=left + 1)
             kept = []
             for word in words:
                 if word.strip():
@@ -273,8 +279,7 @@ def tex_html_passage(text: str, words: QueryWords, limit: int) -> SafeString:
         return tex_html_words(text, limit)
     # Found in C-speed passes over the whole abstract; only the passage is rendered (escaping
     # every word of an abstract cost five times the rest). Words here are runs of non-space.
-    bounds = [(m.start(), m.end()) for m in _NON_SPACE.finditer(text)]
-    starts = [b[0] for b in bounds]
+    starts = [m.start() for m in _NON_SPACE.finditer(text)]
     hits = sorted({bisect_right(starts, at) - 1 for at in found})
     # The window of `limit` words with the most matches (the first such), opened a few words
     # before its first match so that the passage reads from a little before it.
@@ -284,9 +289,12 @@ def tex_html_passage(text: str, words: QueryWords, limit: int) -> SafeString:
         if count > best_count:
             best, best_count = first, count
     first_word = max(0, best - LEAD_IN)
-    last_word = min(len(bounds), first_word + limit) - 1
-    low, high = bounds[first_word][0], bounds[last_word][1]
+    last_word = min(len(starts), first_word + limit) - 1
+    low = starts[first_word]
+    high = _NON_SPACE.match(text, starts[last_word]).end()  # type: ignore[union-attr]
     for formula in _MATH.finditer(text):  # a formula is shown whole or not at all
+        if formula.start() >= high:
+            break  # the rest lie past the passage
         if formula.start() < low < formula.end():
             low = formula.start()
         if formula.start() < high < formula.end():

@@ -120,3 +120,25 @@ def test_a_search_snippet_marks_the_words_in_the_passage_that_holds_them():
     # Stop words are not marked; without a match, the opening words as in a list.
     assert "<mark>" not in tex_html_passage("the paper of the year", QueryWords("the of"), 5)
     assert tex_html_passage(abstract, QueryWords("zzzqqqxx"), 3) == tex_html_words(abstract, 3)
+
+
+def test_the_opening_words_stop_at_the_limit_however_the_text_is_spaced():
+    # The text past the limit is not split (nor scanned for formulas): the cut stays where it was.
+    assert tex_html_words("  one two three four", 2) == "  one two …"
+    assert tex_html_words("one  two\n three", 2) == "one  two\n …"
+    assert tex_html_words("one two", 2) == "one two …"
+    assert tex_html_words("one two", 3) == "one two"
+    formula = '<math alttext="x" display="inline"><mrow><mi>x</mi></mrow></math>'
+    assert tex_html_words("one $x$ two three $y$", 3) == f"one {formula} two …"
+
+
+def test_a_snippet_shows_a_formula_at_its_end_whole_and_none_after_it():
+    words = QueryWords("spreadsheets")
+    opening = " ".join(f"w{n}" for n in range(10))
+    abstract = f"{opening} spreadsheets with $a + b$ in them; much later $c + d$ ends it."
+    marked = "… w2 w3 w4 w5 w6 w7 w8 w9 <mark>spreadsheets</mark> with"
+    assert tex_html_passage(abstract, words, 10) == f"{marked} …"
+    # Its 11th word, "$a", opens a formula: the passage takes the formula whole, stops there.
+    html = tex_html_passage(abstract, words, 11)
+    assert html.startswith(f"{marked} <math") and html.endswith("</math> …")
+    assert html.count("<math") == 1 and 'alttext="a + b"' in html
