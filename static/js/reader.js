@@ -102,9 +102,11 @@
     box.removeAttribute("data-claim-url");
   }
 
+  // What the control's hidden label names: a list item's heading, or a chat citation's link.
   function titleOf(box) {
     if (box.dataset.title) return box.dataset.title;
-    var heading = box.closest(".paper-item") && box.closest(".paper-item").querySelector("h3");
+    var holder = box.closest(".paper-item, li");
+    var heading = holder && (holder.querySelector("h3") || holder.querySelector("a"));
     return heading ? heading.textContent.trim() : "";
   }
 

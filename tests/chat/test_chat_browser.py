@@ -79,6 +79,8 @@ def test_a_cited_paper_is_saved_from_the_chat_answer(
     page.click(".chat-form button[type=submit]")
     control = f".chat-citations #save-{paper.pk}"
     page.wait_for_selector(f"{control} button")
+    # The button's hidden label names the cited paper, as on every list.
+    assert paper.title in (page.locator(f"{control} button .sr-only").text_content() or "")
     page.locator(f"{control} button").click()
     page.wait_for_selector(f"{control} .saved-in")
     assert "Reading list" in page.inner_text(control)
