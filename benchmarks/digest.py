@@ -83,6 +83,7 @@ from accounts.models import (  # noqa: E402
     SearchAlert,
     SentDigest,
 )
+from benchmarks.semantic import LATENCY_QUERIES  # noqa: E402
 from papers.models import Authorship, Paper, PaperChange  # noqa: E402
 from researchers.models import Researcher  # noqa: E402
 from researchers.names import name_key  # noqa: E402
@@ -122,17 +123,9 @@ BY_WORDS = [
     "graph coloring",
 ]
 CATEGORIES = ["hep-th", "astro-ph.GA", "cond-mat.str-el", "quant-ph", "cs.LG"]
+# The latency benchmark's topical queries, and five more.
 BY_MEANING = [
-    "quantum field theory",
-    "black hole entropy",
-    "neural networks for classification",
-    "galaxies",
-    "spin chain",
-    "how do stars form in dense clouds",
-    "error correction for quantum computers",
-    "graph coloring",
-    "magnetic field",
-    "dark matter",
+    *LATENCY_QUERIES,
     "learning the structure of graphs from data",
     "cooling atoms with lasers",
     "the expansion of the universe is speeding up",

@@ -236,3 +236,42 @@ def signed_in_browser_page(browser, live_server, user):
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     return page, errors
+
+
+# --- two papers for the citation exports' tests (papers and the API) ---------------------------
+
+
+def named(paper, names: list[tuple[str, str]]) -> None:
+    """Give the byline's authors their given names (the factory sets family names only)."""
+    for position, (given, family) in enumerate(names, start=1):
+        Authorship.objects.filter(paper=paper, position=position).update(
+            forenames=given, keyname=family
+        )
+
+
+@pytest.fixture
+def preprint(paper_factory):
+    paper = paper_factory(
+        arxiv_id="2401.00042",
+        title=r"Bounds on the $\alpha$-{Rényi} entropy of {SU(2)} chains",
+        authors=["Émilie Ørsted", "José Núñez"],
+        categories=["quant-ph", "math-ph"],
+        published=datetime(2024, 1, 3, tzinfo=UTC),
+    )
+    named(paper, [("Émilie", "Ørsted"), ("José", "Núñez")])
+    return paper
+
+
+@pytest.fixture
+def published(paper_factory):
+    paper = paper_factory(
+        arxiv_id="2305.01234",
+        title="Measuring things carefully",
+        authors=["Ada Lovelace", "Alan Turing"],
+        categories=["hep-ex"],
+        published=datetime(2023, 5, 2, tzinfo=UTC),
+        journal_ref="Phys. Rev. D 97, 052003 (2024)",
+        doi="10.1103/PhysRevD.97.052003",
+    )
+    named(paper, [("Ada", "Lovelace"), ("Alan", "Turing")])
+    return paper

@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from accounts import services
 from papers.models import Authorship
-from tests.papers.test_citation_export import csl_bibliography, named, parse_bibtex
+from tests.papers.test_citation_export import csl_bibliography, parse_bibtex
 
 pytestmark = pytest.mark.django_db
 
@@ -25,34 +25,6 @@ TYPES = {
     "ris": "application/x-research-info-systems",
     "json": "application/vnd.citationstyles.csl+json",
 }
-
-
-@pytest.fixture
-def preprint(paper_factory):
-    paper = paper_factory(
-        arxiv_id="2401.00042",
-        title=r"Bounds on the $\alpha$-{Rényi} entropy of {SU(2)} chains",
-        authors=["Émilie Ørsted", "José Núñez"],
-        categories=["quant-ph", "math-ph"],
-        published=datetime(2024, 1, 3, tzinfo=UTC),
-    )
-    named(paper, [("Émilie", "Ørsted"), ("José", "Núñez")])
-    return paper
-
-
-@pytest.fixture
-def published(paper_factory):
-    paper = paper_factory(
-        arxiv_id="2305.01234",
-        title="Measuring things carefully",
-        authors=["Ada Lovelace", "Alan Turing"],
-        categories=["hep-ex"],
-        published=datetime(2023, 5, 2, tzinfo=UTC),
-        journal_ref="Phys. Rev. D 97, 052003 (2024)",
-        doi="10.1103/PhysRevD.97.052003",
-    )
-    named(paper, [("Ada", "Lovelace"), ("Alan", "Turing")])
-    return paper
 
 
 def token_client(user) -> APIClient:

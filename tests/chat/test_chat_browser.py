@@ -13,20 +13,32 @@ from chat.models import ChatMessage, Conversation
 from tests.conftest import ARTIFACTS, csp_violations, signed_in_browser_page
 
 
-def test_the_docked_panel_streams_a_quoted_answer_with_its_citation(
-    live_server, browser, paper_factory, settings
-):
+def _quoted_walk_paper(paper_factory, settings):
+    """No model: the answer quotes the abstract of the one paper about quantum walks."""
     settings.LLM_BASE_URL = ""
     settings.LLM_MODEL = ""
-    paper = paper_factory(
+    return paper_factory(
         title="An analytic solution for one-dimensional quantum walks",
         abstract="The first general analytic solutions for the one-dimensional walk in position "
         "and momentum space are derived. These solutions reveal new symmetry features of "
         "quantum walk probability densities.",
         categories=["quant-ph"],
     )
-    reader = get_user_model().objects.create_user("dock", "dock@example.org", "a-long-pass-9")
+
+
+def _signed_in_reader(username: str):
+    reader = get_user_model().objects.create_user(
+        username, f"{username}@example.org", "a-long-pass-9"
+    )
     Profile.objects.create(user=reader, onboarding=Profile.Onboarding.COMPLETED)
+    return reader
+
+
+def test_the_docked_panel_streams_a_quoted_answer_with_its_citation(
+    live_server, browser, paper_factory, settings
+):
+    paper = _quoted_walk_paper(paper_factory, settings)
+    reader = _signed_in_reader("dock")
     page, errors = signed_in_browser_page(browser, live_server, reader)
     page.goto(live_server.url + paper.get_absolute_url())
     page.click("details.chat-dock summary")
@@ -61,17 +73,8 @@ def test_a_cited_paper_is_saved_from_the_chat_answer(
     """On /chat the finished answer is swapped in by the page's script; each cited paper's save
     control is made by reader.js from the reader's state, saves in place (htmx), and is still
     "Saved in" on the conversation's page."""
-    settings.LLM_BASE_URL = ""
-    settings.LLM_MODEL = ""
-    paper = paper_factory(
-        title="An analytic solution for one-dimensional quantum walks",
-        abstract="The first general analytic solutions for the one-dimensional walk in position "
-        "and momentum space are derived. These solutions reveal new symmetry features of "
-        "quantum walk probability densities.",
-        categories=["quant-ph"],
-    )
-    reader = get_user_model().objects.create_user("saver", "saver@example.org", "a-long-pass-9")
-    Profile.objects.create(user=reader, onboarding=Profile.Onboarding.COMPLETED)
+    paper = _quoted_walk_paper(paper_factory, settings)
+    reader = _signed_in_reader("saver")
     page, errors = signed_in_browser_page(browser, live_server, reader)
     page.set_viewport_size({"width": width, "height": 900})
     page.goto(live_server.url + "/chat")

@@ -33,14 +33,6 @@ pytestmark = pytest.mark.django_db
 STYLE = next((Path(citeproc.__file__).parent / "data" / "styles").glob("*.csl"))
 
 
-def named(paper, names: list[tuple[str, str]]) -> None:
-    """Give the byline's authors their given names (the factory sets family names only)."""
-    for position, (given, family) in enumerate(names, start=1):
-        Authorship.objects.filter(paper=paper, position=position).update(
-            forenames=given, keyname=family
-        )
-
-
 def parse_bibtex(text: str):
     library = bibtexparser.parse_string(text)
     assert not library.failed_blocks, [block.error for block in library.failed_blocks]
@@ -54,34 +46,6 @@ def csl_bibliography(text: str) -> list[str]:
     for item in items:
         bibliography.register(Citation([CitationItem(item["id"])]))
     return [str(entry) for entry in bibliography.bibliography()]
-
-
-@pytest.fixture
-def preprint(paper_factory):
-    paper = paper_factory(
-        arxiv_id="2401.00042",
-        title=r"Bounds on the $\alpha$-{Rényi} entropy of {SU(2)} chains",
-        authors=["Émilie Ørsted", "José Núñez"],
-        categories=["quant-ph", "math-ph"],
-        published=datetime(2024, 1, 3, tzinfo=UTC),
-    )
-    named(paper, [("Émilie", "Ørsted"), ("José", "Núñez")])
-    return paper
-
-
-@pytest.fixture
-def published(paper_factory):
-    paper = paper_factory(
-        arxiv_id="2305.01234",
-        title="Measuring things carefully",
-        authors=["Ada Lovelace", "Alan Turing"],
-        categories=["hep-ex"],
-        published=datetime(2023, 5, 2, tzinfo=UTC),
-        journal_ref="Phys. Rev. D 97, 052003 (2024)",
-        doi="10.1103/PhysRevD.97.052003",
-    )
-    named(paper, [("Ada", "Lovelace"), ("Alan", "Turing")])
-    return paper
 
 
 def test_bibtex_round_trips_arxiv_fields_tex_titles_and_accented_names(preprint):
