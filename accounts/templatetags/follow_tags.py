@@ -7,7 +7,6 @@ from django import template
 
 from institutions.models import Institution
 from researchers.models import Researcher
-from wovepaper.lib.pagecache import rendering_shared_signed_in_page
 
 from ..selectors import follow_button_context
 
@@ -44,6 +43,6 @@ def claim_button(context, researcher: Researcher) -> dict:
 
 
 def _shared(context) -> bool:
-    """On the page every signed-in reader shares, reader.js makes each button the reader's."""
-    request = context.get("request")
-    return request is not None and rendering_shared_signed_in_page(request)
+    """On the page every signed-in reader shares, reader.js makes each button the reader's
+    (`reader_shared`: accounts.context_processors.onboarding)."""
+    return bool(context.get("reader_shared"))

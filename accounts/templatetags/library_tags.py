@@ -6,7 +6,6 @@ from django import template
 from django.contrib.auth.models import AnonymousUser
 
 from papers.models import Paper
-from wovepaper.lib.pagecache import rendering_shared_signed_in_page
 
 from ..selectors import save_controls
 
@@ -25,5 +24,5 @@ def save_button(context, paper: Paper) -> dict:
         "control": control,
         "csrf_token": context.get("csrf_token"),
         # On the page every signed-in reader shares, reader.js makes the control the reader's.
-        "reader_shared": request is not None and rendering_shared_signed_in_page(request),
+        "reader_shared": bool(context.get("reader_shared")),
     }
