@@ -3,20 +3,17 @@ closes it from the curation queue, and the reader sees the outcome on their acco
 
 from __future__ import annotations
 
-from django.test import Client
-
 from accounts.models import Profile
 from researchers.models import MatchReport
-from tests.conftest import ARTIFACTS
+from tests.conftest import ARTIFACTS, session_cookie
 
 
 def _signed_in(page, live_server, user) -> None:
-    client = Client()
-    client.force_login(user)
+    # The session and a CSRF cookie, as signing in through the form leaves them: without one,
+    # the shared page's state request and the report page would each mint a CSRF secret, and
+    # the later cookie would refuse the report form's token.
     page.context.clear_cookies()
-    page.context.add_cookies(
-        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
-    )
+    page.context.add_cookies(session_cookie(live_server, user))
 
 
 def test_reader_reports_a_match_and_a_curator_closes_it(
