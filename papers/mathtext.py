@@ -15,9 +15,9 @@ import xml.etree.ElementTree as ET
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
+from html import escape
 from typing import TYPE_CHECKING
 
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from latex2mathml.converter import convert
 
@@ -153,11 +153,13 @@ MAX_FORMULA = 400
 # Last, a command written without dollars, as many physics titles do ("\Lambda_b^0 baryon",
 # "J/\psi"), with its sub- and superscripts: MathML when it converts, plain text when not.
 _MATH = re.compile(
+    # Every formula starts with one of these two: the scan skips to them.
+    r"(?=[$\\])(?:"
     r"\$\$(?P<dd>.+?)\$\$"
     r"|\\\[(?P<bd>.+?)\\\]"
     r"|\\\((?P<bi>.+?)\\\)"
     r"|(?<![\\$])\$(?P<di>[^\s$](?:[^$]*?[^\\$])?)\$(?![\d$])"
-    r"|(?P<bare>\\[A-Za-z]+(?:[_^](?:\{[^{}$]*\}|[A-Za-z0-9+\-*'])+)*)",
+    r"|(?P<bare>\\[A-Za-z]+(?:[_^](?:\{[^{}$]*\}|[A-Za-z0-9+\-*'])+)*))",
     re.DOTALL,
 )
 
@@ -171,6 +173,12 @@ def segments(text: str) -> list[tuple[str, str, bool]]:
 def _pieces(text: str) -> Iterator[tuple[str, str, bool]]:
     # As segments, one piece at a time: a reader that stops early (the opening words of an
     # abstract) leaves the rest of the text unscanned.
+    if "$" not in text and "\\" not in text:
+        # Every formula starts with one of the two (most abstracts have neither), and the
+        # pattern's scan for them was most of a search snippet's time.
+        if text:
+            yield (text, "", False)
+        return
     at = 0
     for match in _MATH.finditer(text):
         if match.start() > at:
@@ -243,6 +251,12 @@ def tex_html(text: str) -> SafeString:
     return mark_safe("".join(_piece_html(*piece) for piece in segments(text or "")))
 
 
+@lru_cache(maxsize=64)
+def _first_words(count: int) -> re.Pattern[str]:
+    """A text's first `count` words, and the spaces before and after them."""
+    return re.compile(rf"\s*(?:\S+\s*){{{count}}}")
+
+
 def tex_html_words(text: str, limit: int) -> SafeString:
     """As tex_html, cut after `limit` words; a formula counts as one word and is never cut."""
     out: list[str] = []
@@ -252,16 +266,14 @@ def tex_html_words(text: str, limit: int) -> SafeString:
             out.append(_piece_html(source, tex, display))
             left -= 1
         else:
-            # Split no further than one word past those wanted: what follows is left out.
-            words = re.split(r"(\s+)", source, maxsplit=left + 1)
-            kept = []
-            for word in words:
-                if word.strip():
-                    if left <= 0:
-                        break
-                    left -= 1
-                kept.append(word)
-            out.append(_text_html("".join(kept)))
+            # The words wanted with the spaces after them, in one match: what follows is
+            # left out.
+            count = len(source.split())
+            if count < left:
+                kept, left = source, left - count
+            else:
+                kept, left = _first_words(left).match(source).group(), 0  # type: ignore[union-attr]
+            out.append(_text_html(kept))
         if left <= 0:
             out.append(" …")
             break

