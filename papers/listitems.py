@@ -65,8 +65,15 @@ def renderer_version() -> str:
     return digest.hexdigest()
 
 
-def item_key(paper: Paper, *, hide_abstracts: bool) -> str:
-    """The cache key of `paper`'s item: a digest of everything the item shows."""
+def shown_in() -> tuple[str, str]:
+    """The time zone dates are shown in and the language of numbers and months: the same for
+    every item of a page, so read once a page."""
+    return get_current_timezone_name(), get_language()
+
+
+def item_key(paper: Paper, *, hide_abstracts: bool, locale: tuple[str, str] | None = None) -> str:
+    """The cache key of `paper`'s item: a digest of everything the item shows, `locale` being
+    what `shown_in` gives (read here when not given)."""
     byline = getattr(paper, "byline", None)
     names = byline.names if byline is not None else []
     shown = (
@@ -85,8 +92,7 @@ def item_key(paper: Paper, *, hide_abstracts: bool) -> str:
         byline.total if byline is not None else None,
         [(n.name, n.url, n.position, n.focus, n.after_gap) for n in names],
         # Dates are shown in the current time zone, numbers and months in the language.
-        get_current_timezone_name(),
-        get_language(),
+        locale or shown_in(),
     )
     digest = hashlib.blake2b(repr(shown).encode(), digest_size=16).hexdigest()
     return f"listitem:{renderer_version()}:{paper.pk}:{digest}"
@@ -107,7 +113,8 @@ def paper_items_html(
     if snippets is not None:
         hide_abstracts = True
     seconds = settings.LIST_ITEM_CACHE_SECONDS
-    keys = [item_key(paper, hide_abstracts=hide_abstracts) for paper in papers]
+    locale = shown_in()
+    keys = [item_key(paper, hide_abstracts=hide_abstracts, locale=locale) for paper in papers]
     held: dict[str, str] = {}
     if seconds > 0 and keys:
         try:

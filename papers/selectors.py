@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from django.apps import apps
-from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery, prefetch_related_objects
+from django.db.models import (
+    Case,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    When,
+    prefetch_related_objects,
+)
 
 from .bylines import BYLINE_FULL, BylineRow, byline_short
 from .models import Authorship, Paper, PaperCategory
@@ -37,12 +47,12 @@ def papers_with_short_bylines(
     """Papers for a list page, each with `byline` (a papers.bylines.Byline): the first names,
     the names of the `focus_ids` researchers wherever they stand, and the byline's length.
 
-    Two queries for any number of papers and any byline length: the names shown (never the
-    hundreds of a collaboration paper), and the length of the bylines that may be longer than
-    BYLINE_FULL, each read as its last position from the (paper, position) index. The names
-    are read as plain values with their researcher's slug: a list links a researcher and
-    shows nothing else of them (their row carries the co-author network, which was most of
-    a search page's database time as model instances).
+    One query for any number of papers and any byline length: the names shown (never the
+    hundreds of a collaboration paper), the row at position BYLINE_FULL carrying its byline's
+    length, read as its last position from the (paper, position) index only where a byline
+    reaches that far. The names are read as plain values with their researcher's slug: a list
+    links a researcher and shows nothing else of them (their row carries the co-author
+    network, which was most of a search page's database time as model instances).
     """
     papers = list(papers)
     if not papers:
@@ -51,35 +61,29 @@ def papers_with_short_bylines(
     shown = Q(position__lte=BYLINE_FULL)
     if focus:
         shown |= Q(researcher_id__in=focus)
+    last_position = (
+        Authorship.objects.filter(paper_id=OuterRef("paper_id"))
+        .order_by("-position")
+        .values("position")[:1]
+    )
     rows: dict[int, list[BylineRow]] = {paper.pk: [] for paper in papers}
+    lengths: dict[int, int] = {}
     # papers sits below researchers in the dependency order: the model is looked up by name.
     path_for = apps.get_model("researchers", "Researcher").path_for
-    for paper_id, position, name, researcher_id, slug in (
+    for paper_id, position, name, researcher_id, slug, last in (
         Authorship.objects.filter(shown, paper_id__in=list(rows))
+        .annotate(last=Case(When(position=BYLINE_FULL, then=Subquery(last_position)), default=None))
         .order_by("paper_id", "position")
-        .values_list("paper_id", "position", "name", "researcher_id", "researcher__slug")
+        .values_list("paper_id", "position", "name", "researcher_id", "researcher__slug", "last")
     ):
         url = path_for(researcher_id, slug) if researcher_id is not None else ""
         rows[paper_id].append(BylineRow(paper_id, position, name, researcher_id, url))
-    heads = {
-        pk: sum(1 for row in shown_rows if row.position <= BYLINE_FULL)
-        for pk, shown_rows in rows.items()
-    }
-    maybe_longer = [pk for pk, n in heads.items() if n >= BYLINE_FULL]
-    lengths: dict[int, int] = {}
-    if maybe_longer:
-        last_position = (
-            Authorship.objects.filter(paper_id=OuterRef("pk"))
-            .order_by("-position")
-            .values("position")[:1]
-        )
-        lengths = dict(
-            Paper.objects.filter(pk__in=maybe_longer)
-            .annotate(n=Subquery(last_position))
-            .values_list("pk", "n")
-        )
+        if last is not None:
+            lengths[paper_id] = last
     for paper in papers:
-        total = lengths.get(paper.pk) or heads[paper.pk]
+        total = lengths.get(paper.pk) or sum(
+            1 for row in rows[paper.pk] if row.position <= BYLINE_FULL
+        )
         # An attribute for the templates.
         paper.byline = byline_short(rows[paper.pk], total, focus)  # type: ignore[attr-defined]
     return papers
