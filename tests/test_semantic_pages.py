@@ -333,10 +333,11 @@ def test_the_words_only_link_keeps_the_query(client, embedded):
 def test_below_a_full_page_of_matches_only_the_closest_related_papers_are_shown(
     client, embedded, monkeypatch
 ):
-    # One paper with every word and two related (0.54 each): with pages of one and a complement
-    # of one related paper, the page shows the closest and says so; its export holds the same.
+    # One paper with every word and two related (0.54 each): on pages of two, with a complement
+    # of one related paper below the matches, the page shows the closest and says so (the one
+    # match would have left room for both); its export holds the same.
     surface, decoding, colour, dark = embedded
-    monkeypatch.setattr("wovepaper.views.PER_PAGE", 1)
+    monkeypatch.setattr("wovepaper.views.PER_PAGE", 2)
     monkeypatch.setattr("wovepaper.site_search.RELATED_BESIDE_MATCHES", 1)
     query = {"q": "quantum error correction codes"}
     found = results_part(client.get("/search", query).content.decode())

@@ -16,6 +16,16 @@ from researchers.name_search import people_named, researchers_search
 from wovepaper.lib.bounds import day_after
 from wovepaper.lib.search import SearchPage
 
+# Below a page of papers that hold the words, the papers related by meaning are a short
+# complement; where the words find fewer, the related ones fill the page.
+RELATED_BESIDE_MATCHES = 10
+
+
+def related_shown(matches: int, per_page: int) -> int:
+    """How many papers related by meaning a first page of `per_page` shows below `matches`
+    papers that hold the words."""
+    return max(RELATED_BESIDE_MATCHES, per_page - matches)
+
 
 @dataclass(frozen=True)
 class SiteSearch:
@@ -53,6 +63,7 @@ def _papers_found(search: SiteSearch, *, offset: int, limit: int) -> SearchPage:
         mode=search.mode,
         offset=offset,
         limit=limit,
+        related_limit=lambda matches: related_shown(matches, limit),
     )
 
 

@@ -28,7 +28,7 @@ from wovepaper.lib.search.vectors import similarity_floor
 
 from .forms import MODES, SORTS, TABS, SearchForm
 from .selectors import site_figures
-from .site_search import SiteSearch, site_search, site_search_papers
+from .site_search import SiteSearch, related_shown, site_search, site_search_papers
 
 PER_PAGE = 20
 ACTIVE_WINDOW = 300
@@ -112,7 +112,7 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         "date_to": wanted.date_to,
         "papers": found.items if wanted.tab == "papers" else [],
         "related": found.related if wanted.tab == "papers" else [],
-        "related_limit": PER_PAGE,
+        "related_limit": related_shown(len(found.items), PER_PAGE),
         "similarity_floor": similarity_floor(),
         "query_words": len(words),
         # An empty page's suggestion of fewer words: each word alone.

@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import date
 
 from wovepaper.lib.search import (
@@ -117,11 +119,14 @@ def paper_search(
     limit: int = 20,
     mode: str = "hybrid",
     any_word: bool = False,
+    related_limit: Callable[[int], int] | None = None,
 ) -> SearchPage[Paper]:
     """Ranked search over titles and abstracts, by keyword, by meaning (`semantic`) or both
     fused (`hybrid`, the default). `date_to` is exclusive. `any_word`: by keyword, a paper
-    needs one of the words, not all (chat's retrieval when no paper has them all). The
-    engines' calls, then one query for the papers of the page."""
+    needs one of the words, not all (chat's retrieval when no paper has them all).
+    `related_limit`: how many of a hybrid first page's related papers to keep, given how many
+    papers with the words the page has (else up to `limit`). The engines' calls, then one
+    query for the papers of the page."""
     wanted = paper_search_query(
         query,
         category=category,
@@ -135,6 +140,11 @@ def paper_search(
     if not wanted.text:
         return SearchPage()
     found = paper_search_backend(mode).search(wanted)
+    if related_limit is not None and found.related:
+        kept = related_limit(len(found.items))
+        found = replace(
+            found, related=found.related[:kept], related_scores=found.related_scores[:kept]
+        )
     # The vector index learns of a deletion only when the paper is next indexed.
     return with_instances(found, Paper.objects.filter(is_deleted=False))
 
