@@ -33,14 +33,29 @@ def paper_vectors(paper_ids: Sequence[int], model: str) -> tuple[list[int], np.n
 
 
 def paper_vector_batches(size: int, model: str) -> Iterator[tuple[list[int], np.ndarray]]:
-    """Every current vector, by paper id, `size` at a time (keyset paging)."""
+    """Every current vector, by paper id, in batches of at most `size`. Each batch is the id
+    range of the model's next `size` stored vectors (read from the primary key alone), then
+    the current ones in that range: asked as "the next `size` current ones", PostgreSQL could
+    not tell how many rows the join keeps and read and sorted every vector after the last id
+    for each batch (3.8 s a batch of 10,000 at 1M papers, a rebuild's reads growing with the
+    square of the count)."""
     last = 0
     while True:
-        ids, rows = _rows(_current(model).filter(paper_id__gt=last).order_by("paper_id")[:size])
-        if not ids:
+        upper = (
+            PaperEmbedding.objects.filter(model=model, paper_id__gt=last)
+            .order_by("paper_id")
+            .values_list("paper_id", flat=True)[size - 1 : size]
+            .first()
+        )
+        in_range = _current(model).filter(paper_id__gt=last)
+        if upper is not None:
+            in_range = in_range.filter(paper_id__lte=upper)
+        ids, rows = _rows(in_range.order_by("paper_id"))
+        if ids:
+            yield ids, rows
+        if upper is None:
             return
-        yield ids, rows
-        last = ids[-1]
+        last = upper
 
 
 def paper_vectors_version(model: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
+import numpy as np
 import pytest
 from django.db import connection, connections
 
@@ -435,3 +436,32 @@ def test_related_leaves_out_word_matches_the_keyword_page_did_not_hold(floored, 
     found = paper_search("qubits", mode="hybrid", limit=1)
     assert found.total == 2 and len(found.items) == 1
     assert found.related == []
+
+
+def test_the_vector_batches_hold_every_current_vector_once_in_id_order(paper_factory):
+    # Batches of 3 over 10 stored vectors: a stale one (the paper changed since), a deleted
+    # paper's, another model's; a whole batch range of stale ones does not end the walk.
+    from papers.models import PaperEmbedding
+    from papers.search.vectors import paper_vector_batches
+    from wovepaper.lib.embeddings import to_stored
+
+    papers = [paper_factory(title=f"Paper {n}") for n in range(12)]
+    vectors = np.eye(12, 4, dtype=np.float32) + 0.5
+    for paper, vector in zip(papers, vectors, strict=True):
+        PaperEmbedding.objects.create(
+            paper=paper,
+            model="m",
+            source_hash=paper.source_hash,
+            dimensions=4,
+            vector=to_stored(vector[None, :])[0],
+        )
+    stale = papers[3:6]  # the whole second batch
+    PaperEmbedding.objects.filter(paper__in=stale).update(source_hash="older")
+    Paper.objects.filter(pk=papers[7].pk).update(is_deleted=True)
+    PaperEmbedding.objects.filter(paper=papers[9]).update(model="another")
+    batches = list(paper_vector_batches(3, "m"))
+    kept = [p.pk for i, p in enumerate(papers) if i not in (3, 4, 5, 7, 9)]
+    assert [i for ids, _ in batches for i in ids] == kept
+    assert all(len(ids) <= 3 and rows.shape == (len(ids), 4) for ids, rows in batches)
+    first_ids, first_rows = batches[0]
+    assert np.allclose(first_rows[0], vectors[0], atol=1e-3)
