@@ -70,9 +70,6 @@ class _PaperDatabaseBackend(SearchBackend):
     rank = ""
     cited_order = ""
 
-    def _match_params(self, clauses: list[Clause]) -> tuple[list[Any], list[Any]]:
-        raise NotImplementedError
-
     def _match_text(self, clauses: list[Clause]) -> str:
         raise NotImplementedError
 
