@@ -317,6 +317,7 @@ def bench_http(
         searches = sum(len(values) for values in search_ms.values())
         print(
             f"\nover HTTP, {engine} engine, page cache {'on' if page_cache else 'off'}, "
+            f"query vectors {'never kept' if env.get('QUERY_VECTORS_KEPT') == '0' else 'kept'}, "
             f"list items cache {'on' if list_items else 'off'}, gunicorn {workers} workers, "
             f"one client ({searches} searches over {len(paths)} query and sort pairs, each "
             "beside bare tantivy's answer to the same query and sort and followed by the home "
@@ -384,6 +385,11 @@ def main() -> None:
         default=5,
         help="passes over the 96 query and sort pairs over HTTP (5: 80 searches a class)",
     )
+    parser.add_argument(
+        "--first-time",
+        action="store_true",
+        help="keep no query vectors: every search over HTTP embeds its words",
+    )
     parser.add_argument("--port", type=int, default=18201)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--wrk-seconds", type=int, default=60)
@@ -416,6 +422,9 @@ def main() -> None:
     bench_calls(engines, reference, args.repeat)
     if args.http:
         env = production_env(args.redis)
+        if args.first_time:
+            # Every search embeds its words, as a query asked for the first time does.
+            env |= {"QUERY_VECTORS_KEPT": "0", "QUERY_VECTOR_CACHE_SECONDS": "0"}
         for engine in engines:
             for page_cache, list_items, meaning in HTTP_CONFIGURATIONS:
                 print(f"\n[{meaning}]")

@@ -583,6 +583,9 @@ EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", 0)
 WEB_WARM_UP = env_bool("WEB_WARM_UP", default=True)
 # How long the shared cache keeps a search's query vector for every process (a week).
 QUERY_VECTOR_CACHE_SECONDS = env_int("QUERY_VECTOR_CACHE_SECONDS", 7 * 24 * 3600)
+# How many query vectors each process keeps besides (0 with the line above: every search embeds
+# its words, as benchmarks/search.py --first-time measures).
+QUERY_VECTORS_KEPT = env_int("QUERY_VECTORS_KEPT", 2048)
 # Without a broker (tasks inline) a harvest or an import would wait on the model, at ~15 papers
 # a second: there `manage.py embed_papers` embeds afterwards, as matching is left to manage.py.
 EMBED_AFTER_WRITES = env_bool("EMBED_AFTER_WRITES", bool(CELERY_BROKER_URL))

@@ -48,8 +48,8 @@ def test_each_model_keeps_its_own_vectors():
     assert b.texts == ["dark matter halos"]
 
 
-def test_the_process_keeps_a_bounded_number(monkeypatch):
-    monkeypatch.setattr(embeddings, "QUERY_VECTORS_KEPT", 3)
+def test_the_process_keeps_a_bounded_number(settings):
+    settings.QUERY_VECTORS_KEPT = 3
     encoder = CountingEncoder("model-a")
     for text in ["one", "two", "three", "four"]:
         query_vector(encoder, text)
@@ -57,3 +57,13 @@ def test_the_process_keeps_a_bounded_number(monkeypatch):
     cache.clear()
     query_vector(encoder, "one")  # the oldest went first
     assert encoder.texts[-1] == "one" and len(encoder.texts) == 5
+
+
+def test_with_nothing_kept_every_search_embeds_its_words(settings):
+    settings.QUERY_VECTORS_KEPT = 0
+    settings.QUERY_VECTOR_CACHE_SECONDS = 0
+    encoder = CountingEncoder("model-a")
+    first = query_vector(encoder, "dark matter halos")
+    again = query_vector(encoder, "dark matter halos")
+    assert encoder.texts == ["dark matter halos"] * 2 and np.array_equal(first, again)
+    assert len(embeddings._query_vectors) == 0

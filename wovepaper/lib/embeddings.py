@@ -320,9 +320,8 @@ def from_stored(blobs: Sequence[bytes | memoryview], dimensions: int) -> np.ndar
 
 # Queries' vectors, kept: a search asked again (its next page, another sort or filter, the same
 # words from another reader or the chat) reuses its embedding instead of running the model.
-# Each process keeps its last QUERY_VECTORS_KEPT; the shared cache (Redis in production,
-# fail-open) keeps them for every process for settings.QUERY_VECTOR_CACHE_SECONDS.
-QUERY_VECTORS_KEPT = 2048
+# Each process keeps its last settings.QUERY_VECTORS_KEPT; the shared cache (Redis in
+# production, fail-open) keeps them for every process for settings.QUERY_VECTOR_CACHE_SECONDS.
 _query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _query_vectors_lock = threading.Lock()
 
@@ -342,16 +341,18 @@ def query_vector(encoder: TextEncoder, text: str) -> np.ndarray:
             _query_vectors.move_to_end(key)
             return kept
     shared_key = _query_vector_key(*key)
-    stored = cache.get(shared_key)
+    shared_seconds = settings.QUERY_VECTOR_CACHE_SECONDS
+    stored = cache.get(shared_key) if shared_seconds > 0 else None
     if isinstance(stored, bytes) and len(stored) == encoder.dimensions * 4:
         vector = np.frombuffer(stored, dtype=np.float32)
     else:
         vector = np.ascontiguousarray(encoder.encode([text])[0], dtype=np.float32)
-        cache.set(shared_key, vector.tobytes(), settings.QUERY_VECTOR_CACHE_SECONDS)
+        if shared_seconds > 0:
+            cache.set(shared_key, vector.tobytes(), shared_seconds)
     vector.setflags(write=False)
     with _query_vectors_lock:
         _query_vectors[key] = vector
-        while len(_query_vectors) > QUERY_VECTORS_KEPT:
+        while len(_query_vectors) > settings.QUERY_VECTORS_KEPT:
             _query_vectors.popitem(last=False)
     return vector
 
