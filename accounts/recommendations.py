@@ -95,6 +95,16 @@ def _saved_rows(saved: QuerySet[SavedPaper]) -> list[tuple[int, int]]:
     return list(seen.items())
 
 
+def _dismissed_vectors(user, model: str) -> np.ndarray | None:
+    """The vectors of the reader's newest DISMISSALS_LOOKED_AT "not relevant" papers."""
+    dismissed_ids = list(
+        RecommendationDismissal.objects.filter(user=user)
+        .order_by("-created_at", "-id")
+        .values_list("paper_id", flat=True)[:DISMISSALS_LOOKED_AT]
+    )
+    return paper_vectors(dismissed_ids, model)[1] if dismissed_ids else None
+
+
 def _recommend(
     *,
     user,
@@ -149,13 +159,9 @@ def _recommend(
     candidate_ids, candidate_vectors = paper_vectors(sorted(new), model)
     if not candidate_ids:
         return []
-    dismissed_ids = list(
-        RecommendationDismissal.objects.filter(user=user)
-        .order_by("-created_at", "-id")
-        .values_list("paper_id", flat=True)[:DISMISSALS_LOOKED_AT]
+    score, best, closest = rank_candidates(
+        saved_vectors, candidate_vectors, _dismissed_vectors(user, model)
     )
-    _, dismissed_vectors = paper_vectors(dismissed_ids, model) if dismissed_ids else ([], None)
-    score, best, closest = rank_candidates(saved_vectors, candidate_vectors, dismissed_vectors)
     floor = similarity_floor()
     order = [i for i in np.argsort(-score, kind="stable") if best[i] >= floor][:count]
     if not order:
@@ -208,4 +214,40 @@ def library_recommendations(
         count=count,
         since=since,
         lists=lists,
+    )
+
+
+def recommendation_of(
+    *, user, paper: Paper, reading_list: ReadingList | None = None
+) -> Recommendation | None:
+    """`paper` as a recommendation to the reader, scored and explained as the list's page
+    (`reading_list`) or the feed (None) does, without searching for candidates: how a
+    recommendation whose "not relevant" was just undone is shown again in its place. None when
+    the paper or every saved paper lacks a vector. A few queries, one per kind of row."""
+    lists = None
+    if reading_list is not None:
+        saved = SavedPaper.objects.filter(reading_list=reading_list)
+    else:
+        lists = ReadingList.objects.filter(user=user).in_bulk()
+        saved = SavedPaper.objects.filter(reading_list__in=list(lists))
+    saved_rows = _saved_rows(saved)
+    if not saved_rows:
+        return None
+    model = vector_backend_for(PAPERS).encoder.name
+    saved_ids, saved_vectors = paper_vectors([p for p, _ in saved_rows], model)
+    candidate_ids, candidate_vectors = paper_vectors([paper.pk], model)
+    if not saved_ids or not candidate_ids:
+        return None
+    score, _, closest = rank_candidates(
+        saved_vectors, candidate_vectors, _dismissed_vectors(user, model)
+    )
+    closest_id = saved_ids[int(closest[0])]
+    closest_paper = Paper.objects.filter(pk=closest_id).first()
+    if closest_paper is None:
+        return None
+    return Recommendation(
+        paper=paper,
+        score=float(score[0]),
+        closest=closest_paper,
+        closest_list=(lists or {}).get(dict(saved_rows)[closest_id]),
     )
