@@ -55,6 +55,11 @@ urlpatterns = [
     path("me/library/save", library_views.save, name="save"),
     path("me/library/unsave", library_views.unsave, name="unsave"),
     path("me/library/not-relevant", library_views.not_relevant, name="not_relevant"),
+    path(
+        "me/library/not-relevant/undo",
+        library_views.not_relevant_undo,
+        name="not_relevant_undo",
+    ),
     path("me/library/<api_id:list_id>", library_views.library_list, name="library_list"),
     path(
         "me/library/<api_id:list_id>/cite.<cite_ext:extension>",

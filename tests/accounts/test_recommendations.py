@@ -132,7 +132,8 @@ def test_not_relevant_removes_the_paper_and_pushes_down_its_neighbours(library):
     response = client.post(
         "/me/library/not-relevant", {"paper": kinematics.pk}, headers={"HX-Request": "true"}
     )
-    assert response.status_code == 200 and response.content == b""
+    # htmx gets the line that takes the recommendation's place, which can undo it.
+    assert response.status_code == 200 and b"Marked not relevant" in response.content
     assert RecommendationDismissal.objects.filter(user=user, paper=kinematics).count() == 1
     after = {
         r.paper.pk: r.score for r in recommendations.list_recommendations(reading_list=reading_list)
@@ -313,3 +314,141 @@ def test_not_relevant_through_the_api_teaches_the_ranking_as_the_site_does_and_u
     paths = Client().get("/openapi.json").json()["paths"]
     assert {"get", "post"} <= set(paths["/api/v1/me/not-relevant/"])
     assert "delete" in paths["/api/v1/me/not-relevant/{arxiv_id}/"]
+
+
+# --- "Not relevant" undone on the site ---------------------------------------------------------
+
+
+def test_not_relevant_is_undone_in_place_and_the_paper_is_recommended_as_before(library):
+    user, reading_list, (_, dark), (_, rotation, kinematics, _), _ = library
+
+    def scores() -> dict[int, float]:
+        found = recommendations.list_recommendations(reading_list=reading_list)
+        return {r.paper.pk: r.score for r in found}
+
+    before = scores()
+    client = _signed_in(user)
+    htmx = {"HX-Request": "true"}
+    next_url = f"/me/library/{reading_list.pk}"
+    marked = client.post(
+        "/me/library/not-relevant",
+        {"paper": kinematics.pk, "list": reading_list.pk, "next": next_url},
+        headers=htmx,
+    ).content.decode()
+    # The line that takes the recommendation's place, with its Undo form.
+    assert "Marked not relevant — papers like it will rank lower." in marked
+    assert f'id="rec-undo-{kinematics.pk}"' in marked and 'class="recommendation' in marked
+    assert 'action="/me/library/not-relevant/undo"' in marked and "csrfmiddlewaretoken" in marked
+    assert f'name="list" value="{reading_list.pk}"' in marked
+    assert f'name="next" value="{next_url}"' in marked
+    assert kinematics.pk not in scores() and scores()[rotation.pk] < before[rotation.pk]
+
+    undone = client.post(
+        "/me/library/not-relevant/undo",
+        {"paper": kinematics.pk, "list": reading_list.pk, "next": next_url},
+        headers=htmx,
+    )
+    assert undone.status_code == 200
+    item = undone.content.decode()
+    # The recommendation again, as the list's page shows it (no list named there).
+    assert f'id="rec-{kinematics.pk}"' in item and kinematics.title in item
+    assert f"Close to “{dark.title}”</p>" in item
+    assert 'action="/me/library/not-relevant"' in item and f'value="{next_url}"' in item
+    assert not RecommendationDismissal.objects.filter(user=user).exists()
+    assert scores() == pytest.approx(before)
+    shown = recommendations.recommendation_of(
+        user=user, paper=kinematics, reading_list=reading_list
+    )
+    assert shown is not None and shown.score == pytest.approx(before[kinematics.pk])
+
+
+def test_undo_on_the_feed_names_the_list_and_a_plain_post_is_redirected(library):
+    user, reading_list, (_, dark), (_, _, kinematics, _), _ = library
+    client = _signed_in(user)
+    client.post("/me/library/not-relevant", {"paper": kinematics.pk})
+    item = client.post(
+        "/me/library/not-relevant/undo",
+        {"paper": kinematics.pk, "next": "/following"},
+        headers={"HX-Request": "true"},
+    ).content.decode()
+    assert f"Close to “{dark.title}” (in {reading_list.name})" in item
+    assert 'name="list"' not in item
+
+    # Without htmx: back to `next` with a message; a foreign `next` goes to the marks' page.
+    services.recommendation_dismiss(user=user, paper=kinematics)
+    plain = client.post(
+        "/me/library/not-relevant/undo",
+        {"paper": kinematics.pk, "next": "/following"},
+        follow=True,
+    )
+    assert plain.redirect_chain == [("/following", 302)]
+    assert "may be recommended again" in plain.content.decode()
+    assert not RecommendationDismissal.objects.exists()
+    services.recommendation_dismiss(user=user, paper=kinematics)
+    hostile = client.post(
+        "/me/library/not-relevant/undo",
+        {"paper": kinematics.pk, "next": "https://evil.example/x"},
+    )
+    assert hostile["Location"] == "/me/library/not-relevant"
+    # Undoing twice is harmless.
+    again = client.post("/me/library/not-relevant/undo", {"paper": kinematics.pk})
+    assert again.status_code == 302 and not RecommendationDismissal.objects.exists()
+
+
+def test_the_undo_needs_a_post_a_signed_in_reader_and_csrf(library):
+    user, _, _, (decoding, *_), _ = library
+    services.recommendation_dismiss(user=user, paper=decoding)
+    client = _signed_in(user)
+    assert client.get("/me/library/not-relevant/undo", {"paper": decoding.pk}).status_code == 405
+    anonymous = Client().post("/me/library/not-relevant/undo", {"paper": decoding.pk})
+    assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(user)
+    assert strict.post("/me/library/not-relevant/undo", {"paper": decoding.pk}).status_code == 403
+    assert client.post("/me/library/not-relevant/undo", {"paper": 0}).status_code == 404
+    assert RecommendationDismissal.objects.filter(user=user).count() == 1
+
+
+def test_the_not_relevant_page_lists_the_marks_newest_first_in_bounded_queries(
+    library, paper_factory, user_factory, django_assert_max_num_queries
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    user, _, _, (decoding, rotation, *_), _ = library
+    client = _signed_in(user)
+    signed_out = Client().get("/me/library/not-relevant")
+    assert signed_out.status_code == 302 and "/accounts/login/" in signed_out["Location"]
+    assert "Nothing marked not relevant" in client.get("/me/library/not-relevant").content.decode()
+
+    marked = [*(paper_factory() for _ in range(3)), paper_factory(title="<b>Bold</b> claims")]
+    for paper in marked:
+        services.recommendation_dismiss(user=user, paper=paper)
+    services.recommendation_dismiss(user=user_factory(), paper=decoding)  # another reader's
+    with CaptureQueriesContext(connection) as few:
+        html = client.get("/me/library/not-relevant").content.decode()
+    assert "4 papers" in html and decoding.title not in html
+    # Newest first, each title escaped, each with an Undo form back to this page.
+    positions = [html.index(f'id="not-relevant-{p.pk}"') for p in reversed(marked)]
+    assert positions == sorted(positions)
+    assert "&lt;b&gt;Bold&lt;/b&gt; claims" in html and "<b>Bold</b>" not in html
+    assert html.count('action="/me/library/not-relevant/undo"') == 4
+    assert 'name="next" value="/me/library/not-relevant"' in html
+
+    for _ in range(60):
+        services.recommendation_dismiss(user=user, paper=paper_factory())
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        page = client.get("/me/library/not-relevant").content.decode()
+    assert "64 papers" in page and page.count('class="not-relevant-item"') == 50
+    assert "Page 1 of 2" in page and marked[0].title not in page
+    assert marked[0].title in client.get("/me/library/not-relevant?page=2").content.decode()
+
+    markdown = client.get("/me/library/not-relevant?page=2", headers={"Accept": "text/markdown"})
+    assert markdown["Content-Type"].startswith("text/markdown")
+    assert f"(arXiv:{marked[0].arxiv_id}, marked " in markdown.content.decode()
+    # The library page and the recommendations lead there.
+    assert 'href="/me/library/not-relevant"' in client.get("/me/library").content.decode()
+    library_md = client.get("/me/library", headers={"Accept": "text/markdown"})
+    assert "/me/library/not-relevant" in library_md.content.decode()
+    feed = client.get("/following").content.decode()
+    assert rotation.title in feed and 'href="/me/library/not-relevant"' in feed
