@@ -58,6 +58,11 @@ def paper_vector_batches(size: int, model: str) -> Iterator[tuple[list[int], np.
         last = upper
 
 
+def papers_have_vectors(model: str) -> bool:
+    """Whether any paper has a current vector from `model` (one query)."""
+    return _current(model).exists()
+
+
 def paper_vectors_version(model: str) -> str:
     latest = PaperEmbedding.objects.filter(model=model).aggregate(
         count=Count("pk"), latest=Max("embedded_at")
@@ -66,5 +71,8 @@ def paper_vectors_version(model: str) -> str:
 
 
 PAPER_VECTORS = VectorSource(
-    vectors=paper_vectors, batches=paper_vector_batches, version=paper_vectors_version
+    vectors=paper_vectors,
+    batches=paper_vector_batches,
+    version=paper_vectors_version,
+    present=papers_have_vectors,
 )

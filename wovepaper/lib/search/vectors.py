@@ -64,12 +64,20 @@ class VectorSource:
     `vectors(ids, model)` gives (ids, rows) of those ids that have a current vector from
     `model`; an id it leaves out (deleted, not embedded yet, stale) is removed from an index.
     `batches(size, model)` walks every current vector, for a rebuild. `version(model)` changes
-    whenever a vector is written (caches of neighbours are keyed by it).
+    whenever a vector is written (caches of neighbours are keyed by it). `present(model)`, when
+    given, tells whether any current vector exists in one query (else the first batch of one
+    is read).
     """
 
     vectors: Callable[[Sequence[int], str], tuple[list[int], np.ndarray]]
     batches: Callable[[int, str], Iterable[tuple[list[int], np.ndarray]]]
     version: Callable[[str], str]
+    present: Callable[[str], bool] | None = None
+
+    def has_any(self, model: str) -> bool:
+        if self.present is not None:
+            return self.present(model)
+        return next(iter(self.batches(1, model)), None) is not None
 
 
 # How long "this collection has no vectors from this model" is taken as known without asking
@@ -252,7 +260,7 @@ class ExactVectorBackend(VectorBackend):
                 return False
         except Exception:  # noqa: BLE001 (any cache backend's error: ask the database)
             logger.warning("vector presence: cache unreachable")
-        present = next(iter(self.source.batches(1, self.encoder.name)), None) is not None
+        present = self.source.has_any(self.encoder.name)
         if not present:
             try:
                 cache.set(key, True, ABSENCE_SECONDS)
