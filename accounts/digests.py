@@ -22,7 +22,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from papers.citation_lists import citations_of_researchers
+from papers.citations.lists import citations_of_researchers
 from papers.selectors import papers_with_short_bylines
 
 from .alerts import AlertGroup, alerts_for_user, alerts_grouped

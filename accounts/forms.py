@@ -6,6 +6,8 @@ from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.contrib.auth.hashers import make_password
 
+from wovepaper.lib.identifiers import CATEGORY_CODE
+
 from .categories import category_codes
 from .models import Profile
 
@@ -144,8 +146,6 @@ class SavedSearchForm(forms.Form):
         required=False,
         choices=[("hybrid", "hybrid"), ("keyword", "keyword"), ("semantic", "semantic")],
     )
-    category = forms.RegexField(
-        required=False, max_length=32, regex=r"^[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?$"
-    )
+    category = forms.RegexField(required=False, max_length=32, regex=f"^{CATEGORY_CODE}$")
     date_from = forms.DateField(required=False)
     date_to = forms.DateField(required=False)

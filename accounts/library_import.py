@@ -25,6 +25,7 @@ from django.db.models.functions import Lower
 from papers.converters import normalize_old_style
 from papers.models import Paper
 from papers.search import paper_search
+from wovepaper.lib.identifiers import ARXIV_MENTION, DOI_IN_TEXT, arxiv_id_parsed
 
 from . import services
 from .models import ReadingList
@@ -33,16 +34,6 @@ IMPORT_MAX_BYTES = 5 * 1024 * 1024
 IMPORT_MAX_ENTRIES = 2000
 IMPORT_MAX_TITLE_SEARCHES = 200
 
-_NEW_ID = r"\d{4}\.\d{4,5}"
-_OLD_ID = r"[a-z][a-z\-]+(?:\.[A-Z]{2})?/\d{7}"
-_ARXIV_ID = re.compile(rf"^(?:arXiv:)?({_NEW_ID}|{_OLD_ID})(?:v\d+)?$", re.IGNORECASE)
-# An arXiv id where text mentions it: "arXiv:1706.03762", "arxiv.org/abs/hep-th/9901001v2",
-# ".../pdf/1706.03762v5.pdf", arXiv's DOI "10.48550/arXiv.1706.03762".
-_ARXIV_MENTION = re.compile(
-    rf"(?:arxiv\.org/(?:abs|pdf)/|arXiv[:.]\s*)({_NEW_ID}|{_OLD_ID})(?:v\d+)?",
-    re.IGNORECASE,
-)
-_DOI = re.compile(r"10\.\d{4,9}/\S+", re.IGNORECASE)
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\s*")
 
 
@@ -85,15 +76,17 @@ def title_key(title: str) -> str:
 def _arxiv_id(values: Iterable[str]) -> str:
     for value in values:
         value = value.strip()
-        exact = _ARXIV_ID.match(value)
-        found = exact or _ARXIV_MENTION.search(value)
-        if found:
+        # A reference manager may upper-case an old-style archive (HEP-TH/9901001).
+        exact = arxiv_id_parsed(value) or arxiv_id_parsed(normalize_old_style(value))
+        if exact:
+            return normalize_old_style(exact)
+        if found := ARXIV_MENTION.search(value):
             return normalize_old_style(found.group(1))
     return ""
 
 
 def _doi(value: str) -> str:
-    found = _DOI.search(value or "")
+    found = DOI_IN_TEXT.search(value or "")
     return found.group(0).rstrip(".,;") if found else ""
 
 

@@ -15,16 +15,16 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from papers.citations.export import citation_response
 from papers.models import Paper
 from papers.selectors import papers_with_short_bylines
-from papers.views import citation_response
 from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.next_url import next_url_or
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from . import library_import, recommendations, selectors, services
 from .forms import ListNameForm, NoteForm
 from .models import ReadingList
-from .views import _safe_next
 
 LIST_PAGE_SIZE = 50
 # "Papers like this list" shown on its page.
@@ -61,7 +61,7 @@ def save(request: HttpRequest) -> HttpResponse:
     """Save a paper (`paper`: its id) into a list of the reader's (`list`; "Reading list" when
     none is given). Answers an htmx control with the control's new state."""
     paper = get_object_or_404(Paper, pk=_int(request.POST.get("paper")) or 0, is_deleted=False)
-    next_url = _safe_next(request, paper.get_absolute_url())
+    next_url = next_url_or(request, paper.get_absolute_url())
     if not request.user.is_authenticated:
         return _signed_out_answer(request, next_url)
     reader: AuthenticatedHttpRequest = request  # type: ignore[assignment]
@@ -79,7 +79,7 @@ def save(request: HttpRequest) -> HttpResponse:
 def unsave(request: HttpRequest) -> HttpResponse:
     """Take a paper out of the reader's library (every list, or the one named by `list`)."""
     paper = get_object_or_404(Paper, pk=_int(request.POST.get("paper")) or 0)
-    next_url = _safe_next(request, paper.get_absolute_url())
+    next_url = next_url_or(request, paper.get_absolute_url())
     if not request.user.is_authenticated:
         return _signed_out_answer(request, next_url)
     reader: AuthenticatedHttpRequest = request  # type: ignore[assignment]
@@ -102,7 +102,7 @@ def not_relevant(request: HttpRequest) -> HttpResponse:
         # login_required on the page sends a signed-out visitor to sign in first.
         return _not_relevant_page(request)  # type: ignore[arg-type]
     paper = get_object_or_404(Paper, pk=_int(request.POST.get("paper")) or 0)
-    next_url = _safe_next(request, reverse("accounts:library"))
+    next_url = next_url_or(request, reverse("accounts:library"))
     if not request.user.is_authenticated:
         return _signed_out_answer(request, next_url)
     reader: AuthenticatedHttpRequest = request  # type: ignore[assignment]
@@ -131,7 +131,7 @@ def not_relevant_undo(request: HttpRequest) -> HttpResponse:
     htmx (from the line that replaced the recommendation) gets the recommendation back, shown
     as before; a plain post is redirected to `next` (the not-relevant page by default)."""
     paper = get_object_or_404(Paper, pk=_int(request.POST.get("paper")) or 0)
-    next_url = _safe_next(request, reverse("accounts:not_relevant"))
+    next_url = next_url_or(request, reverse("accounts:not_relevant"))
     if not request.user.is_authenticated:
         return _signed_out_answer(request, next_url)
     reader: AuthenticatedHttpRequest = request  # type: ignore[assignment]
@@ -295,7 +295,7 @@ def note(request: AuthenticatedHttpRequest, list_id: int, paper_id: int) -> Http
         messages.error(request, error)
     else:
         messages.success(request, "Note saved.")
-    return redirect(_safe_next(request, reverse("accounts:library_list", args=[list_id])))
+    return redirect(next_url_or(request, reverse("accounts:library_list", args=[list_id])))
 
 
 @login_required
@@ -306,7 +306,7 @@ def remove(request: AuthenticatedHttpRequest, list_id: int, paper_id: int) -> Ht
     if request.htmx:
         return HttpResponse("")
     messages.success(request, f"Removed from “{reading_list.name}”, with its note.")
-    return redirect(_safe_next(request, reverse("accounts:library_list", args=[list_id])))
+    return redirect(next_url_or(request, reverse("accounts:library_list", args=[list_id])))
 
 
 def _list_export(reading_list: ReadingList, extension: str, filename: str) -> HttpResponse:

@@ -19,14 +19,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 from rest_framework.authtoken.models import Token
 
 from institutions.models import Institution
-from papers.citation_lists import citations_of_researchers
+from papers.citations.lists import citations_of_researchers
 from papers.models import Paper
 from papers.selectors import papers_with_short_bylines
 from researchers.curation.reports import reports_of_user
@@ -34,6 +33,7 @@ from researchers.models import Researcher
 from researchers.name_search import researchers_search
 from researchers.similar import more_like_followed
 from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.next_url import next_url_or
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from . import alerts, digests, reader_state, recommendations, selectors, services
@@ -54,15 +54,6 @@ FEED_CHANGES = 20
 FEED_CHANGES_AGE = timedelta(days=30)
 FOLLOWED_PAGE_SIZE = 50
 SIDEBAR_FOLLOWS = 30
-
-
-def _safe_next(request: HttpRequest, fallback: str) -> str:
-    candidate = request.POST.get("next") or request.GET.get("next") or ""
-    if candidate and url_has_allowed_host_and_scheme(
-        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return candidate
-    return fallback
 
 
 # --- the reader's own parts of a shared public page --------------------------------------------
@@ -94,7 +85,7 @@ def _action_on(model: type[_Record]):
         def wrapper(request: AuthenticatedHttpRequest, **kwargs: int) -> HttpResponse:
             (pk,) = kwargs.values()
             record = get_object_or_404(model, pk=pk)
-            next_url = _safe_next(request, record.get_absolute_url())
+            next_url = next_url_or(request, record.get_absolute_url())
             if request.user.is_authenticated:
                 return view(request, record, next_url)
             if request.htmx:
@@ -343,7 +334,7 @@ def onboarding_skip(request: AuthenticatedHttpRequest) -> HttpResponse:
     profile = services.profile_get_or_create(user=request.user)
     services.onboarding_skip(profile=profile)
     messages.info(request, "Setup skipped. You can finish it any time from your account page.")
-    return redirect(_safe_next(request, "/"))
+    return redirect(next_url_or(request, "/"))
 
 
 @login_required

@@ -48,8 +48,8 @@ sys.path.insert(0, str(ROOT))
 UNSEEN = ROOT / "tests" / "fixtures" / "unseen"
 
 from researchers.author_list_alignment import align_authors, align_links  # noqa: E402
-from researchers.clients.openalex import clean_raw_author_name  # noqa: E402
 from researchers.names import PARTICLES, fold, is_person, parse_name  # noqa: E402
+from sources.openalex import clean_raw_author_name  # noqa: E402
 
 
 @dataclass

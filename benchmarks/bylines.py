@@ -60,8 +60,8 @@ from papers.authors import (  # noqa: E402
 )
 from papers.harvest import oai  # noqa: E402
 from papers.ingest.snapshot import parse_snapshot_line  # noqa: E402
-from researchers.clients.openalex import work_arxiv_id  # noqa: E402
 from researchers.names import PARTICLES  # noqa: E402
+from sources.openalex import work_arxiv_id  # noqa: E402
 
 SAMPLE = ROOT / "papers" / "sample" / "arxiv-sample.jsonl.gz"
 RECORDINGS = ROOT / "wovepaper" / "demo" / "recordings"

@@ -42,17 +42,17 @@ import django  # noqa: E402
 
 django.setup()
 
-from papers.citation_answers import (  # noqa: E402
+from papers.citations.load import works_resolve_how  # noqa: E402
+from papers.models import Paper  # noqa: E402
+from sources.citation_answers import (  # noqa: E402
     CitedWork,
     arxiv_id_or_blank,
-    doi_normalized,
     openalex_referenced_works,
     s2_citing_works,
     s2_reference_page,
     s2_references,
 )
-from papers.citations import works_resolve_how  # noqa: E402
-from papers.models import Paper  # noqa: E402
+from wovepaper.lib.identifiers import doi_normalized  # noqa: E402
 
 S2_FIXTURES = ROOT / "tests" / "fixtures" / "semanticscholar"
 DEMO_RECORDINGS = ROOT / "wovepaper" / "demo" / "recordings"

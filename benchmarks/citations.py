@@ -73,8 +73,8 @@ def make_papers(count: int) -> list[int]:
 
 def make_edges(paper_ids: list[int], per_paper: int, archive_share: float, seed: int):
     """The synthetic edges, one CitingPaperEdges a citing paper."""
-    from papers.citation_answers import CitedWork
-    from papers.citations import CitingPaperEdges
+    from papers.citations.load import CitingPaperEdges
+    from sources.citation_answers import CitedWork
 
     rng = random.Random(seed)
     edges = []
@@ -110,7 +110,7 @@ def make_edges(paper_ids: list[int], per_paper: int, archive_share: float, seed:
 
 def copy_payload(rows) -> bytes:
     """The rows as COPY text (the loader's own formatting, untimed here)."""
-    from papers.citations import copy_text
+    from papers.citations.load import copy_text
 
     return "".join(copy_text(rows)).encode()
 
@@ -118,7 +118,7 @@ def copy_payload(rows) -> bytes:
 def timed_copy(payload: bytes) -> float:
     from django.db import connection, transaction
 
-    from papers.citations import COPY_FIELDS
+    from papers.citations.load import COPY_FIELDS
     from papers.ingest.upsert import _columns, quote_name
     from papers.models import Citation
 
@@ -133,7 +133,7 @@ def timed_copy(payload: bytes) -> float:
 
 
 def timed_load(edges, batch: int) -> float:
-    from papers.citations import citations_load
+    from papers.citations.load import citations_load
 
     started = time.perf_counter()
     for start in range(0, len(edges), batch):
@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> dict:
 
     django.setup()
     call_command("migrate", verbosity=0)
-    from papers.citations import citation_rows
+    from papers.citations.load import citation_rows
     from papers.models import Citation
 
     print("making synthetic papers and edges (untimed)", file=sys.stderr, flush=True)
@@ -235,9 +235,9 @@ def run_pages(args: argparse.Namespace) -> dict:
 
     django.setup()
     call_command("migrate", verbosity=0)
-    from papers.citation_answers import CitedWork
-    from papers.citations import citations_load
+    from papers.citations.load import citations_load
     from papers.models import Paper
+    from sources.citation_answers import CitedWork
 
     started = time.perf_counter()
     if args.reuse and Paper.objects.filter(title="Synthetic paper 0").exists():

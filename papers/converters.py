@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import re
 
-# Both identifier schemes: new-style 2401.01234, old-style math.GT/0309136 (with its slash).
-_ARXIV_ID = r"\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Za-z]{2})?/\d{7}"
-# An arXiv category code in a URL (cs.LG, hep-th, math.GT): the category page and its feeds.
-CATEGORY = r"(?P<code>[A-Za-z][A-Za-z\-]*(?:\.[A-Za-z][A-Za-z\-]*)?)"
+from wovepaper.lib.identifiers import ARXIV_ID, ARXIV_NEW_STYLE, ARXIV_OLD_STYLE, CATEGORY_CODE
+
+# An arXiv category code in a URL (cs.LG, hep-th, math.GT, any case): the category page and its
+# feeds, which redirect another spelling to the code's own.
+CATEGORY = rf"(?P<code>(?i:{CATEGORY_CODE}))"
 # A paper page's key, `<id>[vN][-slug]`: 2401.01234v2-title, math.GT/0309136-title. The 404 page
 # reads it too, to point at arXiv for a paper not harvested yet.
 PAPER_KEY = re.compile(
-    rf"^(?:arxiv:)?(?P<id>{_ARXIV_ID})(?:v(?P<version>\d+))?(?:-(?P<slug>.*))?$",
+    rf"^(?:arxiv:)?(?P<id>{ARXIV_ID})(?:v(?P<version>\d+))?(?:-(?P<slug>.*))?$",
     re.IGNORECASE,
 )
 
@@ -21,7 +22,7 @@ class ArxivIdConverter:
     """New-style `2401.01234` or old-style `astro-ph/9901001` (with its slash), an optional
     version suffix dropped: the API answers with the latest version either way."""
 
-    regex = r"(?:[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}|\d{4}\.\d{4,5})(?:v\d{1,4})?"
+    regex = rf"(?:{ARXIV_OLD_STYLE}|{ARXIV_NEW_STYLE})(?:v\d{{1,4}})?"
 
     def to_python(self, value: str) -> str:
         head, sep, tail = value.rpartition("v")
@@ -44,7 +45,7 @@ class PaperKeyConverter:
     """A paper page's key (PAPER_KEY, any case, trailing slashes allowed) as the paper's arXiv id:
     the page redirects every other spelling to its canonical URL."""
 
-    regex = rf"(?i:(?:arxiv:)?(?:{_ARXIV_ID})(?:v\d+)?(?:-.*)?)/*"
+    regex = rf"(?i:(?:arxiv:)?(?:{ARXIV_ID})(?:v\d+)?(?:-.*)?)/*"
 
     def to_python(self, value: str) -> str:
         match = PAPER_KEY.match(value.rstrip("/"))

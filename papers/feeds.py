@@ -16,7 +16,7 @@ from django.utils.html import escape
 
 from wovepaper.lib.api.redirects import site_url
 
-from .citation_lists import citing_paper_ids
+from .citations.lists import citing_paper_ids
 from .models import Paper
 from .selectors import category_is_held, paper_list_prefetch, papers_by_category, papers_listed
 

@@ -59,7 +59,7 @@ class Paper(models.Model):
         ]
         indexes = [
             models.Index(fields=["-published", "-id"], name="paper_published_idx"),
-            # Resolving a cited work by DOI (papers.citations); partial, since most arXiv
+            # Resolving a cited work by DOI (papers.citations.load); partial, since most arXiv
             # papers have no DOI, and on lower(doi) because DOIs are case-insensitive.
             models.Index(Lower("doi"), name="paper_doi_lower_idx", condition=~models.Q(doi="")),
         ]
@@ -457,7 +457,7 @@ class Citation(models.Model):
     archive paper, by that paper (`cited_paper`); `cited_key` names the work so that a preprint
     and its published version are one work (papers.citations.work_key). Where two sources
     disagree both rows stay: the key is (citing paper, cited work, source). Written only by
-    papers.citations, which replaces a paper's edges from one source as a whole.
+    papers.citations.load, which replaces a paper's edges from one source as a whole.
     """
 
     citing_paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
@@ -547,7 +547,7 @@ class CitationCoverage(models.Model):
 
     It is what a paper's lists say of their coverage ("references known from Semantic Scholar,
     2026-11-12"), and it tells a source that knows no reference for a paper from a paper not
-    asked yet. Written only by papers.citations, with the edges of the same fetch.
+    asked yet. Written only by papers.citations.load, with the edges of the same fetch.
     """
 
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")

@@ -126,7 +126,7 @@ def paper_for_page(arxiv_id: str) -> Paper | None:
 
 def papers_for_citation(*, arxiv_ids: list[str]) -> list[Paper]:
     """The papers with these arXiv ids that we hold and have not deleted, in the order asked
-    (one query; their names are read by papers.citation_export)."""
+    (one query; their names are read by papers.citations.export)."""
     by_id = {p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=arxiv_ids, is_deleted=False)}
     return [by_id[i] for i in arxiv_ids if i in by_id]
 

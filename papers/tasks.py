@@ -21,9 +21,10 @@ from django.conf import settings
 
 from wovepaper.lib import llm
 from wovepaper.lib.chains import chain_slot_release, chain_slot_renew, chain_slots_take
-from wovepaper.lib.queueing import send_now
+from wovepaper.lib.queueing import SourcesUnreachable, send_now, sources_retry_countdown
 
 from . import analysis
+from .citations.fetch import citation_papers_due, citations_fetch
 from .harvest import runs as harvest_runs
 from .harvest.lock import HarvestLocked, harvest_runs_stale
 from .models import HarvestRun, Paper
@@ -219,3 +220,35 @@ def embed_pending(self, chain: str | None = None, after: int = 0) -> dict:
         send_now("papers.embed_pending", kwargs={"chain": token, "after": batch.last})
     written = embedding_stage.batch_embed(batch)
     return {"embedded": written, "last": batch.last, "chains_continued": len(followers)}
+
+
+@shared_task(bind=True, name="papers.fetch_citations")
+def fetch_citations(self, paper_ids: list[int] | None = None, limit: int = 100) -> dict:
+    """Fetch citations for these papers, or for the next `limit` papers due
+    (papers.citations.papers_citations_due: never asked, then the stalest). Idempotent. A source
+    that cannot answer changes nothing of its own; the task is retried with backoff for those
+    papers, then fails (as matching's)."""
+    ids = [int(pk) for pk in paper_ids] if paper_ids else citation_papers_due(limit=limit)
+    result = citations_fetch(ids)
+    summary = {
+        "papers": result.papers,
+        "edges": result.edges,
+        "citing_edges": result.citing_edges,
+        "detailed": result.detailed,
+        "set_aside": result.set_aside,
+        "errors": result.errors,
+        "detail_errors": result.detail_errors,
+    }
+    if result.detail_errors:
+        # Not retried: those papers got the paper batch's references instead.
+        logger.warning("fetch_citations, references endpoint: %s", "; ".join(result.detail_errors))
+    if result.failed:
+        logger.warning("fetch_citations: %s", "; ".join(result.errors))
+        if not (self.request.called_directly or self.request.is_eager):
+            raise self.retry(
+                exc=SourcesUnreachable("; ".join(result.errors)),
+                countdown=sources_retry_countdown(self.request.retries),
+                max_retries=settings.MATCH_TASK_RETRIES,
+                kwargs={"paper_ids": ids},
+            )
+    return summary

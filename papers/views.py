@@ -5,7 +5,6 @@ from urllib.parse import quote
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
-from django.utils.cache import patch_cache_control
 
 from wovepaper.lib.api.redirects import permanent_redirect
 from wovepaper.lib.negotiation import render_page
@@ -14,8 +13,8 @@ from wovepaper.lib.paging import query_choice, window
 from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 
 from . import analysis as paper_analysis
-from .citation_export import CITATION_FORMATS, citation_entries
-from .citation_lists import (
+from .citations.export import citation_response
+from .citations.lists import (
     SORTS,
     References,
     citing_papers_page,
@@ -23,7 +22,7 @@ from .citation_lists import (
     paper_references,
     references_page,
 )
-from .citation_related import related_by_citations
+from .citations.related import related_by_citations
 from .converters import normalize_old_style
 from .models import Paper
 from .selectors import paper_for_page, papers_for_citation, papers_newest
@@ -189,23 +188,6 @@ def paper_cited_by_list(request: HttpRequest, arxiv_id: str) -> HttpResponse:
             "sort_choices": SORT_CHOICES,
         },
     )
-
-
-def citation_response(
-    papers: list[Paper], *, extension: str, filename: str, cut_note: str = ""
-) -> HttpResponse:
-    """A citation export as a download. `cut_note` says the export holds fewer papers than
-    asked for: a comment in BibTeX, a note in RIS, and the X-Export-Note header in all three
-    (CSL-JSON has no place for it)."""
-    export_format = CITATION_FORMATS[extension]
-    body = export_format.write(citation_entries(papers), note=cut_note)
-    response = HttpResponse(body, content_type=f"{export_format.content_type}; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}.{extension}"'
-    if cut_note:
-        response["X-Export-Note"] = cut_note
-    # The same bytes for every reader, like the anonymous pages the page cache serves.
-    patch_cache_control(response, public=True, max_age=settings.PAGE_CACHE_SECONDS)
-    return response
 
 
 def paper_citation(request: HttpRequest, arxiv_id: str, extension: str) -> HttpResponse:

@@ -7,7 +7,7 @@ from django.http import Http404, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404
 from django.utils.feedgenerator import Atom1Feed
 
-from papers.citation_lists import citing_paper_ids_of_researcher
+from papers.citations.lists import citing_paper_ids_of_researcher
 from papers.feeds import FEED_SIZE, PaperFeed
 from papers.models import Paper
 from papers.selectors import paper_list_prefetch, papers_by_researcher, papers_listed

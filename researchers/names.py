@@ -10,7 +10,6 @@ source's names.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -276,11 +275,6 @@ def _person_part(name: str) -> str:
     if 2 <= len(rest) <= 5 and all(w[:1].isupper() for w in rest if w.lower() not in PARTICLES):
         return " ".join(rest)
     return ""
-
-
-def written_in_latin(name: str) -> bool:
-    """True when the name has a Latin letter ("Édouard Grave"), False for "拓也 大嶋"."""
-    return any(ch.isalpha() and "LATIN" in unicodedata.name(ch, "") for ch in name)
 
 
 def is_person(name: str) -> bool:

@@ -13,10 +13,10 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from sources.openalex import OpenAlexClient
+from sources.semantic_scholar import S2AuthorRecord, SemanticScholarClient
 from wovepaper.lib.pagecache import pages_changed
 
-from .clients.openalex import OpenAlexClient
-from .clients.semantic_scholar import S2AuthorRecord, SemanticScholarClient
 from .models import Researcher, ResearcherExternalId
 
 logger = logging.getLogger(__name__)

@@ -7,13 +7,11 @@ import logging
 from datetime import datetime
 
 from celery import shared_task
-from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 
 from wovepaper.lib.http import ServiceError
-from wovepaper.lib.queueing import send_now
+from wovepaper.lib.queueing import SourcesUnreachable, send_now, sources_retry_countdown
 
-from .citation_fetch import citation_papers_due, citations_fetch
 from .identity_links import identity_links_export
 from .matching import BatchResult, match_run
 from .matching.chains import chain_slot_release, chain_slot_renew, chain_slots_take
@@ -34,21 +32,6 @@ def _summary(run) -> dict:
     }
 
 
-class MatchingServicesUnreachable(Exception):
-    """A matching batch could not reach Semantic Scholar or OpenAlex. Raised under a worker so
-    that Celery, and Flower or any monitor, sees the task retried and then failed."""
-
-
-def _backoff(retries: int) -> int:
-    # Full jitter: the workers that failed together do not all come back at the same second.
-    return get_exponential_backoff_interval(
-        factor=settings.MATCH_TASK_RETRY_BACKOFF,
-        retries=retries,
-        maximum=settings.MATCH_TASK_RETRY_BACKOFF_MAX,
-        full_jitter=True,
-    )
-
-
 def _retry_unreachable(task, run, total: BatchResult, **kwargs) -> None:
     """Retry the papers of a failed batch with exponential backoff (MATCH_TASK_RETRY_BACKOFF,
     doubling up to MATCH_TASK_RETRY_BACKOFF_MAX, MATCH_TASK_RETRIES times), then fail the task.
@@ -59,13 +42,13 @@ def _retry_unreachable(task, run, total: BatchResult, **kwargs) -> None:
     logger.warning("%s: %s", task.name, run.message)
     if task.request.called_directly or task.request.is_eager:
         return
-    error = MatchingServicesUnreachable(
+    error = SourcesUnreachable(
         f"matching run {run.pk}: {run.failed} papers not matched, retried by the backlog: "
         f"{run.message}"
     )
     raise task.retry(
         exc=error,
-        countdown=_backoff(task.request.retries),
+        countdown=sources_retry_countdown(task.request.retries),
         max_retries=settings.MATCH_TASK_RETRIES,
         kwargs={**kwargs, "paper_ids": sorted(set(total.failed_ids))},
     )
@@ -140,7 +123,7 @@ def refresh_figures(self, limit: int = 1000) -> dict:
             return {"researchers": len(ids), "updated": 0, "error": str(exc)}
         raise self.retry(
             exc=exc,
-            countdown=_backoff(self.request.retries),
+            countdown=sources_retry_countdown(self.request.retries),
             max_retries=settings.MATCH_TASK_RETRIES,
         ) from exc
     return {"researchers": len(ids), "updated": updated}
@@ -150,35 +133,3 @@ def refresh_figures(self, limit: int = 1000) -> dict:
 def export_identity_links() -> dict:
     """Regenerate the open bulk file of identity links (daily, celery beat)."""
     return identity_links_export()
-
-
-@shared_task(bind=True, name="researchers.fetch_citations")
-def fetch_citations(self, paper_ids: list[int] | None = None, limit: int = 100) -> dict:
-    """Fetch citations for these papers, or for the next `limit` papers due
-    (papers.citations.papers_citations_due: never asked, then the stalest). Idempotent. A source
-    that cannot answer changes nothing of its own; the task is retried with backoff for those
-    papers, then fails (as matching's)."""
-    ids = [int(pk) for pk in paper_ids] if paper_ids else citation_papers_due(limit=limit)
-    result = citations_fetch(ids)
-    summary = {
-        "papers": result.papers,
-        "edges": result.edges,
-        "citing_edges": result.citing_edges,
-        "detailed": result.detailed,
-        "set_aside": result.set_aside,
-        "errors": result.errors,
-        "detail_errors": result.detail_errors,
-    }
-    if result.detail_errors:
-        # Not retried: those papers got the paper batch's references instead.
-        logger.warning("fetch_citations, references endpoint: %s", "; ".join(result.detail_errors))
-    if result.failed:
-        logger.warning("fetch_citations: %s", "; ".join(result.errors))
-        if not (self.request.called_directly or self.request.is_eager):
-            raise self.retry(
-                exc=MatchingServicesUnreachable("; ".join(result.errors)),
-                countdown=_backoff(self.request.retries),
-                max_retries=settings.MATCH_TASK_RETRIES,
-                kwargs={"paper_ids": ids},
-            )
-    return summary

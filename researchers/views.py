@@ -1,16 +1,16 @@
 from __future__ import annotations
 
 import math
-import re
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 
-from papers.citation_lists import author_citations_per_year, author_cited_within_archive
+from papers.citations.export import citation_response
+from papers.citations.lists import author_citations_per_year, author_cited_within_archive
 from papers.taxonomy import category_name
-from papers.views import citation_response
 from wovepaper.lib.api.redirects import permanent_redirect
+from wovepaper.lib.identifiers import CATEGORY_CODE_WHOLE
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.pagecache import cache_public_page, page_shows
 from wovepaper.lib.paging import query_choice, window
@@ -22,7 +22,6 @@ from .curation import identity
 from .models import Researcher
 from .similar import similar_researchers
 
-CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?$")
 PER_PAGE = 24
 CURATE_PERMISSION = "researchers.curate_researcher"
 FIELDS_SHOWN = 12
@@ -69,7 +68,7 @@ def researcher_detail(request: HttpRequest, pk: int) -> HttpResponse:
         return permanent_redirect(canonical, request)
 
     category = request.GET.get("category", "").strip()
-    if category and not CATEGORY_CODE.match(category):
+    if category and not CATEGORY_CODE_WHOLE.match(category):
         category = ""
     sort = query_choice(request, "sort", selectors.PAPER_SORTS, default="newest")
     pager = window(

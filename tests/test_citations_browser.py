@@ -12,8 +12,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from papers.citation_answers import s2_reference_page
-from papers.citations import CitingPaperEdges, Coverage, citation_coverage_record, citations_load
+from papers.citations.load import (
+    CitingPaperEdges,
+    Coverage,
+    citation_coverage_record,
+    citations_load,
+)
+from sources.citation_answers import s2_reference_page
 from tests.test_pages_browser import ARTIFACTS, WIDTHS
 from wovepaper.demo.citations import demo_citations_load
 from wovepaper.demo.replay import RECORDINGS

@@ -22,7 +22,7 @@ import subprocess
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
-from researchers.clients import openalex, semantic_scholar
+from sources import openalex, semantic_scholar
 
 S2_WORK_KEYS = ("paperId", "externalIds", "title", "year", "citationCount")
 OA_KEYS = ("id", "doi", *openalex.CITATION_WORK_FIELDS.split(","))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
-from researchers.clients import openalex, semantic_scholar
+from sources import openalex, semantic_scholar
 
 S2_PAPER_KEYS = ("paperId", *semantic_scholar.PAPER_FIELDS.split(","))
 S2_AUTHOR_KEYS = ("authorId", *semantic_scholar.AUTHOR_FIELDS.split(","))

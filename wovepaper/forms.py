@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-import re
-
 from django import forms
+
+from wovepaper.lib.identifiers import CATEGORY_CODE_WHOLE
 
 from .site_search import SiteSearch
 
@@ -18,7 +18,6 @@ MODES = [
     ("semantic", "Meaning only"),
 ]
 TABS = ["papers", "researchers", "institutions"]
-CATEGORY_CODE = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?$")
 
 
 class SearchForm(forms.Form):
@@ -32,7 +31,7 @@ class SearchForm(forms.Form):
 
     def clean_category(self) -> str:
         code = self.cleaned_data.get("category", "")
-        if code and not CATEGORY_CODE.match(code):
+        if code and not CATEGORY_CODE_WHOLE.match(code):
             raise forms.ValidationError("Use an arXiv category code such as cs.LG or hep-th.")
         return code
 

@@ -348,7 +348,7 @@ CELERY_TASK_ROUTES.update(
         "researchers.match_papers": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         "researchers.match_next_batch": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         "researchers.refresh_figures": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
-        "researchers.fetch_citations": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
+        "papers.fetch_citations": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         # One worker consumes `harvest`: arXiv counts requests from all our machines together.
         "papers.harvest_window": {"queue": f"{CELERY_QUEUE_PREFIX}harvest"},
         "papers.harvest_daily": {"queue": f"{CELERY_QUEUE_PREFIX}harvest"},
@@ -391,7 +391,7 @@ ROR_RATE = float(env("ROR_RATE", "6"))
 # a source did not know or a failed batch are tried again, when researcher figures are stale.
 MATCH_BATCH_SIZE = env_int("MATCH_BATCH_SIZE", 100)
 MATCH_UNKNOWN_RETRY_DAYS = env_int("MATCH_UNKNOWN_RETRY_DAYS", 14)
-# A paper's citations (researchers.citation_fetch) are fetched again after this many days.
+# A paper's citations (papers.citations.fetch) are fetched again after this many days.
 CITATIONS_REFRESH_DAYS = env_int("CITATIONS_REFRESH_DAYS", 30)
 # The next papers due for citations (never asked first, then those older than
 # CITATIONS_REFRESH_DAYS), one batch of MATCH_BATCH_SIZE every this many seconds: every 60 s is
@@ -400,11 +400,11 @@ CITATIONS_REFRESH_DAYS = env_int("CITATIONS_REFRESH_DAYS", 30)
 CITATIONS_FETCH_SECONDS = env_int("CITATIONS_FETCH_SECONDS", 60)
 # Papers per batch whose references are read from Semantic Scholar's references endpoint (the
 # only source of influence, intents and citing sentences): one request or more per paper, where
-# the batch costs one per 100 papers; 0 turns it off (researchers.citation_fetch).
+# the batch costs one per 100 papers; 0 turns it off (papers.citations.fetch).
 CITATIONS_S2_REFERENCES_PER_BATCH = env_int("CITATIONS_S2_REFERENCES_PER_BATCH", 10)
 if CITATIONS_FETCH_SECONDS > 0:
     CELERY_BEAT_SCHEDULE["fetch-citations"] = {
-        "task": "researchers.fetch_citations",
+        "task": "papers.fetch_citations",
         "schedule": float(CITATIONS_FETCH_SECONDS),
         "kwargs": {"limit": MATCH_BATCH_SIZE},
     }

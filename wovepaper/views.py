@@ -14,10 +14,11 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from papers.citations.export import citation_response
 from papers.converters import PAPER_KEY
 from papers.selectors import category_is_held, papers_in_category, papers_newest
 from papers.taxonomy import archive_name, category_name, is_known_category, popular_categories
-from papers.views import LIST_PER_PAGE, citation_response
+from papers.views import LIST_PER_PAGE
 from researchers.selectors import researchers_active_in_category
 from wovepaper.lib.negotiation import render_page, wants_htmx_fragment, wants_markdown
 from wovepaper.lib.pagecache import cache_public_page

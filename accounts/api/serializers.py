@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from papers.converters import ArxivIdConverter
 from wovepaper.lib.api.schema import JSONIntegerField, JSONStringField
+from wovepaper.lib.identifiers import CATEGORY_CODE
 
 from ..alerts import saved_search_label
 from ..models import Follow, ReadingList, SavedPaper, SavedSearch, SearchAlert
@@ -192,7 +193,7 @@ class SavedSearchInputSerializer(serializers.Serializer):
         required=False,
         allow_blank=True,
         max_length=32,
-        validators=[RegexValidator(r"^(?:[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?)?$")],
+        validators=[RegexValidator(f"^(?:{CATEGORY_CODE})?$")],
         help_text="An arXiv category code such as `cs.LG`.",
     )
     date_from = serializers.DateField(required=False, allow_null=True, help_text="First day.")

@@ -6,12 +6,8 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.pagination import PageNumberPagination
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from papers.api.exports import (
     EXPORT_FORMATS_TEXT,
@@ -20,13 +16,14 @@ from papers.api.exports import (
     export_responses,
 )
 from papers.api.views import ARXIV_ID_PARAMETER
+from papers.citations.export import citation_response
 from papers.converters import ArxivIdConverter, normalize_old_style
 from papers.selectors import papers_for_citation
-from papers.views import citation_response
 from researchers.models import Researcher
 from wovepaper.lib.api.errors import Conflict
-from wovepaper.lib.api.pagination import page_size_from
-from wovepaper.lib.api.schema import error_responses, page_number_parameters
+from wovepaper.lib.api.pagination import NumberedPagination, numbered_page_parameters
+from wovepaper.lib.api.schema import error_responses
+from wovepaper.lib.api.signed_in import MeApiView
 
 from .. import alerts, recommendations, selectors, services
 from ..library_views import LIST_EXPORT_MAX
@@ -55,54 +52,18 @@ from .serializers import (
 )
 
 
-class FollowPagination(PageNumberPagination):
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
-
-    def get_page_size(self, request) -> int:
-        # DRF's falls back to the default for a page size it cannot read; the schema says 400.
-        return page_size_from(
-            request, self.page_size_query_param, self.page_size, self.max_page_size
-        )
-
-    def get_page_number(self, request, paginator) -> str:
-        # DRF reads an empty `page` as page 1 and "last" as the last page; the schema says a
-        # whole number from 1, so anything else is a 400.
-        given = request.query_params.getlist(self.page_query_param)
-        if not given:
-            return "1"
-        if len(given) != 1 or not (given[0].isascii() and given[0].isdigit()) or given[0] == "0":
-            raise ValidationError({self.page_query_param: ["Must be a whole number from 1."]})
-        return given[0]
-
-
-def page_parameters(things: str) -> list[OpenApiParameter]:
-    return page_number_parameters(
-        things,
-        page_size=FollowPagination.page_size,
-        max_page_size=FollowPagination.max_page_size,
-    )
-
-
-class MeApiView(APIView):
-    # Token first: its WWW-Authenticate header makes an anonymous request a 401, not a 403.
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
-    permission_classes = [IsAuthenticated]
-
-
 class FollowListApi(MeApiView):
     @extend_schema(
         summary="List the researchers you follow",
         description="The signed-in user's follows, newest first, 50 a page (`page`, `page_size` "
         "up to 200). Authenticate with `Authorization: Token <key>` (create the key in your "
         "account settings) or a browser session.",
-        parameters=page_parameters("follows"),
+        parameters=numbered_page_parameters("follows"),
         responses={200: FollowPageSerializer, **error_responses(400, 401, 403, 404)},
         tags=["me"],
     )
     def get(self, request):
-        paginator = FollowPagination()
+        paginator = NumberedPagination()
         page = paginator.paginate_queryset(
             selectors.follows_for_user(user=request.user), request, view=self
         )
@@ -187,12 +148,12 @@ class ReadingListListApi(MeApiView):
         description="Your lists of saved papers, oldest first, with their sizes; 50 a page "
         f"(`page`, `page_size` up to 200; a reader has at most {services.LIBRARY_MAX_LISTS}). "
         + LIBRARY_AUTH,
-        parameters=page_parameters("lists"),
+        parameters=numbered_page_parameters("lists"),
         responses={200: ReadingListPageSerializer, **error_responses(400, 401, 403, 404)},
         tags=["me"],
     )
     def get(self, request):
-        paginator = FollowPagination()
+        paginator = NumberedPagination()
         page = paginator.paginate_queryset(
             selectors.reading_lists_with_counts(user=request.user), request, view=self
         )
@@ -307,12 +268,12 @@ class SavedPaperListApi(MeApiView):
         summary="List the papers in one of your lists",
         description="The list's papers with your notes, saved last first, 50 a page (`page`, "
         "`page_size` up to 200). " + LIBRARY_AUTH,
-        parameters=[LIST_ID_PARAMETER, *page_parameters("papers")],
+        parameters=[LIST_ID_PARAMETER, *numbered_page_parameters("papers")],
         responses={200: SavedPaperPageSerializer, **error_responses(400, 401, 403, 404)},
         tags=["me"],
     )
     def get(self, request, list_id: int):
-        paginator = FollowPagination()
+        paginator = NumberedPagination()
         page = paginator.paginate_queryset(
             selectors.saved_papers(reading_list=_own_list(request, list_id)), request, view=self
         )
@@ -430,12 +391,12 @@ class SavedSearchListApi(MeApiView):
         summary="List your saved searches",
         description="Your saved searches, newest first, 50 a page (`page`, `page_size` up to "
         f"200; at most {alerts.SAVED_SEARCH_MAX} a reader). " + LIBRARY_AUTH,
-        parameters=page_parameters("saved searches"),
+        parameters=numbered_page_parameters("saved searches"),
         responses={200: SavedSearchPageSerializer, **error_responses(400, 401, 403, 404)},
         tags=["me"],
     )
     def get(self, request):
-        paginator = FollowPagination()
+        paginator = NumberedPagination()
         page = paginator.paginate_queryset(
             SavedSearch.objects.filter(user=request.user).order_by("-created_at", "-id"),
             request,
@@ -504,13 +465,13 @@ class SearchAlertListApi(MeApiView):
         summary="List the papers a saved search found",
         description="The new papers the search announced, newest first, 50 a page (`page`, "
         "`page_size` up to 200). " + LIBRARY_AUTH,
-        parameters=[SEARCH_ID_PARAMETER, *page_parameters("papers")],
+        parameters=[SEARCH_ID_PARAMETER, *numbered_page_parameters("papers")],
         responses={200: SearchAlertPageSerializer, **error_responses(400, 401, 403, 404)},
         tags=["me"],
     )
     def get(self, request, search_id: int):
         saved = _own_search(request, search_id)
-        paginator = FollowPagination()
+        paginator = NumberedPagination()
         page = paginator.paginate_queryset(
             SearchAlert.objects.filter(saved_search=saved)
             .select_related("paper")
@@ -557,12 +518,12 @@ class NotRelevantListApi(MeApiView):
         + NOT_RELEVANT_TEXT
         + " "
         + LIBRARY_AUTH,
-        parameters=page_parameters("papers"),
+        parameters=numbered_page_parameters("papers"),
         responses={200: NotRelevantPageSerializer, **error_responses(400, 401, 403, 404)},
         tags=["me"],
     )
     def get(self, request):
-        paginator = FollowPagination()
+        paginator = NumberedPagination()
         page = paginator.paginate_queryset(
             selectors.recommendation_dismissals(user=request.user), request, view=self
         )

@@ -9,8 +9,9 @@ from rest_framework import status
 from rest_framework.exceptions import Throttled
 from rest_framework.response import Response
 
-from accounts.api.views import FollowPagination, MeApiView, page_parameters
+from wovepaper.lib.api.pagination import NumberedPagination, numbered_page_parameters
 from wovepaper.lib.api.schema import error_responses
+from wovepaper.lib.api.signed_in import MeApiView
 
 from .. import answers
 from ..models import Conversation
@@ -72,12 +73,12 @@ class ConversationListApi(MeApiView):
         summary="List your chat conversations",
         description="The signed-in user's conversations with the papers, most recent first, 50 "
         "a page (`page`, `page_size` up to 200).",
-        parameters=page_parameters("conversations"),
+        parameters=numbered_page_parameters("conversations"),
         responses={200: ConversationPageSerializer, **error_responses(400, 401, 403, 404)},
         tags=["me"],
     )
     def get(self, request):
-        paginator = FollowPagination()
+        paginator = NumberedPagination()
         page: list[Conversation] | None = paginator.paginate_queryset(
             answers.conversations_for(request.user), request, view=self
         )

@@ -11,11 +11,10 @@ from rest_framework.exceptions import NotFound
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.views import APIView
 
-from papers.citation_export import CITATION_FORMATS
+from papers.citations.export import CITATION_FORMATS, citation_response
 from papers.converters import normalize_old_style
 from papers.search import paper_search
 from papers.selectors import papers_for_citation
-from papers.views import citation_response
 from wovepaper.lib.api.schema import error_responses, query_values
 from wovepaper.lib.bounds import day_after
 

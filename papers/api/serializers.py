@@ -12,9 +12,10 @@ from rest_framework import serializers
 from papers.models import Authorship, Paper, PaperAnalysis
 from wovepaper.lib.api.redirects import absolute_api_url, site_url
 from wovepaper.lib.api.schema import QueryIntegerField, QueryTextField
+from wovepaper.lib.identifiers import CATEGORY_CODE
 
 # Category codes as arXiv writes them: "cs.LG", "math.AG", "hep-th", "astro-ph.CO".
-CATEGORY_PATTERN = r"^[A-Za-z][A-Za-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$"
+CATEGORY_PATTERN = f"^{CATEGORY_CODE}$"
 MAX_DB_ID = 2**63 - 1
 
 

@@ -8,11 +8,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
 
-from ..authors import AuthorName
+from wovepaper.lib.identifiers import arxiv_id_parsed
 
-NEW_STYLE_ID = re.compile(r"^\d{4}\.\d{4,5}$")
-OLD_STYLE_ID = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}$")
-VERSION_SUFFIX = re.compile(r"v(\d+)$")
+from ..authors import AuthorName
 
 
 class RecordError(ValueError):
@@ -21,12 +19,8 @@ class RecordError(ValueError):
 
 def normalize_arxiv_id(raw: str) -> str:
     """Strip "arXiv:", an "oai:arXiv.org:" prefix and a version suffix; reject anything else."""
-    value = (raw or "").strip()
-    for prefix in ("oai:arXiv.org:", "arXiv:", "arxiv:"):
-        if value.startswith(prefix):
-            value = value[len(prefix) :]
-    value = VERSION_SUFFIX.sub("", value) if re.search(r"\dv\d+$", value) else value
-    if NEW_STYLE_ID.match(value) or OLD_STYLE_ID.match(value):
+    value = arxiv_id_parsed(raw)
+    if value:
         return value
     raise RecordError(f"not an arXiv identifier: {raw!r}")
 

@@ -29,7 +29,6 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,7 @@ from django.db import transaction
 from django.db.models import Exists, F, OuterRef, QuerySet
 from django.utils import timezone
 
+from wovepaper.lib.batches import chunked
 from wovepaper.lib.claims import rows_claim
 from wovepaper.lib.embeddings import (
     STORED_DTYPE,
@@ -307,7 +307,7 @@ def embeddings_load(path: Path, *, encoder: TextEncoder | None = None) -> int:
         position = {arxiv_id: i for i, arxiv_id in enumerate(saved["arxiv_ids"].tolist())}
         vectors = saved["vectors"]
     taken = 0
-    for chunk in _chunks(list(wanted), 2000):
+    for chunk in chunked(list(wanted), 2000):
         rows = (
             papers_pending(encoder)
             .filter(arxiv_id__in=chunk)
@@ -322,9 +322,3 @@ def embeddings_load(path: Path, *, encoder: TextEncoder | None = None) -> int:
         vector_index_enqueue(PAPERS, [e.paper_id for e in embeddings])
         taken += len(embeddings)
     return taken
-
-
-def _chunks(values: list, size: int):
-    iterator = iter(values)
-    while chunk := list(islice(iterator, size)):
-        yield chunk

@@ -27,13 +27,13 @@ import logging
 import os
 import queue
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from itertools import islice
 
 from django.db import connection, connections
 from django.db.models import Max, Min
 
+from wovepaper.lib.batches import chunked
 from wovepaper.lib.search.engine_feed import engine_configured, engine_index_enqueue
 
 from ..models import Paper, PaperSearchDocument
@@ -72,12 +72,6 @@ def search_index_enabled() -> bool:
     return connection.vendor == "postgresql" and not engine_configured()
 
 
-def _chunks(values: Iterable[int], size: int):
-    iterator = iter(values)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
-
-
 def search_index_papers(paper_ids: Sequence[int], *, force: bool = False) -> int:
     """Build the documents of these papers now; returns how many were written.
 
@@ -89,7 +83,7 @@ def search_index_papers(paper_ids: Sequence[int], *, force: bool = False) -> int
     where = "p.id = ANY(%s)" + ("" if force else f" AND {_STALE}")
     written = 0
     with connection.cursor() as cursor:
-        for chunk in _chunks(paper_ids, ID_CHUNK):
+        for chunk in chunked(paper_ids, ID_CHUNK):
             cursor.execute(_UPSERT.format(where=where), [chunk])
             written += cursor.rowcount
     return written

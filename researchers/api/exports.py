@@ -13,7 +13,7 @@ from papers.api.exports import (
     CitationExportApiView,
     export_responses,
 )
-from papers.views import citation_response
+from papers.citations.export import citation_response
 from researchers import selectors
 from researchers.views import CITATION_EXPORT_MAX
 from wovepaper.lib.api.redirects import permanent_redirect

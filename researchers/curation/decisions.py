@@ -26,6 +26,7 @@ from papers.services import (
     authorship_unlink_researcher,
     authorships_link_researcher,
 )
+from wovepaper.lib.batches import chunked
 from wovepaper.lib.pagecache import pages_changed
 
 from ..models import (
@@ -74,11 +75,6 @@ def merge_participant_register(participant: MergeParticipant) -> None:
 
 def merge_participants() -> list[MergeParticipant]:
     return [_participants[name] for name in sorted(_participants)]
-
-
-def _chunks(ids: list[int]) -> Iterable[list[int]]:
-    for start in range(0, len(ids), CHUNK):
-        yield ids[start : start + CHUNK]
 
 
 def _lock(ids: Iterable[int]) -> dict[int, Researcher]:
@@ -260,7 +256,7 @@ def researchers_merge(
     }
 
     moved_authorships = {str(rid): pks for rid, pks in plan.authorships.items()}
-    for chunk in _chunks([pk for pks in plan.authorships.values() for pk in pks]):
+    for chunk in chunked([pk for pks in plan.authorships.values() for pk in pks], CHUNK):
         authorships_link_researcher(authorship_ids=chunk, researcher_id=survivor_id)
     moved_ids = {str(rid): [pk for pk, _, _ in rows] for rid, rows in plan.external_ids.items()}
     ResearcherExternalId.objects.filter(
@@ -349,7 +345,7 @@ def merge_split_blockers(  # noqa: C901
             blockers.append(f"Folded record {pk} no longer points at the survivor.")
     moved = [pk for pks in after["authorships"].values() for pk in pks]
     still = 0
-    for chunk in _chunks(moved):
+    for chunk in chunked(moved, CHUNK):
         still += Authorship.objects.filter(pk__in=chunk, researcher_id=survivor_id).count()
     if still != len(moved):
         away = list(
@@ -393,7 +389,7 @@ def merge_split(*, entry_id: int, actor: User | None, note: str = "") -> Curatio
         raise CurationError(" ".join(blockers))
 
     for rid, pks in after["authorships"].items():
-        for chunk in _chunks(pks):
+        for chunk in chunked(pks, CHUNK):
             authorships_link_researcher(authorship_ids=chunk, researcher_id=int(rid))
     for rid, pks in after["external_ids"].items():
         ResearcherExternalId.objects.filter(pk__in=pks).update(

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from papers.models import Authorship
+from sources.openalex import OAAuthorship, OAWork
+from sources.semantic_scholar import S2Author, S2Paper
 
 from ..author_list_alignment import Link, align_links, lists_disagree
-from ..clients.openalex import OAAuthorship, OAWork
-from ..clients.semantic_scholar import S2Author, S2Paper
 from ..names import best_display_name
 from .fetch import Found
 

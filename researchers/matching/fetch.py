@@ -13,9 +13,9 @@ from typing import Any
 from django.conf import settings
 
 from papers.models import Paper
+from sources.openalex import OAWork, OpenAlexClient
+from sources.semantic_scholar import S2Paper, SemanticScholarClient
 
-from ..clients.openalex import OAWork, OpenAlexClient
-from ..clients.semantic_scholar import S2Paper, SemanticScholarClient
 from ..models import PaperMatchState
 from .claim import RELEASE_FIELDS, RELEASED
 

@@ -207,8 +207,8 @@ def test_expired_token_is_refused(reader, client, settings):
 def test_digest_names_the_followed_paper_a_new_paper_cites(
     user_factory, researcher_factory, authored_paper, paper_factory
 ):
-    from papers.citation_answers import CitedWork
-    from papers.citations import citing_works_load
+    from papers.citations.load import citing_works_load
+    from sources.citation_answers import CitedWork
 
     user = user_factory(digest=Profile.Digest.DAILY)
     ada = researcher_factory("Ada Lovelace")

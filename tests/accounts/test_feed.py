@@ -111,8 +111,8 @@ def test_feed_paging_stops_at_the_cap(
 def test_feed_names_new_papers_citing_followed_work(
     client, user_factory, researcher_factory, authored_paper, paper_factory
 ):
-    from papers.citation_answers import CitedWork
-    from papers.citations import citing_works_load
+    from papers.citations.load import citing_works_load
+    from sources.citation_answers import CitedWork
 
     user = user_factory()
     ada = researcher_factory("Ada Lovelace")

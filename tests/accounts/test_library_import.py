@@ -13,7 +13,7 @@ from lxml import etree
 
 from accounts import library_import, services
 from accounts.models import SavedPaper
-from papers.citation_export import citation_entries, to_bibtex, to_ris
+from papers.citations.export import citation_entries, to_bibtex, to_ris
 from papers.ingest.importing import snapshot_import
 from papers.models import Paper
 

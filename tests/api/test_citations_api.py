@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from papers.citation_answers import CitedWork, openalex_referenced_works, s2_references
-from papers.citations import CitingPaperEdges, citations_load, citing_works_load
+from papers.citations.load import CitingPaperEdges, citations_load, citing_works_load
+from sources.citation_answers import CitedWork, openalex_referenced_works, s2_references
 
 pytestmark = pytest.mark.django_db
 FETCHED = datetime(2026, 11, 12, tzinfo=UTC)

@@ -15,7 +15,7 @@ from citeproc.source.json import CiteProcJSON
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from papers.citation_export import (
+from papers.citations.export import (
     AUTHORS_MAX,
     balanced_braces,
     citation_entries,

@@ -1,6 +1,6 @@
 """A paper's references and citing papers on its page, on their own paged pages and in their
 markdown variants, from recorded Semantic Scholar and OpenAlex answers loaded as the fetch
-loads them (papers.citations)."""
+loads them (papers.citations.load)."""
 
 from __future__ import annotations
 
@@ -10,18 +10,18 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from papers.citation_answers import (
-    CitedWork,
-    openalex_referenced_works,
-    s2_reference_page,
-    s2_references,
-)
-from papers.citations import (
+from papers.citations.load import (
     CitingPaperEdges,
     Coverage,
     citation_coverage_record,
     citations_load,
     citing_works_load,
+)
+from sources.citation_answers import (
+    CitedWork,
+    openalex_referenced_works,
+    s2_reference_page,
+    s2_references,
 )
 
 FETCHED = datetime(2026, 11, 12, tzinfo=UTC)

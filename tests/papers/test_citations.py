@@ -1,5 +1,5 @@
 """The citation graph's data layer on recorded Semantic Scholar and OpenAlex answers: parsing,
-resolution to archive papers, and replacement on re-fetch (papers.citations)."""
+resolution to archive papers, and replacement on re-fetch (papers.citations.load)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from papers.citation_answers import (
+from papers.citations.load import (
+    CitingPaperEdges,
+    citations_load,
+    citing_works_load,
+    works_resolve,
+    works_resolve_how,
+)
+from papers.models import Citation
+from sources.citation_answers import (
     CitedWork,
     openalex_referenced_works,
     s2_citing_works,
@@ -19,14 +27,6 @@ from papers.citation_answers import (
     s2_work,
     work_key,
 )
-from papers.citations import (
-    CitingPaperEdges,
-    citations_load,
-    citing_works_load,
-    works_resolve,
-    works_resolve_how,
-)
-from papers.models import Citation
 
 FETCHED = datetime(2026, 11, 12, tzinfo=UTC)
 

@@ -294,8 +294,8 @@ def test_openalex_identity_is_taken_on_its_own_name_not_the_printed_one():
     # In the corpus' OpenAlex page, AlphaFold 3's authorship printed "Richard Evans" is given
     # to the identity "K Taki": the printed name agrees with the byline, the identity does not.
     from papers.models import Authorship
-    from researchers.clients.openalex import parse_work
     from researchers.matching.align import align_paper
+    from sources.openalex import parse_work
 
     page = load("openalex/works_from_publication_date_2023-01-01_page1.json")
     data = next(w for w in page["results"] if w["id"] == "https://openalex.org/W4396721167")

@@ -16,15 +16,15 @@ import pytest
 from django.core.management import call_command
 from werkzeug import Request, Response
 
-from papers.citation_answers import CitedWork, s2_reference_page
-from papers.citations import CitingPaperEdges, citations_load
-from papers.models import Citation, CitationCoverage, RejectedRecord
-from researchers.citation_fetch import (
+from papers.citations.fetch import (
     REFERENCES_REJECTED_SOURCE,
     citation_papers_due,
     citations_fetch,
 )
-from researchers.clients.semantic_scholar import (
+from papers.citations.load import CitingPaperEdges, citations_load
+from papers.models import Citation, CitationCoverage, RejectedRecord
+from sources.citation_answers import CitedWork, s2_reference_page
+from sources.semantic_scholar import (
     CITATION_FIELDS,
     REFERENCE_FIELDS,
     REFERENCES_PAGE_SIZE,
@@ -259,6 +259,7 @@ def test_command_fetches_the_named_papers(recorded, turing, paper_factory, capsy
 def test_beat_asks_for_the_next_batch_due_on_the_match_queue(settings):
     from wovepaper.celery import app
 
+    app.loader.import_default_modules()  # as a worker does: papers.tasks is autodiscovered
     entry = settings.CELERY_BEAT_SCHEDULE["fetch-citations"]
     assert entry["task"] in app.tasks
     assert entry["kwargs"] == {"limit": settings.MATCH_BATCH_SIZE}

@@ -1,4 +1,4 @@
-"""Citations from OpenAlex snapshot files (researchers.citation_files): recorded OpenAlex works
+"""Citations from OpenAlex snapshot files (papers.citations.files): recorded OpenAlex works
 (the work of arXiv 2108.04680, and a list answer of 50 works, one of them YOLOv7, arXiv
 2207.02696 by its arxiv.org location) written one a line as the snapshot holds them, with lines
 that are not works among them. The rows are the API path's, dated as of the snapshot."""
@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management import CommandError, call_command
 
+from papers.citations.fetch import citations_fetch
+from papers.citations.files import openalex_works_file_load
 from papers.models import Citation, CitationCoverage, RejectedRecord
-from researchers.citation_fetch import citations_fetch
-from researchers.citation_files import openalex_works_file_load
 
 from .conftest import load
 from .test_citation_fetch import FETCHED, OPENALEX_WORK, recorded  # noqa: F401

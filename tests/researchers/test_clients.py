@@ -8,9 +8,9 @@ import time
 import pytest
 from werkzeug import Request, Response
 
-from researchers.clients import openalex, semantic_scholar
-from researchers.clients.openalex import OpenAlexClient
-from researchers.clients.semantic_scholar import SemanticScholarClient
+from sources import openalex, semantic_scholar
+from sources.openalex import OpenAlexClient
+from sources.semantic_scholar import SemanticScholarClient
 from tests.researchers.conftest import load
 from wovepaper.lib.http import RateLimiter, ServiceError, parse_retry_after
 

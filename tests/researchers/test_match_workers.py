@@ -231,7 +231,7 @@ def test_a_batch_that_cannot_reach_its_services_is_retried_then_fails(
         what="the task to fail",
         on_timeout=lambda: f"state {result.state}\n{worker.output()}",
     )
-    assert type(result.result).__name__ == "MatchingServicesUnreachable"
+    assert type(result.result).__name__ == "SourcesUnreachable"
     assert "Semantic Scholar" in str(result.result)
     assert worker.output().count("retry: Retry in") == 2
     # The first try and both retries asked for the same papers; none was changed.

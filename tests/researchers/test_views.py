@@ -363,8 +363,8 @@ def test_a_researcher_without_any_listed_affiliation_shows_none(client, author_w
 def test_researcher_page_charts_citations_per_year_and_names_citing_papers(
     client, paper_factory, researcher_factory, link_author, fixtures_dir
 ):
-    from papers.citation_answers import CitedWork, openalex_counts_by_year
-    from papers.citations import Coverage, citation_coverage_record, citing_works_load
+    from papers.citations.load import Coverage, citation_coverage_record, citing_works_load
+    from sources.citation_answers import CitedWork, openalex_counts_by_year
 
     work = json.loads((fixtures_dir / "openalex" / "work_W3188841554.json").read_text())
     ada = researcher_factory("Ada Lovelace")
@@ -406,8 +406,8 @@ def test_researcher_cited_by_feed_lists_papers_citing_theirs(
 ):
     import feedparser
 
-    from papers.citation_answers import CitedWork
-    from papers.citations import citing_works_load
+    from papers.citations.load import citing_works_load
+    from sources.citation_answers import CitedWork
 
     ada = researcher_factory("Ada Lovelace")
     first, second = (paper_factory(title=t, authors=["Ada Lovelace"]) for t in ("One", "Two"))

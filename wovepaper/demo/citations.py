@@ -14,14 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from papers.citation_answers import (
-    arxiv_id_or_blank,
-    doi_normalized,
-    openalex_counts_by_year,
-    openalex_referenced_works,
-    s2_work,
-)
-from papers.citations import (
+from papers.citations.load import (
     CitingPaperEdges,
     Coverage,
     citation_coverage_record,
@@ -29,10 +22,15 @@ from papers.citations import (
     citing_works_add,
 )
 from papers.models import Paper
+from sources.citation_answers import (
+    arxiv_id_or_blank,
+    openalex_counts_by_year,
+    openalex_referenced_works,
+    s2_work,
+)
+from wovepaper.lib.identifiers import ARXIV_DOI_PREFIX, doi_normalized
 
 from .replay import RECORDINGS
-
-ARXIV_DOI_PREFIX = "10.48550/arxiv."
 
 
 @dataclass

@@ -27,9 +27,9 @@ from papers.authors import author_list_cleaned, parse_display_name
 from papers.ingest.records import PaperRecord, normalize_arxiv_id
 from papers.ingest.upsert import papers_upsert
 from papers.models import Paper
-from researchers.clients.openalex import work_arxiv_id
 from researchers.models import Researcher, ResearcherExternalId
 from researchers.tasks import match_papers
+from sources.openalex import work_arxiv_id
 from wovepaper.lib.queueing import send_after_commit
 
 from .replay import Recordings, replaying

@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from functools import partial
-from itertools import islice
 from typing import Any
 
 from celery import current_app
+from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 from django.db import transaction
+
+from .batches import chunked
 
 logger = logging.getLogger(__name__)
 
@@ -85,13 +87,7 @@ def _messages(ids: int | Iterable[int] | None, chunk: int) -> list[tuple]:
         return [()]
     if isinstance(ids, int):
         return [(ids,)]
-    return [(part,) for part in _chunks(list(dict.fromkeys(ids)), chunk)]
-
-
-def _chunks(ids: list[int], size: int) -> Iterator[list[int]]:
-    iterator = iter(ids)
-    while part := list(islice(iterator, size)):
-        yield part
+    return [(part,) for part in chunked(dict.fromkeys(ids), chunk)]
 
 
 def _send(task: str, messages: list[tuple], args: tuple, kwargs: dict[str, Any]) -> str:
@@ -145,3 +141,19 @@ def broker_forget_failure() -> None:
     _Broker.url = ""
     _Broker.down_until = 0.0
     _Broker.failure = ""
+
+
+class SourcesUnreachable(Exception):
+    """A task could not reach Semantic Scholar or OpenAlex. Raised under a worker so that
+    Celery, and Flower or any monitor, sees the task retried and then failed."""
+
+
+def sources_retry_countdown(retries: int) -> int:
+    """Seconds before a task that could not reach the sources tries again."""
+    # Full jitter: the workers that failed together do not all come back at the same second.
+    return get_exponential_backoff_interval(
+        factor=settings.MATCH_TASK_RETRY_BACKOFF,
+        retries=retries,
+        maximum=settings.MATCH_TASK_RETRY_BACKOFF_MAX,
+        full_jitter=True,
+    )

@@ -16,3 +16,8 @@ def fold(text: str) -> str:
 def folded_words(text: str) -> str:
     """`fold`, with runs of whitespace made one space: the form stored for substring search."""
     return " ".join(fold(text).split())
+
+
+def written_in_latin(name: str) -> bool:
+    """True when the name has a Latin letter ("Édouard Grave"), False for "拓也 大嶋"."""
+    return any(ch.isalpha() and "LATIN" in unicodedata.name(ch, "") for ch in name)

@@ -12,11 +12,13 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Q, QuerySet
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions
-from rest_framework.pagination import BasePagination
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import BasePagination, PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from ..bounds import whole_number
+from .schema import page_number_parameters
 
 INVALID_CURSOR = "Not a cursor of this list: use the `next` or `previous` link of a response."
 
@@ -218,3 +220,36 @@ PAGE_SIZE_PARAMETER = OpenApiParameter(
     description=f"Results per page, 1 to {KeysetPagination.max_page_size} "
     f"(default {KeysetPagination.page_size}).",
 )
+
+
+class NumberedPagination(PageNumberPagination):
+    """Page-number pagination for a signed-in reader's lists and the chat's: 50 a page, up to
+    200, every parameter checked as the schema states it."""
+
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+    def get_page_size(self, request) -> int:
+        # DRF's falls back to the default for a page size it cannot read; the schema says 400.
+        return page_size_from(
+            request, self.page_size_query_param, self.page_size, self.max_page_size
+        )
+
+    def get_page_number(self, request, paginator) -> str:
+        # DRF reads an empty `page` as page 1 and "last" as the last page; the schema says a
+        # whole number from 1, so anything else is a 400.
+        given = request.query_params.getlist(self.page_query_param)
+        if not given:
+            return "1"
+        if len(given) != 1 or not (given[0].isascii() and given[0].isdigit()) or given[0] == "0":
+            raise ValidationError({self.page_query_param: ["Must be a whole number from 1."]})
+        return given[0]
+
+
+def numbered_page_parameters(things: str) -> list[OpenApiParameter]:
+    return page_number_parameters(
+        things,
+        page_size=NumberedPagination.page_size,
+        max_page_size=NumberedPagination.max_page_size,
+    )

@@ -1,7 +1,7 @@
 """The sources' citation answers read as cited works: pure functions over the decoded JSON of a
 recorded or live Semantic Scholar or OpenAlex answer, returning `CitedWork`s, and the key that
 names a cited work. No database and no Django here, so the clients and tools that parse
-answers need no configured project (papers.citations loads what these return).
+answers need no configured project (papers.citations.load loads what these return).
 """
 
 from __future__ import annotations
@@ -12,12 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from papers.ingest.records import RecordError, normalize_arxiv_id
+from wovepaper.lib.identifiers import ARXIV_DOI, arxiv_id_parsed, doi_normalized
 
-# arXiv registers a DOI for every paper since 2022 (10.48550/arXiv.<id>); OpenAlex and S2 often
-# give only that DOI for a preprint, so it is read as the arXiv id it names.
-_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(?P<id>.+)$", re.IGNORECASE)
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE)
 _OPENALEX_PREFIX = "https://openalex.org/"
 _TITLE_WORDS = re.compile(r"\w+")
 
@@ -40,16 +36,7 @@ class CitedWork:
 
 def arxiv_id_or_blank(raw: str | None) -> str:
     """An arXiv id without prefix or version, or "" when `raw` is none."""
-    try:
-        return normalize_arxiv_id(raw or "")
-    except RecordError:
-        return ""
-
-
-def doi_normalized(raw: str | None) -> str:
-    """A bare, lower-case DOI ("" for none): DOIs are case-insensitive, and OpenAlex writes them
-    as https://doi.org/ URLs."""
-    return _DOI_PREFIX.sub("", (raw or "").strip()).lower()
+    return arxiv_id_parsed(raw) or ""
 
 
 def openalex_short_id(raw: str | None) -> str:
@@ -62,7 +49,7 @@ def work_from_ids(
 ) -> CitedWork:
     doi_value = doi_normalized(doi)
     arxiv_id = arxiv_id_or_blank(arxiv)
-    if not arxiv_id and (match := _ARXIV_DOI.match(doi_value)):
+    if not arxiv_id and (match := ARXIV_DOI.match(doi_value)):
         arxiv_id = arxiv_id_or_blank(match["id"])
     return CitedWork(
         arxiv_id=arxiv_id,

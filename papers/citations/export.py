@@ -23,9 +23,12 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db.models import Q
+from django.http import HttpResponse
+from django.utils.cache import patch_cache_control
 
-from .models import Authorship, Paper
+from ..models import Authorship, Paper
 
 # Names past this position are written "and others": one ATLAS paper has ~3,000 authors, and a
 # researcher's export of collaboration papers would otherwise read millions of rows.
@@ -362,3 +365,20 @@ CITATION_FORMATS = {
     "ris": CitationFormat("ris", "application/x-research-info-systems", to_ris),
     "json": CitationFormat("json", "application/vnd.citationstyles.csl+json", to_csl_json),
 }
+
+
+def citation_response(
+    papers: list[Paper], *, extension: str, filename: str, cut_note: str = ""
+) -> HttpResponse:
+    """A citation export as a download. `cut_note` says the export holds fewer papers than
+    asked for: a comment in BibTeX, a note in RIS, and the X-Export-Note header in all three
+    (CSL-JSON has no place for it)."""
+    export_format = CITATION_FORMATS[extension]
+    body = export_format.write(citation_entries(papers), note=cut_note)
+    response = HttpResponse(body, content_type=f"{export_format.content_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}.{extension}"'
+    if cut_note:
+        response["X-Export-Note"] = cut_note
+    # The same bytes for every reader, like the anonymous pages the page cache serves.
+    patch_cache_control(response, public=True, max_age=settings.PAGE_CACHE_SECONDS)
+    return response

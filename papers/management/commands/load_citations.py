@@ -1,6 +1,6 @@
 """`manage.py load_citations --openalex-works FILE [FILE ...] --as-of YYYY-MM-DD`: the references
 and citations per year of the archive's papers from OpenAlex snapshot files
-(researchers.citation_files)."""
+(papers.citations.files)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from researchers.citation_files import openalex_works_file_load
+from papers.citations.files import openalex_works_file_load
 
 
 class Command(BaseCommand):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from papers.citations.fetch import CitationFetchResult, citation_papers_due, citations_fetch
 from papers.models import Paper
-from researchers.citation_fetch import CitationFetchResult, citation_papers_due, citations_fetch
 
 
 class Command(BaseCommand):

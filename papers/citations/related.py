@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from django.db.models import F
 
-from .models import Citation, Paper
+from ..models import Citation, Paper
 
 RELATED_REFERENCES = 100
 RELATED_EDGES = 20000

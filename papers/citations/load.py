@@ -1,7 +1,7 @@
 """The citation graph's data: resolving cited works to archive papers, and loading edges
 (papers.Citation) and what each source said of a paper (papers.CitationCoverage) in bulk.
 
-The parsers (papers.citation_answers) return `CitedWork`s; `citations_load` writes them. The
+The parsers (sources.citation_answers) return `CitedWork`s; `citations_load` writes them. The
 same rows come from the API path (one paper's answer) and from bulk files (many papers' edges
 at once): both end in `citations_load`.
 """
@@ -19,13 +19,14 @@ from django.db import connection, transaction
 from django.db.models import Exists, F, Field, OuterRef
 from django.db.models.functions import Lower
 
-from papers.citation_answers import (
+from papers.ingest.upsert import _columns, quote_name
+from papers.models import Citation, CitationCoverage, Paper
+from sources.citation_answers import (
     CitedWork,
     work_from_ids,
     work_key,
 )
-from papers.ingest.upsert import _columns, quote_name
-from papers.models import Citation, CitationCoverage, Paper
+from wovepaper.lib.batches import chunked
 from wovepaper.lib.pagecache import pages_changed
 
 T = TypeVar("T")
@@ -42,11 +43,6 @@ class CitingPaperEdges:
     source: str
     fetched_at: datetime
     works: list[CitedWork]
-
-
-def _chunks(values: Sequence[T], size: int = BATCH_SIZE) -> Iterable[Sequence[T]]:
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
 
 
 Lookup = Callable[[list[str]], Iterable[tuple[int, str, str]]]
@@ -122,7 +118,7 @@ def works_resolve_how(works: Iterable[CitedWork]) -> list[tuple[int, str, str] |
     }
     lookups = _LOOKUPS_POSTGRES if connection.vendor == "postgresql" else _LOOKUPS_ORM
     for kind, ids in wanted.items():
-        for chunk in _chunks(ids):
+        for chunk in chunked(ids, BATCH_SIZE):
             for pk, arxiv_id, value in lookups[kind](list(chunk)):
                 found[kind][value] = (pk, arxiv_id)
     resolved: list[tuple[int, str, str] | None] = []
@@ -217,7 +213,7 @@ def citations_load(edges: Sequence[CitingPaperEdges]) -> int:
             by_source.setdefault(e.source, set()).add(e.citing_paper_id)
         dropped: set[int] = set()
         for source, paper_ids in by_source.items():
-            for chunk in _chunks(sorted(paper_ids)):
+            for chunk in chunked(sorted(paper_ids), BATCH_SIZE):
                 earlier = Citation.objects.filter(citing_paper_id__in=chunk, source=source)
                 dropped.update(
                     earlier.exclude(cited_paper=None).values_list("cited_paper_id", flat=True)

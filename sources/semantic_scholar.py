@@ -12,7 +12,7 @@ from functools import partial
 
 from django.conf import settings
 
-from papers.citation_answers import (
+from sources.citation_answers import (
     CitedWork,
     s2_citing_works,
     s2_reference_items,

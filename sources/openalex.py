@@ -11,14 +11,14 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from papers.citation_answers import (
+from sources.citation_answers import (
     CitedWork,
     openalex_counts_by_year,
     openalex_referenced_works,
 )
 from wovepaper.lib.http import ServiceClient, parsed_answer
-
-from ..names import written_in_latin
+from wovepaper.lib.identifiers import ARXIV_DOI_PREFIX
+from wovepaper.lib.text import written_in_latin
 
 SERVICE = "OpenAlex"
 WORK_FIELDS = "id,doi,cited_by_count,authorships,primary_location,locations,is_authors_truncated"
@@ -28,7 +28,6 @@ CITATION_WORK_FIELDS = (
 )
 AUTHOR_FIELDS = "id,display_name,orcid,works_count,cited_by_count,summary_stats"
 FILTER_MAX = 100
-ARXIV_DOI_PREFIX = "10.48550/arxiv."
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/([^?#\s]+?)(?:v\d+)?(?:\.pdf)?$", re.IGNORECASE)
 
 

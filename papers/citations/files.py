@@ -25,12 +25,12 @@ from typing import IO, cast
 
 import orjson
 
-from papers.citations import citation_coverage_record, citations_load
+from papers.citations.load import citation_coverage_record, citations_load
 from papers.ingest.upsert import record_rejection
 from papers.models import Paper
+from sources.openalex import OACitations, parse_citations
 
-from .citation_fetch import openalex_citation_rows
-from .clients.openalex import OACitations, parse_citations
+from .fetch import openalex_citation_rows
 
 BATCH_WORKS = 2_000
 

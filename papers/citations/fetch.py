@@ -1,5 +1,5 @@
 """Asking Semantic Scholar and OpenAlex for papers' citations, in the batches matching makes,
-and writing what they answer through papers.citations (edges and coverage).
+and writing what they answer through papers.citations.load (edges and coverage).
 
 The sources are asked one after the other; one that cannot answer changes nothing of its own
 edges and coverage (the other's are still written), and the result says which failed.
@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from papers.citations import (
+from papers.citations.load import (
     CitingPaperEdges,
     Coverage,
     citation_coverage_record,
@@ -24,10 +24,9 @@ from papers.citations import (
 )
 from papers.ingest.upsert import record_rejection
 from papers.models import CitationCoverage, Paper
+from sources.openalex import OACitations, OpenAlexClient
+from sources.semantic_scholar import S2References, SemanticScholarClient, arxiv_key
 from wovepaper.lib.http import ServiceError
-
-from .clients.openalex import OACitations, OpenAlexClient
-from .clients.semantic_scholar import S2References, SemanticScholarClient, arxiv_key
 
 # RejectedRecord.source of a references-endpoint item set aside (record_key: "<arXiv id>
 # <cited paper's S2 id or #position>").
@@ -135,7 +134,7 @@ def openalex_citation_rows(
     paper_id: int, work: OACitations | None, fetched_at: datetime
 ) -> tuple[Coverage, CitingPaperEdges | None]:
     """What an OpenAlex work says of an archive paper's citations, as the API's answer and a
-    snapshot file both give it (researchers.citation_files): its coverage, and its references
+    snapshot file both give it (papers.citations.files): its coverage, and its references
     (None when OpenAlex does not know the paper)."""
     coverage = Coverage(
         paper_id=paper_id,

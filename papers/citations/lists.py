@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Count, F, Max, QuerySet
 
-from .models import CITATION_SOURCES, Authorship, Citation, CitationCoverage, Paper
+from ..models import CITATION_SOURCES, Authorship, Citation, CitationCoverage, Paper
 
 SORTS = ("date", "citations")
 # Semantic Scholar first when both sources list a paper's references: its entries carry titles,

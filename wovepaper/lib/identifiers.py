@@ -1,0 +1,54 @@
+"""The identifiers the archive's records carry, each rule written once: arXiv ids (both schemes,
+in a record, a URL, a file or prose), arXiv category codes and DOIs. Ingest, the URL
+converters, the API, forms, the sources' answers and the library import all read them here."""
+
+from __future__ import annotations
+
+import re
+
+import idutils
+
+# New-style 2401.01234 (four or five digits after the dot since 2015); old-style
+# math.GT/0309136: a lower-case archive, an upper-case subject class, seven digits.
+ARXIV_NEW_STYLE = r"\d{4}\.\d{4,5}"
+ARXIV_OLD_STYLE = r"[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}"
+ARXIV_ID = rf"{ARXIV_NEW_STYLE}|{ARXIV_OLD_STYLE}"
+_WHOLE_ARXIV_ID = re.compile(rf"^(?:{ARXIV_ID})$")
+_VERSION_SUFFIX = re.compile(r"(?<=\d)v\d+$")
+_ARXIV_PREFIXES = ("oai:arXiv.org:", "arXiv:", "arxiv:")
+
+# An arXiv id where text mentions it: "arXiv:1706.03762", "arxiv.org/abs/hep-th/9901001v2",
+# ".../pdf/1706.03762v5.pdf", arXiv's DOI "10.48550/arXiv.1706.03762".
+ARXIV_MENTION = re.compile(
+    rf"(?:arxiv\.org/(?:abs|pdf)/|arXiv[:.]\s*)({ARXIV_ID})(?:v\d+)?", re.IGNORECASE
+)
+
+# arXiv registers a DOI for every paper since 2022 (10.48550/arXiv.<id>); OpenAlex and S2 often
+# give only that DOI for a preprint, so it is read as the arXiv id it names.
+ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(?P<id>.+)$", re.IGNORECASE)
+ARXIV_DOI_PREFIX = "10.48550/arxiv."  # as doi_normalized writes it
+
+# An arXiv category code: cs.LG, hep-th, math.GT, astro-ph.CO, cond-mat.stat-mech.
+CATEGORY_CODE = r"[a-z][a-z\-]*(?:\.[A-Za-z\-]+)?"
+CATEGORY_CODE_WHOLE = re.compile(rf"^{CATEGORY_CODE}$")
+
+# A DOI as it appears in free text or a reference manager's field.
+DOI_IN_TEXT = re.compile(r"10\.\d{4,9}/\S+", re.IGNORECASE)
+
+
+def arxiv_id_parsed(raw: str | None) -> str | None:
+    """The bare arXiv id in `raw` (an "arXiv:" or OAI prefix and a version suffix dropped), or
+    None when `raw` is no arXiv id."""
+    value = (raw or "").strip()
+    for prefix in _ARXIV_PREFIXES:
+        if value.startswith(prefix):
+            value = value[len(prefix) :]
+    value = _VERSION_SUFFIX.sub("", value)
+    return value if _WHOLE_ARXIV_ID.match(value) else None
+
+
+def doi_normalized(raw: str | None) -> str:
+    """A bare, lower-case DOI ("" for none): DOIs are case-insensitive, and sources write them
+    as https://doi.org/ URLs or with a "doi:" prefix (idutils strips either)."""
+    value = (raw or "").strip()
+    return (idutils.normalize_doi(value) if idutils.is_doi(value) else value).lower()
