@@ -163,7 +163,7 @@ class PaperEmbeddingClaim(models.Model):
     """Papers a batch is embedding (papers.search.embedding_stage), each held by one batch until
     its lease lapses, so that two embed workers never embed the same paper. The batch deletes
     its rows in the transaction that writes its vectors; a worker that died leaves them until
-    `claimed_until`, after which another batch takes them (wovepaper.lib.claims). The table
+    `claimed_until`, after which another batch takes them (wovepaper.lib.leases). The table
     holds only the batches in flight."""
 
     paper = models.OneToOneField(

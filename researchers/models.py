@@ -193,7 +193,7 @@ class PaperMatchState(models.Model):
     mismatch = models.TextField(
         blank=True, help_text="The source records set aside as another paper's, and why."
     )
-    # The batch holding this paper (researchers.matching.claim), until its lease lapses (the
+    # The batch holding this paper (researchers.matching.lease), until its lease lapses (the
     # batch renews it while it works): no other worker matches it meanwhile. A claim also
     # moves next_attempt_at to the lease's end, so a paper whose worker died is due again,
     # first of all for the backlog, when the lease lapses.

@@ -409,7 +409,7 @@ if CITATIONS_FETCH_SECONDS > 0:
         "kwargs": {"limit": MATCH_BATCH_SIZE},
     }
 MATCH_FAILED_RETRY_MINUTES = env_int("MATCH_FAILED_RETRY_MINUTES", 30)
-# A batch holds its papers for this lease (researchers.matching.claim), renewed every third of
+# A batch holds its papers for this lease (researchers.matching.lease), renewed every third of
 # it while the batch works, so that no other worker matches them meanwhile; the papers of a
 # worker that died are matched again once it lapses, before the rest of the backlog.
 MATCH_CLAIM_SECONDS = env_int("MATCH_CLAIM_SECONDS", 120)

@@ -15,7 +15,7 @@ A paper is pending when it has no vector from the configured encoder for its cur
 (`source_hash`): a new paper, a changed title or abstract, or a change of model.
 
 Every batch first claims its papers (PaperEmbeddingClaim, a token and a lease of
-EMBED_CLAIM_SECONDS; wovepaper.lib.claims, as matching's batches do): two workers, or a
+EMBED_CLAIM_SECONDS; wovepaper.lib.leases, as matching's batches do): two workers, or a
 message delivered twice, never embed the same paper at once, and what a batch finds claimed it
 leaves to the holder. The batch writes its vectors and drops its claims in one transaction, and
 its papers go to the vector index's writer when that transaction commits: the index follows the
@@ -39,7 +39,6 @@ from django.db.models import Exists, F, OuterRef, QuerySet
 from django.utils import timezone
 
 from wovepaper.lib.batches import chunked
-from wovepaper.lib.claims import rows_claim
 from wovepaper.lib.embeddings import (
     STORED_DTYPE,
     TextEncoder,
@@ -47,6 +46,7 @@ from wovepaper.lib.embeddings import (
     text_encoder,
     to_stored,
 )
+from wovepaper.lib.leases import rows_lease
 from wovepaper.lib.queueing import send_after_commit
 from wovepaper.lib.search.engine_feed import vector_index_enqueue
 from wovepaper.lib.search.vectors import vectors_written
@@ -174,7 +174,7 @@ def _claim(paper_ids: list[int]) -> tuple[str, set[int]]:
     def first_claim(pk: int, claim: dict[str, Any]) -> PaperEmbeddingClaim:
         return PaperEmbeddingClaim(paper_id=pk, **claim)
 
-    return rows_claim(
+    return rows_lease(
         PaperEmbeddingClaim,
         paper_ids,
         key="paper_id",

@@ -28,8 +28,8 @@ from ..models import IdentityConflict, PaperMatchState, Researcher, ResearcherEx
 from ..names import is_abbreviated, is_person
 from ..selectors import authorships_for_matching, pinned_authorship_ids
 from .align import AuthorKeys, align_paper, screen_sources
-from .claim import RELEASE_FIELDS, RELEASED
 from .fetch import Found
+from .lease import RELEASE_FIELDS, RELEASED
 from .resolve import IdentityIndex, name_fields, resolve
 
 logger = logging.getLogger(__name__)

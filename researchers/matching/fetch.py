@@ -17,7 +17,7 @@ from sources.openalex import OAWork, OpenAlexClient
 from sources.semantic_scholar import S2Paper, SemanticScholarClient
 
 from ..models import PaperMatchState
-from .claim import RELEASE_FIELDS, RELEASED
+from .lease import RELEASE_FIELDS, RELEASED
 
 
 @dataclass

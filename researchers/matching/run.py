@@ -13,8 +13,8 @@ from django.utils import timezone
 from institutions.services import institutions_complete_from_ror, institutions_update_stats
 from papers.models import Paper
 from papers.search import PAPERS
-from wovepaper.lib.claims import new_claim_token
 from wovepaper.lib.http import ServiceError
+from wovepaper.lib.leases import new_lease_token
 from wovepaper.lib.search.engine_feed import engine_index_enqueue
 
 from ..models import MatchRun
@@ -23,8 +23,8 @@ from ..selectors import papers_for_matching, researchers_without_figures
 from ..source_figures import researchers_refresh_figures
 from .apply import BatchResult, apply_batch
 from .backlog import papers_to_match
-from .claim import claim_kept, claim_papers
 from .fetch import Clients, Found, fetch_sources, record_failure
+from .lease import lease_kept, lease_papers
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def match_papers(
     requested_at: datetime | None = None,
 ) -> BatchResult:
     """Match one batch of papers (at most a few hundred). Idempotent; safe to run concurrently:
-    the batch first claims its papers (`claim.claim_papers`, where `due_only` and
+    the batch first claims its papers (`claim.lease_papers`, where `due_only` and
     `requested_at` are explained) and matches only those no other worker holds.
 
     Side effects: Authorship.researcher, new Researcher and ResearcherExternalId rows, Paper
@@ -50,8 +50,8 @@ def match_papers(
     change (status "failed") and the error is in the result.
     """
     now = now or timezone.now()
-    token = new_claim_token()
-    papers = claim_papers(
+    token = new_lease_token()
+    papers = lease_papers(
         papers_for_matching(paper_ids),
         now=now,
         due_only=due_only,
@@ -63,7 +63,7 @@ def match_papers(
     own_clients = clients is None
     active = clients or Clients.from_settings()
     try:
-        with claim_kept(token):
+        with lease_kept(token):
             result, applied = _match_claimed(papers, active, now)
     finally:
         if own_clients:

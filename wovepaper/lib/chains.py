@@ -6,7 +6,7 @@ is the chain's token and which lapses `seconds` after the chain last renewed it.
 did some work starts a chain in every free slot, and a chain's batch that did some work queues
 the chain's next batch; a batch that finds nothing (or fails) ends its chain and frees the
 slot. A chain whose message was lost, or whose worker died, frees its slot when the key lapses,
-and beat's next batch starts another. The work's claims (wovepaper.lib.claims) keep chains off
+and beat's next batch starts another. The work's claims (wovepaper.lib.leases) keep chains off
 each other's rows; the slots only bound how many run.
 
 The slots live in the coordination cache, which never fails open (the default cache would

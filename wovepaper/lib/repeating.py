@@ -1,5 +1,5 @@
 """Work repeated on a thread of its own for as long as a `with` block runs: the leases and
-heartbeats that a long task keeps fresh while it works (wovepaper.lib.claims.ClaimKept,
+heartbeats that a long task keeps fresh while it works (wovepaper.lib.leases.LeaseKept,
 papers.harvest.lock.Heartbeat)."""
 
 from __future__ import annotations

@@ -186,7 +186,7 @@ def test_embedding_tasks_have_their_own_queue(settings, queue_task):
 
 
 def hold(papers, *, seconds: int = 600, token: str = "another-batch") -> None:
-    """What another worker's batch holds: its claims, as wovepaper.lib.claims writes them."""
+    """What another worker's batch holds: its claims, as wovepaper.lib.leases writes them."""
     until = timezone.now() + timedelta(seconds=seconds)
     PaperEmbeddingClaim.objects.bulk_create(
         [PaperEmbeddingClaim(paper=p, claim=token, claimed_until=until) for p in papers]

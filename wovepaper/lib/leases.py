@@ -1,8 +1,9 @@
-"""Claims on work: a batch takes its rows before doing the work, so that two workers never do
-the same unit of work at the same time, and a worker that dies lets go when its lease lapses.
+"""Leases on work (named apart from a reader's claim of a researcher page): a batch takes its
+rows before doing the work, so that two workers never do the same unit of work at the same
+time, and a worker that dies lets go when its lease lapses.
 
-A claim is a token and a lease on the work's row (`claim`, `claimed_until`), one row per unit
-of work, keyed by the work's id. Rows with no live lease are free. On PostgreSQL the free rows
+A lease is a token and an expiry on the work's row (the columns `claim`, `claimed_until`), one
+row per unit of work, keyed by the work's id. Rows with no live lease are free. On PostgreSQL the free rows
 are taken with SELECT … FOR UPDATE SKIP LOCKED, so that a worker never waits on (or deadlocks
 with) another's claim; on SQLite, which writes one transaction at a time, one conditional
 UPDATE does the same. An id with no row yet gets one: inserting it is the claim, and of two
@@ -10,11 +11,11 @@ workers inserting one id's row the second inserts nothing. Either way the ids a 
 are those whose rows carry its token afterwards.
 
 A batch that may work longer than its lease (matching waits on the services' rate limits and
-Retry-After) keeps it with `ClaimKept`, a thread that renews the lease every third of it: the
+Retry-After) keeps it with `LeaseKept`, a thread that renews the lease every third of it: the
 lease can then be short, and a worker that dies lets go within one lease however long its
 batch would have taken.
 
-Used by matching (researchers.matching.claim, on PaperMatchState) and embedding
+Used by matching (researchers.matching.lease, on PaperMatchState) and embedding
 (papers.search.embedding_stage, on PaperEmbeddingClaim). Imports no app.
 """
 
@@ -35,11 +36,11 @@ from .repeating import Repeating
 logger = logging.getLogger(__name__)
 
 
-def new_claim_token() -> str:
+def new_lease_token() -> str:
     return uuid.uuid4().hex
 
 
-def rows_claim(
+def rows_lease(
     model: type[models.Model],
     ids: Iterable[int],
     *,
@@ -62,7 +63,7 @@ def rows_claim(
     ids = sorted(set(ids))
     if not ids:
         return "", set()
-    token = token or new_claim_token()
+    token = token or new_lease_token()
     claim = {"claim": token, "claimed_until": until, **(values or {})}
     manager = model._default_manager
     rows = manager.filter(**{f"{key}__in": ids}).filter(
@@ -84,7 +85,7 @@ def rows_claim(
     return token, held
 
 
-class ClaimKept(Repeating):
+class LeaseKept(Repeating):
     """Renews the lease of the rows of `model` that the claim `token` holds to `seconds` from
     now, every third of it, on a thread of its own, for as long as a `with` block runs. The
     lease's end is also written to each of `also` (fields that must follow it). A renewal that

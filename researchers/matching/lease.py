@@ -1,9 +1,9 @@
-"""The claim flow: a batch takes its papers before asking the sources about them, so that two
+"""The lease flow: a batch takes its papers before asking the sources about them, so that two
 workers never match the same paper at the same time (and never send the same request twice).
 
 A claim is held on the paper's PaperMatchState row (a first try inserts the row, status
 "pending") as a token and a lease, `claimed_until`, MATCH_CLAIM_SECONDS from now, which a
-thread of the batch's process renews every third of it while the batch works (`claim_kept`):
+thread of the batch's process renews every third of it while the batch works (`lease_kept`):
 the lease is short (two minutes) however long the services make the batch wait, and a worker
 that dies (kill -9, a lost machine) leaves its papers held for one lease at most. Writing the
 batch's outcome releases it. A claim also moves `next_attempt_at` to the lease's end, so a
@@ -11,7 +11,7 @@ paper whose worker died is due again when the lease lapses, and the backlog take
 before any other (`backlog.papers_to_match`): nothing else is needed to recover them.
 
 How the rows are taken (SELECT … FOR UPDATE SKIP LOCKED on PostgreSQL, one conditional UPDATE on
-SQLite, a first try's row inserted as the claim) is wovepaper.lib.claims, which embedding's
+SQLite, a first try's row inserted as the claim) is wovepaper.lib.leases, which embedding's
 claims share.
 """
 
@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db.models import Q
 
 from papers.models import Paper
-from wovepaper.lib.claims import ClaimKept, rows_claim
+from wovepaper.lib.leases import LeaseKept, rows_lease
 
 from ..models import PaperMatchState
 
@@ -34,7 +34,7 @@ RELEASED = {"claim": "", "claimed_until": None}
 RELEASE_FIELDS = list(RELEASED)
 
 
-def claim_papers(
+def lease_papers(
     papers: Sequence[Paper],
     *,
     now: datetime,
@@ -48,7 +48,7 @@ def claim_papers(
     due: never tried, or its next_attempt_at passed, so that a paper another worker finished a
     moment ago is not matched again. `requested_at` (a hand-off from the harvest) asks that it
     was not tried since that time, for the same reason. `token` names the claim, to keep it
-    with `claim_kept` (a new one by default).
+    with `lease_kept` (a new one by default).
     """
     if not papers:
         return []
@@ -70,7 +70,7 @@ def claim_papers(
             **claim,
         )
 
-    _, held = rows_claim(
+    _, held = rows_lease(
         PaperMatchState,
         by_id,
         key="paper_id",
@@ -84,10 +84,10 @@ def claim_papers(
     return [p for p in papers if p.pk in held]
 
 
-def claim_kept(token: str) -> ClaimKept:
+def lease_kept(token: str) -> LeaseKept:
     """Keeps the batch's claim `token` while a `with` block runs: its lease, and
     `next_attempt_at` with it, renewed every third of MATCH_CLAIM_SECONDS."""
-    return ClaimKept(
+    return LeaseKept(
         PaperMatchState,
         token,
         seconds=settings.MATCH_CLAIM_SECONDS,
