@@ -3,12 +3,12 @@ rows before doing the work, so that two workers never do the same unit of work a
 time, and a worker that dies lets go when its lease lapses.
 
 A lease is a token and an expiry on the work's row (the columns `claim`, `claimed_until`), one
-row per unit of work, keyed by the work's id. Rows with no live lease are free. On PostgreSQL the free rows
-are taken with SELECT … FOR UPDATE SKIP LOCKED, so that a worker never waits on (or deadlocks
-with) another's claim; on SQLite, which writes one transaction at a time, one conditional
-UPDATE does the same. An id with no row yet gets one: inserting it is the claim, and of two
-workers inserting one id's row the second inserts nothing. Either way the ids a worker holds
-are those whose rows carry its token afterwards.
+row per unit of work, keyed by the work's id. Rows with no live lease are free. On PostgreSQL
+the free rows are taken with SELECT … FOR UPDATE SKIP LOCKED, so that a worker never waits on
+(or deadlocks with) another's lease; on SQLite, which writes one transaction at a time, one
+conditional UPDATE does the same. An id with no row yet gets one: inserting it is the lease, and
+of two workers inserting one id's row the second inserts nothing. Either way the ids a worker
+holds are those whose rows carry its token afterwards.
 
 A batch that may work longer than its lease (matching waits on the services' rate limits and
 Retry-After) keeps it with `LeaseKept`, a thread that renews the lease every third of it: the
