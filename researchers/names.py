@@ -16,7 +16,7 @@ from functools import lru_cache
 from nicknames import NickNamer
 from rapidfuzz.distance import JaroWinkler
 
-from papers.nonpersons import PERSON, entry_kind
+from papers.nonpersons import COLLECTIVE, PERSON, entry_kind
 from wovepaper.lib.text import fold
 
 # Lower-case words that belong to the family name ("van der Berg", "de la Cruz", "bin Salman").
@@ -60,23 +60,6 @@ PARTICLES = frozenset(
 )
 SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
 _TOKEN = re.compile(r"[a-z0-9]+")
-_COLLECTIVE = frozenset(
-    {
-        "collaboration",
-        "collaborations",
-        "consortium",
-        "team",
-        "group",
-        "panel",
-        "committee",
-        "organization",
-        "organisation",
-        "association",
-        "society",
-        "network",
-        "initiative",
-    }
-)
 # Words that make a byline entry an institution, not a person ("Institute for Astronomy").
 _INSTITUTIONAL = frozenset(
     {
@@ -94,7 +77,9 @@ _INSTITUTIONAL = frozenset(
         "observatory",
     }
 )
-_NOT_PEOPLE = _COLLECTIVE | _INSTITUTIONAL
+# The group words are papers.nonpersons' own, so that a byline entry is read as a team by
+# the same rule everywhere.
+_NOT_PEOPLE = COLLECTIVE | _INSTITUTIONAL
 # Byline entries that stand for unnamed people: "et al", "et al.", "and others", "others".
 _NOBODY = frozenset({("et", "al"), ("and", "others"), ("others",), ("al", "et"), ("etal",)})
 # "John Smith for the ATLAS Collaboration", "J. Smith on behalf of the LHCb Collaboration".
@@ -270,7 +255,7 @@ def _person_part(name: str) -> str:
     # A team glued in front: the person, if any, follows the last collective word (after a
     # colon if there is one), and must look like a name.
     words = text.replace(":", " : ").split()
-    last = max(i for i, w in enumerate(words) if _COLLECTIVE & set(_tokens(w)))
+    last = max(i for i, w in enumerate(words) if COLLECTIVE & set(_tokens(w)))
     rest = [w for w in words[last + 1 :] if w != ":"]
     if 2 <= len(rest) <= 5 and all(w[:1].isupper() for w in rest if w.lower() not in PARTICLES):
         return " ".join(rest)

@@ -173,6 +173,10 @@ def test_entries_that_name_no_person_are_never_paired(byline):
         ("CDF Collaboration: T. Aaltonen et al", "T. Aaltonen"),
         ("Deaglan J. Bartlett for the Planck Collaboration", "Deaglan J. Bartlett"),
         ("Gemini Team Rohan Anil", "Rohan Anil"),
+        # papers.nonpersons' group words, which this rule once lacked (the person was lost).
+        ("Jane Smith for the DES Survey", "Jane Smith"),
+        ("J. Smith on behalf of the LHCb project", "J. Smith"),
+        ("DES Survey", ""),
         ("Al Smith", "Al Smith"),
     ],
 )
