@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -90,6 +90,16 @@ def papers_store_source_records(*, records: Sequence[PaperSourceRecord]) -> None
 
 # The researcher link of an Authorship is papers' row, written by researchers' flows (matching,
 # curation): they write it only through these, so papers knows every way it changes.
+
+
+def papers_touch(*, paper_ids: Iterable[int], now: datetime | None = None) -> None:
+    """Another part changed what these papers' records say (who wrote them, a pinned link):
+    their Last-Modified moves and their cached pages go."""
+    ids = set(paper_ids)
+    if not ids:
+        return
+    Paper.objects.filter(pk__in=ids).update(modified_at=now or timezone.now())
+    pages_changed("paper", ids)
 
 
 def authorships_link_researcher(*, authorship_ids: Sequence[int], researcher_id: int) -> int:

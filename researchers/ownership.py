@@ -15,15 +15,15 @@ from urllib.parse import urlsplit
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from institutions.models import Institution
-from papers.models import Authorship, Paper
+from papers.models import Authorship
 from papers.services import (
     authorship_unlink_researcher,
     authorships_link_researcher,
     authorships_save_match_links,
+    papers_touch,
 )
 from wovepaper.lib.pagecache import pages_changed
 
@@ -132,8 +132,7 @@ def _byline(authorship: Authorship) -> dict:
 
 
 def _paper_changed(paper_id: int) -> None:
-    Paper.objects.filter(pk=paper_id).update(modified_at=timezone.now())
-    pages_changed("paper", [paper_id])
+    papers_touch(paper_ids=[paper_id])
 
 
 @transaction.atomic

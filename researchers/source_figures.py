@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
 from django.db.models import Q
@@ -128,3 +128,30 @@ def researchers_with_stale_figures(*, limit: int, now: datetime | None = None) -
         .order_by("figures_updated_at", "pk")
         .values_list("pk", flat=True)[: limit - len(never)]
     )
+
+
+def source_figures_dated(recorded: dict[tuple[str, str], date]) -> int:
+    """Figures a source gave on a known day (`recorded`: (source, id) → day, "s2" or
+    "openalex") are as of that day: each source's record (`fetched_at`) and the headline figures
+    of its researcher (`figures_updated_at`). Returns how many records were dated."""
+    answered = ResearcherExternalId.objects.filter(
+        Q(
+            source=ResearcherExternalId.SEMANTIC_SCHOLAR,
+            value__in=[v for s, v in recorded if s == "s2"],
+        )
+        | Q(
+            source=ResearcherExternalId.OPENALEX,
+            value__in=[v for s, v in recorded if s == "openalex"],
+        ),
+        fetched_at__isnull=False,
+    ).select_related("researcher")
+    records, researchers = [], []
+    for ext in answered:
+        as_of = datetime.combine(recorded[(ext.source, ext.value)], time(), tzinfo=UTC)
+        ext.fetched_at = as_of
+        records.append(ext)
+        if ext.researcher.figures_source == ext.source:
+            researchers.append(Researcher(pk=ext.researcher_id, figures_updated_at=as_of))
+    ResearcherExternalId.objects.bulk_update(records, ["fetched_at"], batch_size=500)
+    Researcher.objects.bulk_update(researchers, ["figures_updated_at"], batch_size=500)
+    return len(records)

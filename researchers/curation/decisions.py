@@ -20,14 +20,14 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from papers.models import Authorship, Paper
+from papers.models import Authorship
 from papers.services import (
     authorship_confirm_match,
     authorship_unlink_researcher,
     authorships_link_researcher,
+    papers_touch,
 )
 from wovepaper.lib.batches import chunked
-from wovepaper.lib.pagecache import pages_changed
 
 from ..models import (
     CurationEntry,
@@ -546,8 +546,7 @@ def _link_decided(
     PinnedAuthorship.objects.update_or_create(
         authorship_id=authorship.pk, defaults={"entry": entry}
     )
-    Paper.objects.filter(pk=authorship.paper_id).update(modified_at=timezone.now())
-    pages_changed("paper", [authorship.paper_id])
+    papers_touch(paper_ids=[authorship.paper_id])
     return entry
 
 

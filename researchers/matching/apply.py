@@ -21,6 +21,7 @@ from papers.services import (
     PaperSourceRecord,
     authorships_save_match_links,
     papers_store_source_records,
+    papers_touch,
 )
 from wovepaper.lib.pagecache import pages_changed
 
@@ -154,10 +155,8 @@ def _attach(
             changed.append(authorship)
         result.researcher_ids.add(target)
     authorships_save_match_links(authorships=changed)
-    changed_papers = {a.paper_id for a in changed}
     # The paper's record (its API answer, its Last-Modified) now links other researchers.
-    Paper.objects.filter(pk__in=changed_papers).update(modified_at=now)
-    pages_changed("paper", changed_papers)
+    papers_touch(paper_ids={a.paper_id for a in changed}, now=now)
     result.authorships_attached = attached
 
 

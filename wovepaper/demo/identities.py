@@ -17,17 +17,17 @@ Idempotent: a paper already matched is not matched again, and unchanged papers a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, time
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count
 
 from institutions.models import Institution
 from papers.authors import author_list_cleaned, parse_display_name
 from papers.ingest.records import PaperRecord, normalize_arxiv_id
 from papers.ingest.upsert import papers_upsert
 from papers.models import Paper
-from researchers.models import Researcher, ResearcherExternalId
+from researchers.models import Researcher
+from researchers.source_figures import source_figures_dated
 from researchers.tasks import match_papers
 from sources.openalex import work_arxiv_id
 from wovepaper.lib.queueing import send_after_commit
@@ -110,30 +110,8 @@ def paper_records(recordings: Recordings, arxiv_ids: list[str]) -> list[PaperRec
 
 
 def _stamp_figure_dates(recordings: Recordings) -> int:
-    """Figures taken from a recording are as of the day it was recorded: each source's record
-    (`fetched_at`) and the headline figures of its researcher (`figures_updated_at`)."""
-    recorded = recordings.figures_recorded_on()
-    answered = ResearcherExternalId.objects.filter(
-        Q(
-            source=ResearcherExternalId.SEMANTIC_SCHOLAR,
-            value__in=[v for s, v in recorded if s == "s2"],
-        )
-        | Q(
-            source=ResearcherExternalId.OPENALEX,
-            value__in=[v for s, v in recorded if s == "openalex"],
-        ),
-        fetched_at__isnull=False,
-    ).select_related("researcher")
-    records, researchers = [], []
-    for ext in answered:
-        as_of = datetime.combine(recorded[(ext.source, ext.value)], time(), tzinfo=UTC)
-        ext.fetched_at = as_of
-        records.append(ext)
-        if ext.researcher.figures_source == ext.source:
-            researchers.append(Researcher(pk=ext.researcher_id, figures_updated_at=as_of))
-    ResearcherExternalId.objects.bulk_update(records, ["fetched_at"], batch_size=500)
-    Researcher.objects.bulk_update(researchers, ["figures_updated_at"], batch_size=500)
-    return len(records)
+    """Figures taken from a recording are as of the day it was recorded."""
+    return source_figures_dated(recordings.figures_recorded_on())
 
 
 def demo_identities_load(recordings: Recordings | None = None) -> IdentitiesSummary:
