@@ -7,9 +7,6 @@ import re
 
 from wovepaper.lib.identifiers import ARXIV_ID, ARXIV_NEW_STYLE, ARXIV_OLD_STYLE, CATEGORY_CODE
 
-# An arXiv category code in a URL (cs.LG, hep-th, math.GT, any case): the category page and its
-# feeds, which redirect another spelling to the code's own.
-CATEGORY = rf"(?P<code>(?i:{CATEGORY_CODE}))"
 # A paper page's key, `<id>[vN][-slug]`: 2401.01234v2-title, math.GT/0309136-title. The 404 page
 # reads it too, to point at arXiv for a paper not harvested yet.
 PAPER_KEY = re.compile(
@@ -52,6 +49,31 @@ class PaperKeyConverter:
         if match is None:  # the regex above admits only keys PAPER_KEY reads
             raise ValueError(value)
         return normalize_old_style(match["id"])
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+class CategoryConverter:
+    """An arXiv category code in a URL (cs.LG, hep-th, math.GT, any case): the category page
+    and its feeds, which answer for the code's own spelling."""
+
+    regex = f"(?i:{CATEGORY_CODE})"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+class DataFileConverter:
+    """The name of an open bulk file under /data/: the identity links and their sidecar."""
+
+    regex = r"identity-links\.(?:jsonl\.gz|json)"
+
+    def to_python(self, value: str) -> str:
+        return value
 
     def to_url(self, value: str) -> str:
         return value

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-from django.urls import include, path, re_path
+from django.urls import include, path
 
 from . import views
-from .converters import CATEGORY
 from .feeds import (
     CategoryAtomFeed,
     CategoryFeed,
@@ -43,8 +42,8 @@ paper_urlpatterns = [
 urlpatterns = [
     path("feeds/latest.rss", LatestPapersFeed(), name="feed-latest-rss"),
     path("feeds/latest.atom", LatestPapersAtomFeed(), name="feed-latest-atom"),
-    re_path(rf"^feeds/category/{CATEGORY}\.rss$", CategoryFeed(), name="feed-category-rss"),
-    re_path(rf"^feeds/category/{CATEGORY}\.atom$", CategoryAtomFeed(), name="feed-category-atom"),
+    path("feeds/category/<category:code>.rss", CategoryFeed(), name="feed-category-rss"),
+    path("feeds/category/<category:code>.atom", CategoryAtomFeed(), name="feed-category-atom"),
     path("papers", views.papers_list, name="papers"),
     path("", include((paper_urlpatterns, "papers"))),
 ]

@@ -3,9 +3,10 @@ from django.urls import include, path, re_path, register_converter
 from drf_spectacular.views import SpectacularJSONAPIView
 
 from papers.converters import (
-    CATEGORY,
     ArxivIdConverter,
+    CategoryConverter,
     CitationExtensionConverter,
+    DataFileConverter,
     PaperKeyConverter,
 )
 from wovepaper import health, machine_readers, views
@@ -28,6 +29,8 @@ register_converter(WordPageKeyConverter, "word_page_key")
 register_converter(PaperKeyConverter, "paper_key")
 register_converter(CitationExtensionConverter, "cite_ext")
 register_converter(SecretTokenConverter, "secret_token")
+register_converter(CategoryConverter, "category")
+register_converter(DataFileConverter, "data_file")
 
 # The public API, version 1. Each app owns its routes; add new ones to this list, never after
 # the catch-all below (which answers unknown /api/ URLs with the JSON error body).
@@ -57,17 +60,13 @@ urlpatterns = [
     path("robots.txt", machine_readers.robots_txt, name="robots-txt"),
     path("health", health.health, name="health"),
     path("favicon.ico", machine_readers.favicon, name="favicon"),
-    re_path(
-        r"^data/(?P<name>identity-links\.(?:jsonl\.gz|json))$",
-        machine_readers.identity_links,
-        name="data-identity-links",
-    ),
+    path("data/<data_file:name>", machine_readers.identity_links, name="data-identity-links"),
     path("sitemap.xml", sitemap_index, name="sitemap-index"),
     path("sitemap-<slug:section>.xml", sitemap_section, name="sitemap-section"),
     path("", views.home, name="home"),
     path("search", views.search, name="search"),
     path("search/cite.<cite_ext:extension>", views.search_citation, name="search-cite"),
-    re_path(rf"^categories/{CATEGORY}$", views.category, name="category"),
+    path("categories/<category:code>", views.category, name="category"),
     path("about", views.about, name="about"),
     path("contact", views.contact, name="contact"),
     path("privacy", views.privacy, name="privacy"),
