@@ -90,3 +90,20 @@ def institution_get(key: str | int) -> Institution | None:
     if key.isdigit() and len(key) <= 18:
         return Institution.objects.filter(pk=int(key)).first()
     return None
+
+
+def authorship_institutions_of_paper(paper_id: int) -> dict[int, list[Institution]]:
+    """{authorship id: its institutions by name} for one paper, in one query (the paper page)."""
+    institutions: dict[int, list[Institution]] = {}
+    for row in (
+        AuthorshipInstitution.objects.filter(paper_id=paper_id)
+        .select_related("institution")
+        .order_by("institution__name", "pk")
+    ):
+        institutions.setdefault(row.authorship_id, []).append(row.institution)
+    return institutions
+
+
+def institution_paper_ids(institution_id: int) -> QuerySet:
+    """The ids of the papers with an authorship affiliated to this institution, as a subquery."""
+    return AuthorshipInstitution.objects.filter(institution_id=institution_id).values("paper_id")

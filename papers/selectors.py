@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from django.apps import apps
 from django.db.models import (
     Case,
     F,
@@ -17,6 +16,7 @@ from django.db.models import (
     prefetch_related_objects,
 )
 
+from . import registry
 from .bylines import BYLINE_FULL, BylineRow, byline_short
 from .models import Authorship, Paper, PaperCategory
 
@@ -68,8 +68,7 @@ def papers_with_short_bylines(
     )
     rows: dict[int, list[BylineRow]] = {paper.pk: [] for paper in papers}
     lengths: dict[int, int] = {}
-    # papers sits below researchers in the dependency order: the model is looked up by name.
-    path_for = apps.get_model("researchers", "Researcher").path_for
+    path_for = registry.registered("researcher_path")
     for paper_id, position, name, researcher_id, slug, last in (
         Authorship.objects.filter(shown, paper_id__in=list(rows))
         .annotate(last=Case(When(position=BYLINE_FULL, then=Subquery(last_position)), default=None))
@@ -109,15 +108,7 @@ def paper_for_page(arxiv_id: str) -> Paper | None:
     )
     if paper is None:
         return None
-    # papers sits below institutions in the dependency order: the link model is looked up by name.
-    link = apps.get_model("institutions", "AuthorshipInstitution")
-    institutions: dict[int, list] = {}
-    for row in (
-        link.objects.filter(paper_id=paper.pk)
-        .select_related("institution")
-        .order_by("institution__name", "pk")
-    ):
-        institutions.setdefault(row.authorship_id, []).append(row.institution)
+    institutions = registry.registered("authorship_institutions")(paper.pk)
     for authorship in paper.authorships.all():
         # For the page: each authorship's institutions, read in one query above.
         authorship.institutions = institutions.get(authorship.pk, [])  # type: ignore[attr-defined]
@@ -176,12 +167,7 @@ def papers_by_category(papers: QuerySet[Paper], code: str) -> QuerySet[Paper]:
 
 
 def papers_by_institution(papers: QuerySet[Paper], institution_id: int) -> QuerySet[Paper]:
-    # papers sits below institutions in the dependency order, so the link model is looked up by
-    # name instead of imported.
-    link = apps.get_model("institutions", "AuthorshipInstitution")
-    return papers.filter(
-        id__in=link.objects.filter(institution_id=institution_id).values("paper_id")
-    )
+    return papers.filter(id__in=registry.registered("institution_paper_ids")(institution_id))
 
 
 def papers_by_researcher(papers: QuerySet[Paper], researcher_id: int) -> QuerySet[Paper]:

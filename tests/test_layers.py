@@ -203,6 +203,22 @@ def test_no_part_imports_what_its_never_rules_forbid():
     assert offenders == []
 
 
+def test_parts_import_only_parts_below_them():
+    """Between parts, as between modules, no circle: every import points down the order the
+    layers file gives, the site package on top and the shared library at the bottom."""
+    order = LAYERS["order"]["parts"]
+    assert sorted(order) == sorted(LAYERS["parts"])
+    offenders = []
+    for module in MODULES:
+        part = _part_of(module) or ""
+        for line, imported in _imports(module):
+            target = _project_module(imported)
+            other = _part_of(target) if target else None
+            if other and other != part and order.index(other) < order.index(part):
+                offenders.append(f"{module}:{line} ({part}) imports {imported} ({other})")
+    assert offenders == []
+
+
 def test_no_module_imports_a_tasks_module_unless_allowed():
     """Work is queued by task name (wovepaper.lib.queueing), never by importing the task."""
     rules = LAYERS["tasks"]
@@ -322,6 +338,27 @@ def test_task_names_in_settings_and_senders_are_registered_tasks():
                 named[f"{module}:{node.lineno}"] = node.args[0].value
     assert len(named) > 20
     assert {where: name for where, name in named.items() if name not in registered} == {}
+
+
+def test_only_clients_talk_to_the_network():
+    """An HTTP, model or mail library is imported only by the clients: a `clients` package, the
+    sources' package, or a module the layers file names with its reason."""
+    rules = LAYERS["network"]
+    libraries = set(rules["libraries"])
+    allowed = {entry["module"] for entry in rules["allowed"]}
+    offenders, users = [], set()
+    for module in MODULES:
+        for line, imported in _imports(module):
+            if not any(imported == lib or imported.startswith(lib + ".") for lib in libraries):
+                continue
+            users.add(module)
+            in_clients = "clients" in module.split(".") or module.split(".")[0] in set(
+                rules["allowed_packages"]
+            )
+            if not in_clients and module not in allowed:
+                offenders.append(f"{module}:{line} imports {imported}")
+    assert offenders == []
+    assert allowed <= users, "allow-list entries that no longer apply"
 
 
 WRITES = {"save", "update", "bulk_update", "bulk_create", "create", "get_or_create"}
