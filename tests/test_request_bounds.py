@@ -26,9 +26,10 @@ def test_an_impossible_page_size_is_a_400_in_the_api_error_shape(client, size):
 
 
 def test_a_page_number_of_thousands_of_digits_is_page_one(client, paper_factory):
-    paper_factory(title="First page")
+    paper = paper_factory(title="First page")
     response = client.get("/papers", {"page": "9" * 5000})
     assert response.status_code == 200
+    assert paper.get_absolute_url() in response.content.decode()
 
 
 def test_whole_numbers_and_day_after():

@@ -54,8 +54,8 @@ def test_home_shows_figures_search_and_newest_papers(client, paper_factory):
     assert_head(html, "/")
     assert paper_titles(html)[:2] == [new.title, old.title]
     assert "<strong>2</strong> papers" in html
-    assert "<strong>1</strong> researcher records" in html
-    assert "<strong>1</strong> institutions" in html
+    assert "<strong>1</strong> researcher record<" in html
+    assert "<strong>1</strong> institution<" in html
     assert 'action="/search"' in html
     md = client.get("/", HTTP_ACCEPT="text/markdown").content.decode()
     assert md.startswith("# wovepaper") and "[Fresh result]" in md and "Papers: about 2" in md
@@ -257,4 +257,5 @@ def test_404_for_an_unknown_paper_points_to_arxiv(client, db):
 
 def test_404_escapes_the_requested_path(client, db):
     html = client.get("/%3Cscript%3Ealert(1)%3C/script%3E").content.decode()
+    assert "We have no page at <code>/&lt;script&gt;alert(1)&lt;/script&gt;</code>." in html
     assert "<script>alert(1)" not in html

@@ -125,7 +125,14 @@ def test_not_mine_leaves_the_page_at_once_and_curators_can_undo_it(
 def test_reason_is_required(client, page, owner, authored_paper):
     byline = _byline(authored_paper(page), page)
     client.force_login(owner)
-    client.post(f"/me/researchers/{page.pk}/not-mine", {"authorship": byline.pk, "reason": " "})
+    response = client.post(
+        f"/me/researchers/{page.pk}/not-mine", {"authorship": byline.pk, "reason": " "}, follow=True
+    )
+    # The owner reached the form (no 403, no CSRF failure) and was told what was missing.
+    assert response.redirect_chain[0] == (f"/me/researchers/{page.pk}", 302)
+    assert "Say why, in a few words: the reason is public." in [
+        str(m) for m in response.context["messages"]
+    ]
     byline.refresh_from_db()
     assert byline.researcher_id == page.pk
 

@@ -80,9 +80,12 @@ def test_the_api_refuses_a_nul_in_json_with_its_error_shape(reader):
 
 
 def test_a_file_may_hold_any_bytes(reader):
-    _, client = reader
+    user, client = reader
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     upload = SimpleUploadedFile("library.bib", b"@article{a,\x00}")
-    # Not refused by the rule (a file's bytes are its own); the route may still say no.
-    assert client.post("/chat/ask", {"question": "fine", "file": upload}).status_code != 400
+    # Not refused by the rule (a file's bytes are its own): the question is asked as if no file
+    # came with it, and the reader is sent to the new conversation.
+    response = client.post("/chat/ask", {"question": "fine", "file": upload})
+    conversation = Conversation.objects.get(user=user)
+    assert (response.status_code, response["Location"]) == (302, conversation.get_absolute_url())
