@@ -8,7 +8,7 @@ unresolved, each with both sides, for checking by hand.
     DATABASE_URL=sqlite:////tmp/demo.sqlite3 python benchmarks/citation_resolution.py \\
         [--sample 100] [--seed 31]
 
-The recorded set (nothing written; `papers.citations.works_resolve_how` decides, as the loaders
+The recorded set (nothing written; `papers.citations.load.works_resolve_how` decides, as the loaders
 do):
 - OpenAlex's `referenced_works` of the demo's papers (wovepaper/demo/recordings/citations.json):
   ids only;

@@ -1,4 +1,4 @@
-"""Benchmark the citation edge loader (papers.citations.citations_load: resolve each cited work
+"""Benchmark the citation edge loader (papers.citations.load.citations_load: resolve each cited work
 to an archive paper, replace each citing paper's edges from the source, write in batches with
 COPY) against PostgreSQL's raw COPY of the same rows into the same table, in the same run.
 

@@ -455,7 +455,7 @@ class Citation(models.Model):
 
     The cited work is known by its ids as the source gave them and, when any of them matches an
     archive paper, by that paper (`cited_paper`); `cited_key` names the work so that a preprint
-    and its published version are one work (papers.citations.work_key). Where two sources
+    and its published version are one work (sources.citation_answers.work_key). Where two sources
     disagree both rows stay: the key is (citing paper, cited work, source). Written only by
     papers.citations.load, which replaces a paper's edges from one source as a whole.
     """
@@ -567,7 +567,7 @@ class CitationCoverage(models.Model):
             models.UniqueConstraint(fields=["paper", "source"], name="citation_coverage_unique"),
         ]
         indexes = [
-            # The oldest fetches first, for refreshing (papers.citations.papers_citations_due).
+            # The oldest fetches first, for refreshing (papers.citations.load.papers_citations_due).
             models.Index(fields=["source", "fetched_at"], name="citation_coverage_age_idx"),
         ]
 
