@@ -225,9 +225,9 @@ def embed_pending(self, chain: str | None = None, after: int = 0) -> dict:
 @shared_task(bind=True, name="papers.fetch_citations")
 def fetch_citations(self, paper_ids: list[int] | None = None, limit: int = 100) -> dict:
     """Fetch citations for these papers, or for the next `limit` papers due
-    (papers.citations.fetch.citation_papers_due: never asked, then the stalest). Idempotent. A source
-    that cannot answer changes nothing of its own; the task is retried with backoff for those
-    papers, then fails (as matching's)."""
+    (papers.citations.fetch.citation_papers_due: never asked, then the stalest). Idempotent. A
+    source that cannot answer changes nothing of its own; the task is retried with backoff for
+    those papers, then fails (as matching's)."""
     ids = [int(pk) for pk in paper_ids] if paper_ids else citation_papers_due(limit=limit)
     result = citations_fetch(ids)
     summary = {
