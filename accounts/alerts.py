@@ -80,26 +80,20 @@ def saved_search_create(*, user: User, terms: SearchTerms) -> SavedSearch:
     if not query:
         raise SavedSearchError("A saved search needs words to look for.")
     mode = terms.mode if terms.mode in MODES else "hybrid"
-    same = SavedSearch.objects.filter(
-        user=user,
-        query=query,
-        mode=mode,
-        category=terms.category,
-        date_from=terms.date_from,
-        date_to=terms.date_to,
-    ).first()
+    search = {
+        "user": user,
+        "query": query,
+        "mode": mode,
+        "category": terms.category,
+        "date_from": terms.date_from,
+        "date_to": terms.date_to,
+    }
+    same = SavedSearch.objects.filter(**search).first()
     if same is not None:
         return same
     if SavedSearch.objects.filter(user=user).count() >= SAVED_SEARCH_MAX:
         raise SavedSearchError(f"You have {SAVED_SEARCH_MAX} saved searches, as many as we keep.")
-    return SavedSearch.objects.create(
-        user=user,
-        query=query,
-        mode=mode,
-        category=terms.category,
-        date_from=terms.date_from,
-        date_to=terms.date_to,
-    )
+    return SavedSearch.objects.create(**search)
 
 
 def saved_search_delete(*, saved: SavedSearch) -> None:

@@ -54,38 +54,32 @@ class PaperKeyConverter:
         return value
 
 
-class CategoryConverter:
+class _Verbatim:
+    """A converter whose regex admits only good values, handed to the view as they are."""
+
+    regex: str
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+class CategoryConverter(_Verbatim):
     """An arXiv category code in a URL (cs.LG, hep-th, math.GT, any case): the category page
     and its feeds, which answer for the code's own spelling."""
 
     regex = f"(?i:{CATEGORY_CODE})"
 
-    def to_python(self, value: str) -> str:
-        return value
 
-    def to_url(self, value: str) -> str:
-        return value
-
-
-class DataFileConverter:
+class DataFileConverter(_Verbatim):
     """The name of an open bulk file under /data/: the identity links and their sidecar."""
 
     regex = r"identity-links\.(?:jsonl\.gz|json)"
 
-    def to_python(self, value: str) -> str:
-        return value
 
-    def to_url(self, value: str) -> str:
-        return value
-
-
-class CitationExtensionConverter:
+class CitationExtensionConverter(_Verbatim):
     """The file extension of a citation export: `cite.bib`, `cite.ris`, `cite.json`."""
 
     regex = "bib|ris|json"
-
-    def to_python(self, value: str) -> str:
-        return value
-
-    def to_url(self, value: str) -> str:
-        return value

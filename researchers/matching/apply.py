@@ -30,7 +30,7 @@ from ..names import is_abbreviated, is_person
 from ..selectors import authorships_for_matching, pinned_authorship_ids
 from .align import AuthorKeys, align_paper, screen_sources
 from .fetch import Found
-from .lease import RELEASE_FIELDS, RELEASED
+from .lease import RELEASED, match_states_write
 from .resolve import IdentityIndex, name_fields, resolve
 
 logger = logging.getLogger(__name__)
@@ -270,11 +270,9 @@ def _store_states(
                 **RELEASED,
             )
         )
-    PaperMatchState.objects.bulk_create(
+    match_states_write(
         states,
-        update_conflicts=True,
-        unique_fields=["paper"],
-        update_fields=[
+        [
             "status",
             "s2_status",
             "openalex_status",
@@ -285,7 +283,6 @@ def _store_states(
             "matched_authors",
             "last_error",
             "mismatch",
-            *RELEASE_FIELDS,
         ],
     )
     return matched, unknown

@@ -17,7 +17,7 @@ from sources.openalex import OAWork, OpenAlexClient
 from sources.semantic_scholar import S2Paper, SemanticScholarClient
 
 from ..models import PaperMatchState
-from .lease import RELEASE_FIELDS, RELEASED
+from .lease import RELEASED, match_states_write
 
 
 @dataclass
@@ -80,11 +80,9 @@ def record_failure(
         )
         for p in papers
     ]
-    PaperMatchState.objects.bulk_create(
+    match_states_write(
         states,
-        update_conflicts=True,
-        unique_fields=["paper"],
-        update_fields=[
+        [
             "status",
             "s2_status",
             "openalex_status",
@@ -92,6 +90,5 @@ def record_failure(
             "last_attempt_at",
             "next_attempt_at",
             "last_error",
-            *RELEASE_FIELDS,
         ],
     )

@@ -34,6 +34,17 @@ RELEASED = {"claim": "", "claimed_until": None}
 RELEASE_FIELDS = list(RELEASED)
 
 
+def match_states_write(states: Sequence[PaperMatchState], fields: Sequence[str]) -> None:
+    """Insert or update these papers' states (one row a paper), writing `fields` and the lease's
+    release: a batch's outcome ends its hold on the papers in the same statement."""
+    PaperMatchState.objects.bulk_create(
+        states,
+        update_conflicts=True,
+        unique_fields=["paper"],
+        update_fields=[*fields, *RELEASE_FIELDS],
+    )
+
+
 def lease_papers(
     papers: Sequence[Paper],
     *,
