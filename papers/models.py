@@ -8,6 +8,8 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from wovepaper.lib.identifiers import dois_in
+
 CITATION_SOURCES = {"s2": "Semantic Scholar", "openalex": "OpenAlex"}
 
 
@@ -87,6 +89,12 @@ class Paper(models.Model):
     @property
     def category_list(self) -> list[str]:
         return self.categories.split()
+
+    @property
+    def doi_list(self) -> list[str]:
+        """Every DOI arXiv gives for the paper, in its order (the article first, then, say, an
+        erratum): `doi` holds them as arXiv wrote them."""
+        return dois_in(self.doi)
 
     @property
     def abs_url(self) -> str:

@@ -29,6 +29,7 @@ from django.http import HttpResponse
 from django.utils.cache import patch_cache_control
 
 from ..models import Authorship, Paper
+from .latex import balanced_braces, latex_safe
 
 # Names past this position are written "and others": one ATLAS paper has ~3,000 authors, and a
 # researcher's export of collaboration papers would otherwise read millions of rows.
@@ -58,8 +59,6 @@ _NO_DECOMPOSITION = str.maketrans(
     }
 )
 _TEX_MATH = re.compile(r"\$[^$]*\$")
-# Characters LaTeX reads as commands when bare; arXiv titles mostly escape them already.
-_UNESCAPED_SPECIAL = re.compile(r"(?<!\\)([&%#])")
 
 
 @dataclass(frozen=True)
@@ -190,28 +189,8 @@ def _unique_keys(
 # BibTeX
 
 
-def balanced_braces(text: str) -> str:
-    """The text with every brace that has no partner dropped: BibTeX ends a field at the brace
-    that closes it, so one stray brace in a title would swallow or cut the rest of the entry.
-    BibTeX counts `\\{` and `\\}` as braces too, so they pair like any other; an unpaired one
-    goes with its backslash."""
-    unmatched: list[int] = []
-    dropped: set[int] = set()
-    for index, char in enumerate(text):
-        if char == "{":
-            unmatched.append(index)
-        elif char == "}":
-            if unmatched:
-                unmatched.pop()
-            else:
-                dropped.add(index)
-    dropped.update(unmatched)
-    dropped.update(index - 1 for index in list(dropped) if index and text[index - 1] == "\\")
-    return "".join(char for index, char in enumerate(text) if index not in dropped)
-
-
 def _bibtex_value(text: str) -> str:
-    return balanced_braces(_UNESCAPED_SPECIAL.sub(r"\\\1", " ".join(text.split())))
+    return latex_safe(text)
 
 
 def _bibtex_name(author: AuthorName) -> str:
@@ -244,8 +223,12 @@ def to_bibtex(entries: Sequence[CitationEntry], *, note: str = "") -> str:
             fields.append(("year", str(entry.year)))
         if paper.published and not paper.journal_ref:
             fields.append(("month", _MONTHS[paper.published.month - 1]))
-        if paper.doi:
-            fields.append(("doi", _bibtex_value(paper.doi)))
+        dois = paper.doi_list
+        if dois:
+            # A verbatim field in biblatex: one DOI, as registered.
+            fields.append(("doi", balanced_braces(dois[0])))
+        if len(dois) > 1:
+            fields.append(("note", "Also DOI " + ", ".join(latex_safe(d) for d in dois[1:])))
         fields += [("eprint", paper.arxiv_id), ("archivePrefix", "arXiv")]
         if paper.primary_category:
             fields.append(("primaryClass", paper.primary_category))
@@ -287,8 +270,11 @@ def to_ris(entries: Sequence[CitationEntry], *, note: str = "") -> str:
             lines.append(_ris_line("DA", paper.published.strftime("%Y/%m/%d/")))
         if paper.journal_ref:
             lines.append(_ris_line("JO", paper.journal_ref))
-        if paper.doi:
-            lines.append(_ris_line("DO", paper.doi))
+        dois = paper.doi_list
+        if dois:
+            lines.append(_ris_line("DO", dois[0]))
+        for other in dois[1:]:
+            lines.append(_ris_line("N1", f"Also DOI {other}"))
         lines.append(_ris_line("UR", paper.abs_url))
         lines.append(_ris_line("AN", f"arXiv:{paper.arxiv_id}"))
         lines.append(_ris_line("DB", "arXiv"))
@@ -318,8 +304,6 @@ def csl_items(entries: Sequence[CitationEntry]) -> list[dict]:
             {"literal": a.literal} if a.literal else {"family": a.family, "given": a.given}
             for a in entry.authors
         ]
-        if entry.more_authors:
-            authors.append({"literal": "others"})
         item: dict = {
             "id": entry.key,
             "type": "article-journal" if entry.is_published else "article",
@@ -338,8 +322,16 @@ def csl_items(entries: Sequence[CitationEntry]) -> list[dict]:
             item["container-title"] = paper.journal_ref
         else:
             item["publisher"] = "arXiv"
-        if paper.doi:
-            item["DOI"] = paper.doi
+        dois = paper.doi_list
+        notes = []
+        if dois:
+            item["DOI"] = dois[0]
+            notes += [f"Also DOI {other}" for other in dois[1:]]
+        if entry.more_authors:
+            # CSL has no "and others" name: the styles add "et al." from a long list themselves.
+            notes.append(f"First {AUTHORS_MAX} authors listed.")
+        if notes:
+            item["note"] = " ".join(notes)
         if paper.abstract:
             item["abstract"] = paper.abstract
         items.append(item)

@@ -47,6 +47,17 @@ def arxiv_id_parsed(raw: str | None) -> str | None:
     return value if _WHOLE_ARXIV_ID.match(value) else None
 
 
+def dois_in(raw: str | None) -> list[str]:
+    """The DOIs a field holds, in order, each once: arXiv's `doi` may hold several ("10.1086/520497
+    10.1088/0004-637X/704/2/1743", the paper and its erratum), and sources write them as URLs."""
+    found: list[str] = []
+    for part in re.split(r"[\s,;]+", raw or ""):
+        doi = doi_normalized(part)
+        if part and idutils.is_doi(doi) and doi not in {d.lower() for d in found}:
+            found.append(idutils.normalize_doi(part))
+    return found
+
+
 def doi_normalized(raw: str | None) -> str:
     """A bare, lower-case DOI ("" for none): DOIs are case-insensitive, and sources write them
     as https://doi.org/ URLs or with a "doi:" prefix (idutils strips either)."""
