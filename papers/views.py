@@ -7,6 +7,7 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 
 from wovepaper.lib.api.redirects import permanent_redirect
+from wovepaper.lib.identifiers import arxiv_id_month
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.pagecache import cache_public_page, page_shows
 from wovepaper.lib.paging import query_choice, window
@@ -248,14 +249,15 @@ def _paper_jsonld(
     }
     if paper.published:
         article["datePublished"] = paper.published.date().isoformat()
+    elif month := arxiv_id_month(paper.arxiv_id):
+        # No source gave the day: the month the identifier names (ISO 8601's year and month).
+        article["datePublished"] = f"{month[0]:04d}-{month[1]:02d}"
     if paper.updated:
         article["dateModified"] = paper.updated.isoformat()
-    if paper.doi:
-        article["sameAs"] = [paper.abs_url, f"https://doi.org/{paper.doi}"]
+    if paper.doi_list:
+        article["sameAs"] = [paper.abs_url, *(f"https://doi.org/{doi}" for doi in paper.doi_list)]
     if paper.license:
         article["license"] = paper.license
-    if paper.cited_by_count is not None:
-        article["citationCount"] = paper.cited_by_count
     # The references the page lists; the rest are on the paper's references page.
     cited = [_cited_work_jsonld(edge) for edge in references]
     if cited:

@@ -61,7 +61,9 @@ def test_paper_page_shows_the_paper(client, paper_factory):
     article = next(item for item in graph if item["@type"] == "ScholarlyArticle")
     assert article["name"] == paper.title
     assert [a["name"] for a in article["author"]] == ["Ada Lovelace", "Alan Turing"]
-    assert article["citationCount"] == 17
+    # schema.org has no citation count: the page shows it, the markup does not claim it.
+    assert "citationCount" not in article
+    assert article["datePublished"] == paper.published.date().isoformat()
     crumbs = next(item for item in graph if item["@type"] == "BreadcrumbList")
     assert [c["name"] for c in crumbs["itemListElement"]] == [
         "wovepaper",
@@ -175,3 +177,21 @@ def test_paper_page_query_bound_does_not_grow_with_the_byline(
         response = client.get(paper.get_absolute_url())
     assert response.status_code == 200
     assert response.content.decode().count('href="/researchers/') - 1 == authors  # and "Report"
+
+
+def test_jsonld_of_an_undated_paper_dates_it_by_its_identifier_and_lists_each_doi(
+    client, paper_factory
+):
+    paper = paper_factory(
+        arxiv_id="1301.3781",
+        published=None,
+        doi="10.1086/520497 10.1088/0004-637X/704/2/1743",
+    )
+    graph = jsonld_blocks(client.get(paper.get_absolute_url()).content.decode())[-1]["@graph"]
+    article = next(item for item in graph if item["@type"] == "ScholarlyArticle")
+    assert article["datePublished"] == "2013-01"
+    assert article["sameAs"] == [
+        "https://arxiv.org/abs/1301.3781",
+        "https://doi.org/10.1086/520497",
+        "https://doi.org/10.1088/0004-637X/704/2/1743",
+    ]

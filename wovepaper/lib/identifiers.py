@@ -47,6 +47,22 @@ def arxiv_id_parsed(raw: str | None) -> str | None:
     return value if _WHOLE_ARXIV_ID.match(value) else None
 
 
+def arxiv_id_month(arxiv_id: str) -> tuple[int, int] | None:
+    """The (year, month) an arXiv identifier names, its first version's: `1301.3781` → (2013, 1),
+    `hep-th/9901001` → (1999, 1); None for anything else. New-style ids began in April 2007,
+    old-style ones ran from 1991 to March 2007."""
+    value = arxiv_id_parsed(arxiv_id)
+    if value is None:
+        return None
+    digits = value.rpartition("/")[2] if "/" in value else value
+    year, month = int(digits[:2]), int(digits[2:4])
+    if not 1 <= month <= 12:
+        return None
+    if "/" in value:
+        return (1900 + year if year >= 91 else 2000 + year), month
+    return 2000 + year, month
+
+
 def dois_in(raw: str | None) -> list[str]:
     """The DOIs a field holds, in order, each once: arXiv's `doi` may hold several ("10.1086/520497
     10.1088/0004-637X/704/2/1743", the paper and its erratum), and sources write them as URLs."""
