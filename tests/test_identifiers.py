@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wovepaper.lib.identifiers import arxiv_id_month, arxiv_id_parsed, dois_in, doi_normalized
+from wovepaper.lib.identifiers import arxiv_id_month, arxiv_id_parsed, doi_normalized, dois_in
 
 
 @pytest.mark.parametrize(
