@@ -16,6 +16,7 @@ from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from papers.models import Paper, PaperChange
+from wovepaper.lib.api.redirects import site_url
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
@@ -127,6 +128,7 @@ class AlertFeed(Feed):
     anyone holding it reads the feed, as feed readers cannot sign in."""
 
     description_template = "accounts/alert_feed_item.html"
+    route = "accounts:alert_feed_rss"
 
     def get_object(self, request: HttpRequest, token: str):
         user = alerts.alert_feed_user(token=token)
@@ -144,7 +146,11 @@ class AlertFeed(Feed):
         return "wovepaper: new papers for your saved searches, news of papers you keep"
 
     def link(self, user) -> str:
-        return reverse("accounts:saved_searches")
+        return site_url(reverse("accounts:saved_searches"))
+
+    def feed_url(self, user) -> str:
+        # The feed's own address on the public origin (SITE_URL), not the Sites framework's.
+        return site_url(reverse(self.route, args=[user.profile.alert_feed_token]))
 
     def description(self, user) -> str:
         return (
@@ -162,15 +168,22 @@ class AlertFeed(Feed):
         return f"[{alerts.saved_search_label(item.saved_search)}] {item.paper.title}"
 
     def item_link(self, item: SearchAlert | PaperChange) -> str:
-        return item.paper.get_absolute_url()
+        return site_url(item.paper.get_absolute_url())
 
     def item_guid(self, item: SearchAlert | PaperChange) -> str:
-        if isinstance(item, PaperChange):
-            return f"wovepaper-news-{item.pk}"
-        return f"wovepaper-alert-{item.pk}"
+        # One entry per alert or announcement, though several may link to one paper: an id of
+        # its own, a URL of the site's (Atom's <id> must be an IRI) that is not the entry's link.
+        kind = "news" if isinstance(item, PaperChange) else "alert"
+        return site_url(f"{reverse('accounts:saved_searches')}#{kind}-{item.pk}")
+
+    def item_guid_is_permalink(self, item: SearchAlert | PaperChange) -> bool:
+        return False
 
     def item_pubdate(self, item: SearchAlert | PaperChange):
         return item.recorded_at if isinstance(item, PaperChange) else item.found_at
+
+    def item_updateddate(self, item: SearchAlert | PaperChange):
+        return self.item_pubdate(item)
 
     def item_author_name(self, item: SearchAlert | PaperChange) -> str:
         return item.paper.authors[:200]
@@ -193,6 +206,7 @@ class AlertFeed(Feed):
 
 class AlertAtomFeed(AlertFeed):
     feed_type = Atom1Feed
+    route = "accounts:alert_feed_atom"
     subtitle = AlertFeed.description
 
 

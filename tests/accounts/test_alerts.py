@@ -318,3 +318,32 @@ def test_the_alert_feed_announces_news_of_kept_and_followed_papers_in_bounded_qu
     assert news.id.startswith("wovepaper-news-")
     assert "News of a paper in your lists" in news.summary
     assert [t.term for t in news.tags] == ["News of papers you keep"]
+
+
+def test_the_alert_feeds_carry_what_the_feed_formats_require(user_factory, recent, settings):
+    """Atom: an IRI as each entry's <id>, an <updated> on each entry, the self link on the
+    public origin; RSS: a guid that is no permalink says so."""
+    import xml.etree.ElementTree as ET
+
+    settings.SITE_URL = "https://wovepaper.example"
+    user = user_factory()
+    recent("Surface codes under noise")
+    saved = alerts.saved_search_create(
+        user=user, terms=alerts.SearchTerms(query="surface codes", mode="keyword")
+    )
+    alerts.saved_search_check(saved=saved)
+    token = alerts.alert_feed_token(user=user)
+    atom_ns = {"a": "http://www.w3.org/2005/Atom"}
+    atom = ET.fromstring(Client().get(f"/me/alerts/{token}.atom").content)
+    (self_link,) = atom.findall("a:link[@rel='self']", atom_ns)
+    assert self_link.get("href") == f"https://wovepaper.example/me/alerts/{token}.atom"
+    (entry,) = atom.findall("a:entry", atom_ns)
+    entry_id = entry.find("a:id", atom_ns).text
+    assert entry_id.startswith("https://wovepaper.example/me/searches#alert-")
+    assert entry.find("a:updated", atom_ns) is not None
+    assert entry.find("a:link", atom_ns).get("href").startswith("https://wovepaper.example/")
+    rss = ET.fromstring(Client().get(f"/me/alerts/{token}.rss").content)
+    guid = rss.find("channel/item/guid")
+    assert guid.get("isPermaLink") == "false" and guid.text == entry_id
+    atom_link = rss.find("channel/{http://www.w3.org/2005/Atom}link")
+    assert atom_link.get("href") == f"https://wovepaper.example/me/alerts/{token}.rss"
