@@ -5,6 +5,7 @@ import re
 
 import pytest
 from django.test import override_settings
+from django.urls import resolve
 
 pytestmark = pytest.mark.django_db
 
@@ -32,6 +33,24 @@ def test_llms_txt_describes_the_site_from_site_url(client):
     assert "127.0.0.1" not in text
     # llmstxt.org: markdown links in the sections.
     assert re.search(r"^## API$", text, re.M) and re.search(r"^- \[.+\]\(https://", text, re.M)
+
+
+@override_settings(SITE_URL="https://wovepaper.example")
+def test_llms_txt_is_read_by_the_reference_parser_and_every_item_is_a_link(client):
+    from llms_txt import parse_llms_file
+
+    text = client.get("/llms.txt").content.decode()
+    parsed = parse_llms_file(text)
+    assert parsed.title == "wovepaper" and parsed.summary.startswith("wovepaper indexes")
+    assert set(parsed.sections) == {"Pages", "API", "Feeds", "Data", "Optional"}
+    items = [item for links in parsed.sections.values() for item in links]
+    # Every list item of a section, as llmstxt.org asks: "[name](url)", then ": notes".
+    listed = re.findall(r"^- ", text.split("\n## ", 1)[1], re.M)
+    assert len(items) == len(listed) > 15
+    for item in items:
+        assert item["url"].startswith("https://wovepaper.example/"), item
+        # A route of the site (the bulk data file exists once the daily export has run).
+        resolve(item["url"].removeprefix("https://wovepaper.example").split("?")[0])
 
 
 def test_developers_page_html_and_markdown(client):
