@@ -170,16 +170,15 @@ class KeysetPagination(BasePagination):
             "type": "object",
             "required": ["next", "previous", "results"],
             "properties": {
+                # OpenAPI 3.1: null is a type of its own (3.0's `nullable` is gone).
                 "next": {
-                    "type": "string",
-                    "nullable": True,
+                    "type": ["string", "null"],
                     "format": "uri",
                     "description": "The next page, or null on the last page.",
                     "example": f"{settings.SITE_URL}/api/v1/papers/?cursor=eyJ2Ijpb...",
                 },
                 "previous": {
-                    "type": "string",
-                    "nullable": True,
+                    "type": ["string", "null"],
                     "format": "uri",
                     "description": "The previous page, or null on the first page.",
                     "example": None,

@@ -113,10 +113,13 @@ class QueryIntegerField(serializers.IntegerField):
 
 
 class JSONIntegerField(serializers.IntegerField):
-    """An integer in a JSON body: a JSON integer only (DRF's own field also took `"7"`, `7.0` and
-    `true`, which the schema's `integer` does not allow)."""
+    """An integer in a JSON body, as the schema's `integer` means it (JSON Schema 2020-12, which
+    OpenAPI 3.1 uses: a number with no fractional part, so `7` and `7.0`). DRF's own field also
+    took `"7"` and `true`, which it does not allow."""
 
     def to_internal_value(self, data) -> int:
+        if isinstance(data, float) and data.is_integer():
+            data = int(data)
         if not isinstance(data, int) or isinstance(data, bool):
             self.fail("invalid")
         return super().to_internal_value(data)
