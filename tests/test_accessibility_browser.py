@@ -215,9 +215,10 @@ def _check_pages(axe: Axe, context, base: str, who: str, paths: list[str]) -> di
             expected = 404 if path == "/no-such-page" else 200
             assert response.status == expected, (who, path, response.status)
             # A page every signed-in reader shares gets the reader's parts after its load
-            # (reader.js): check it once they are in.
+            # (reader.js): check it once they are in. (A selector, not wait_for_function, whose
+            # polling evaluates a string, which the policy's script-src refuses.)
             if page.locator("#reader-state").count():
-                page.wait_for_function("document.documentElement.dataset.readerState")
+                page.wait_for_selector("html[data-reader-state]", state="attached")
             # axe 4.12 checks a search form's landmark only once it has a name: every one
             # must have one, so that landmark-unique compares them all.
             unnamed = page.locator("[role=search]:not([aria-label]):not([aria-labelledby])")
