@@ -24,6 +24,7 @@ from allauth.account.models import EmailAddress
 from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth import get_user_model
 
+from accounts.digests import unsubscribe_token
 from accounts.models import Profile
 from accounts.services import (
     claim_review,
@@ -32,6 +33,7 @@ from accounts.services import (
     researcher_claim,
     researcher_follow,
 )
+from chat.answers import answer_whole, ask
 from institutions.models import AuthorshipInstitution, Institution
 from researchers.models import Researcher
 from researchers.names import name_key
@@ -82,9 +84,12 @@ def _reader(username: str, onboarding: str):
 
 
 @pytest.fixture
-def world(transactional_db, paper_factory):
+def world(transactional_db, paper_factory, settings):
     """Papers with TeX in their titles, a researcher with a co-author graph and an institution,
-    a verified owner with a shared reading list, and a reader new to the site."""
+    a verified owner with a shared reading list and a conversation with the papers (answered
+    by quoting them: no model), and a reader new to the site."""
+    settings.LLM_BASE_URL = ""
+    settings.LLM_MODEL = ""
     hub = _researcher("Hana Graded")
     records = {name: _researcher(name) for name in COAUTHORS}
     ring = itertools.cycle(COAUTHORS)
@@ -113,6 +118,8 @@ def world(transactional_db, paper_factory):
         saved = paper_save(user=owner, paper=paper)
     shared = reading_list_share(reading_list=saved.reading_list)
     researcher_follow(user=owner, researcher=records[COAUTHORS[0]])
+    conversation, answer = ask(owner, "Which graded modules split over the ring k[x]/(x^2)?")
+    assert answer_whole(answer).citations
     newcomer = _reader("newcomer", Profile.Onboarding.PENDING)
     return {
         "hub": hub,
@@ -121,6 +128,7 @@ def world(transactional_db, paper_factory):
         "paper": papers[0],
         "list": shared,
         "owner": owner,
+        "conversation": conversation,
         "newcomer": newcomer,
     }
 
@@ -152,6 +160,7 @@ def _signed_out_pages(w) -> list[str]:
         "/accounts/login/",
         "/accounts/signup/",
         "/accounts/password/reset/",
+        f"/digest/unsubscribe/{unsubscribe_token(user_id=w['owner'].pk)}",
     ]
 
 
@@ -173,6 +182,7 @@ def _owner_pages(w) -> list[str]:
         "/accounts/password/change/",
         "/accounts/delete/",
         "/chat",
+        w["conversation"].get_absolute_url(),
     ]
 
 
