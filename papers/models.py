@@ -10,6 +10,8 @@ from django.utils import timezone
 
 from wovepaper.lib.identifiers import dois_in
 
+from .ingest.records import PUBLISHED_MONTH
+
 CITATION_SOURCES = {"s2": "Semantic Scholar", "openalex": "OpenAlex"}
 
 
@@ -26,6 +28,13 @@ class Paper(models.Model):
     )
     primary_category = models.CharField(max_length=32, blank=True)
     published = models.DateTimeField(null=True, blank=True, help_text="Date of version 1.")
+    # NULL: `published` is the day a source gave. "month": no source dated the paper, and
+    # `published` is the first day of the month its arXiv identifier names (1301.3781: January
+    # 2013), shown as a month. Nullable so that adding it is an ALTER TABLE ADD COLUMN (SQLite
+    # would otherwise rebuild papers_paper, which drops its FTS5 triggers).
+    published_precision = models.CharField(  # noqa: DJ001
+        max_length=8, null=True, blank=True, choices=[(PUBLISHED_MONTH, PUBLISHED_MONTH)]
+    )
     updated = models.DateField(null=True, blank=True, help_text="Last metadata change on arXiv.")
     doi = models.CharField(max_length=255, blank=True)
     journal_ref = models.TextField(blank=True)
@@ -89,6 +98,17 @@ class Paper(models.Model):
     @property
     def category_list(self) -> list[str]:
         return self.categories.split()
+
+    @property
+    def dated_by_arxiv(self) -> bool:
+        """arXiv's own record gave the first version's day (a paper known only from Semantic
+        Scholar or OpenAlex is dated by its identifier's month)."""
+        return self.published is not None and self.published_precision is None
+
+    @property
+    def published_month_only(self) -> bool:
+        """The date is the month the arXiv identifier names, not a day a source gave."""
+        return self.published_precision == PUBLISHED_MONTH
 
     @property
     def doi_list(self) -> list[str]:

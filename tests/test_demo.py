@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 from io import StringIO
 
 import httpx
@@ -161,7 +162,13 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(
     assert with_categories.count() == 25
     assert live.exclude(field_counts={}).count() >= 100
     attention = Paper.objects.get(arxiv_id="1706.03762")
-    assert attention.categories.split() == ["cs.CL", "cs.LG"] and attention.published is None
+    assert attention.categories.split() == ["cs.CL", "cs.LG"]
+    # No source gave its day: the month its identifier names, and no paper of the demo undated.
+    assert (attention.published.date(), attention.published_precision) == (
+        date(2017, 6, 1),
+        "month",
+    )
+    assert not Paper.objects.filter(published__isnull=True).exists()
     twins = {k for k in live.values_list("name_key", flat=True) if " " in k}
     twins = [k for k in twins if live.filter(name_key=k).count() > 1]
     assert {"mirco musolesi", "ilya sutskever", "jakob uszkoreit"} <= set(twins)
@@ -193,9 +200,10 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(
     assert "Same name" in page and second.get_absolute_url() in page
     # A paper no arXiv record was found for says what is unknown instead of guessing it.
     llama = Paper.objects.get(arxiv_id="2302.13971")
-    assert llama.published is None and llama.abstract == "" and llama.categories == ""
+    assert llama.published_month_only and llama.abstract == "" and llama.categories == ""
     page = client.get(llama.get_absolute_url()).content.decode()
     assert "record of this paper is not held here" in page and "Not known here." in page
+    assert '<time datetime="2023-02">February 2023</time>' in page
     assert "arXiv lists no abstract" not in page
     # A new account follows a researcher and reads their papers in its feed.
     password = "a-demo-reader-passphrase-7"

@@ -186,6 +186,7 @@ class PaperSerializer(serializers.ModelSerializer):
             "categories",
             "primary_category",
             "published",
+            "published_precision",
             "updated",
             "doi",
             "journal_ref",
@@ -205,7 +206,19 @@ class PaperSerializer(serializers.ModelSerializer):
             "analysis",
         ]
         extra_kwargs = {
-            "published": {"help_text": "When version 1 was submitted (UTC)."},
+            "published": {
+                "help_text": (
+                    "When version 1 was submitted (UTC). Where no source gives the day "
+                    "(`published_precision` is `month`), the first day of the month the arXiv "
+                    "identifier names."
+                )
+            },
+            "published_precision": {
+                "help_text": (
+                    "null when `published` is the day arXiv gives; `month` when only its month "
+                    "is known, from the arXiv identifier (1301.3781: January 2013)."
+                )
+            },
             "updated": {"help_text": "The last metadata change on arXiv."},
             "cited_by_count": {
                 "help_text": "Citations, from Semantic Scholar or OpenAlex; null until matched."

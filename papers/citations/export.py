@@ -267,7 +267,9 @@ def to_ris(entries: Sequence[CitationEntry], *, note: str = "") -> str:
         if entry.year:
             lines.append(_ris_line("PY", str(entry.year)))
         if paper.published:
-            lines.append(_ris_line("DA", paper.published.strftime("%Y/%m/%d/")))
+            # RIS writes an unknown day as an empty part (YYYY/MM//).
+            day = "" if paper.published_month_only else paper.published.strftime("%d")
+            lines.append(_ris_line("DA", paper.published.strftime("%Y/%m/") + f"{day}/"))
         if paper.journal_ref:
             lines.append(_ris_line("JO", paper.journal_ref))
         dois = paper.doi_list
@@ -317,7 +319,10 @@ def csl_items(entries: Sequence[CitationEntry]) -> list[dict]:
             item["issued"] = {"date-parts": [[entry.year]]}
             if paper.published and not paper.journal_ref:
                 published = paper.published
-                item["issued"] = {"date-parts": [[published.year, published.month, published.day]]}
+                parts = [published.year, published.month]
+                if not paper.published_month_only:
+                    parts.append(published.day)
+                item["issued"] = {"date-parts": [parts]}
         if paper.journal_ref:
             item["container-title"] = paper.journal_ref
         else:

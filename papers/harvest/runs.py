@@ -277,16 +277,17 @@ def _fill_known_versions(page: ListPage) -> None:
         return
     ids = [r.arxiv_id for r in page.records]
     known = {
-        a: (p, v)
-        for a, p, v in Paper.objects.filter(arxiv_id__in=ids).values_list(
-            "arxiv_id", "published", "version"
+        a: (p, precision, v)
+        for a, p, precision, v in Paper.objects.filter(arxiv_id__in=ids).values_list(
+            "arxiv_id", "published", "published_precision", "version"
         )
     }
     for record in page.records:
         if record.arxiv_id not in known:
             continue
-        published, version = known[record.arxiv_id]
-        if not page.has_published and record.published is None:
+        published, precision, version = known[record.arxiv_id]
+        # A day a source gave is kept; a month read from the identifier is read again from it.
+        if not page.has_published and record.published is None and precision is None:
             record.published = published
         if not page.has_version:
             record.version = max(version or 1, record.version)

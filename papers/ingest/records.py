@@ -8,9 +8,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
 
-from wovepaper.lib.identifiers import arxiv_id_parsed
+from wovepaper.lib.identifiers import arxiv_id_month, arxiv_id_parsed
 
 from ..authors import AuthorName
+
+# Paper.published_precision of a paper dated by the month its identifier names.
+PUBLISHED_MONTH = "month"
 
 
 class RecordError(ValueError):
@@ -55,6 +58,17 @@ class PaperRecord:
     @property
     def is_withdrawn(self) -> bool:
         return "withdrawn" in self.comments.lower()[:200]
+
+    def first_version_date(self) -> tuple[datetime | None, str | None]:
+        """When version 1 appeared and how precisely that is known: the day the record gives
+        (precision None), else the first day of the month the arXiv identifier names
+        ("month"), so that no paper of the archive is undated."""
+        if self.published is not None:
+            return self.published, None
+        month = arxiv_id_month(self.arxiv_id)
+        if month is None:
+            return None, None
+        return datetime(month[0], month[1], 1, tzinfo=UTC), PUBLISHED_MONTH
 
     def digest(self) -> str:
         """A stable fingerprint of everything we store, so reruns can count "unchanged".

@@ -25,6 +25,7 @@ PAPER_UPDATE_FIELDS = [
     "categories",
     "primary_category",
     "published",
+    "published_precision",
     "updated",
     "doi",
     "journal_ref",
@@ -99,6 +100,7 @@ def _paper_row(record: PaperRecord, digest: str) -> tuple:
     """The Paper columns for a record, in PAPER_VALUE_FIELDS order: a tuple, since the COPY
     path writes one for every paper and needs no names."""
     categories = record.categories
+    published, precision = record.first_version_date()
     return (
         record.arxiv_id,
         record.version,
@@ -107,7 +109,8 @@ def _paper_row(record: PaperRecord, digest: str) -> tuple:
         record.authors_raw or ", ".join(a.display for a in record.authors),
         " ".join(categories),
         categories[0] if categories else "",
-        record.published,
+        published,
+        precision,
         record.updated,
         record.doi,
         record.journal_ref,
@@ -369,7 +372,7 @@ def _papers_copy(records: list[PaperRecord], digests: dict[str, str]) -> dict[st
         ) as copy:
             for pk, record in zip(pks, records, strict=True):
                 for index, code in enumerate(dict.fromkeys(record.categories)):
-                    copy.write_row((pk, code, index == 0, record.published))
+                    copy.write_row((pk, code, index == 0, record.first_version_date()[0]))
         with cursor.copy(
             f"COPY {quote_name(Authorship._meta.db_table)} "
             f"({_columns(Authorship, _AUTHORSHIP_COPY_FIELDS)}) FROM STDIN"

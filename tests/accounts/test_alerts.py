@@ -315,7 +315,7 @@ def test_the_alert_feed_announces_news_of_kept_and_followed_papers_in_bounded_qu
     rss = feedparser.parse(anyone.get(f"/me/alerts/{token}.rss").content)
     news = next(e for e in rss.entries if e.title.startswith(kept.title))
     assert news.link.endswith(kept.get_absolute_url())
-    assert news.id.startswith("wovepaper-news-")
+    assert "/me/searches#news-" in news.id
     assert "News of a paper in your lists" in news.summary
     assert [t.term for t in news.tags] == ["News of papers you keep"]
 
