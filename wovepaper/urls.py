@@ -78,5 +78,6 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
 ]
 
+handler400 = "wovepaper.views.bad_request"
 handler404 = "wovepaper.views.page_not_found"
 handler500 = "wovepaper.health.server_error"

@@ -7,12 +7,13 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views import defaults
 
 from papers.citations.export import citation_response
 from papers.converters import PAPER_KEY
@@ -20,6 +21,7 @@ from papers.selectors import category_is_held, papers_in_category, papers_newest
 from papers.taxonomy import archive_name, category_name, is_known_category, popular_categories
 from papers.views import LIST_PER_PAGE
 from researchers.selectors import researchers_active_in_category
+from wovepaper.lib.api.errors import error_body
 from wovepaper.lib.negotiation import render_page, wants_htmx_fragment, wants_markdown
 from wovepaper.lib.pagecache import cache_public_page
 from wovepaper.lib.paging import page_number, search_window, window
@@ -208,6 +210,18 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
         # Likely a paper we have not harvested yet: arXiv itself has it.
         context["arxiv_url"] = f"https://arxiv.org/abs/{match['id']}"
     return render_page(request, "wovepaper/404", context, status=404)
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler400: Django's page, except under /api/, where a malformed request (a body past
+    DATA_UPLOAD_MAX_MEMORY_SIZE, too many fields) keeps the API's JSON error shape."""
+    if not request.path.startswith("/api/"):
+        return defaults.bad_request(request, exception or Exception())
+    if isinstance(exception, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        message = f"The request body is larger than the {limit:,} bytes an endpoint reads."
+        return JsonResponse(error_body(413, "too_large", message), status=413)
+    return JsonResponse(error_body(400, "bad_request", "The request is malformed."), status=400)
 
 
 def admin_login(request: HttpRequest) -> HttpResponse:
