@@ -42,8 +42,15 @@ class ConflictForm(forms.Form):
         cleaned = super().clean() or {}
         if not (cleaned.get("paper", "").strip() or _lines(cleaned.get("authors", ""))):
             raise forms.ValidationError("Give a paper's arXiv id or at least one author.")
-        if not _lines(cleaned.get("reviewers", "")):
+        reviewers = _lines(cleaned.get("reviewers", ""))
+        if not reviewers:
             raise forms.ValidationError("Give at least one candidate reviewer.")
+        authors = [] if cleaned.get("paper", "").strip() else _lines(cleaned.get("authors", ""))
+        try:
+            # Counted as typed, before the quota is charged or any name is looked up.
+            conflicts.check_counts(len(authors), len(reviewers))
+        except conflicts.ConflictInputError as exc:
+            raise forms.ValidationError(str(exc)) from exc
         return cleaned
 
 
@@ -57,12 +64,14 @@ def conflict_check_page(request: HttpRequest) -> HttpResponse:
     report = None
     problem = ""
     status = 200
+    retry_after = None
     form = ConflictForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         throttle = ConflictCheckThrottle()
         if not throttle.allow_request(request, None):
             problem = "You have used today's checks; try again tomorrow."
             status = 429
+            retry_after = throttle.wait()
         else:
             data = form.cleaned_data
             try:
@@ -83,4 +92,7 @@ def conflict_check_page(request: HttpRequest) -> HttpResponse:
         "data": conflicts.conflict_report_data(report, site=settings.SITE_URL) if report else None,
         "problem": problem,
     }
-    return render_page(request, "researchers/conflicts", context, status=status)
+    response = render_page(request, "researchers/conflicts", context, status=status)
+    if retry_after is not None:
+        response["Retry-After"] = str(int(retry_after + 0.999))
+    return response

@@ -10,6 +10,11 @@ authors are its bylines as matched: a byline linked to no record is an unresolve
 Every query is bounded by the records' own recent bylines (never by the archive's size): the
 authors' bylines since the cutoff, the reviewers' bylines on those papers, and the institutions
 of all their bylines since the cutoff, in chunks.
+
+The work a request may ask for is bounded before any of it starts: the lines are counted as
+given (before any lookup), a name given twice is checked once, and what the names expand to
+(record pairs, then the records' recent bylines, counted in one query) is held to a budget; a
+check past it is refused with the reason, never started.
 """
 
 from __future__ import annotations
@@ -37,6 +42,11 @@ MAX_REVIEWERS = 1000
 MAX_LINE = 300
 # A name shared by more records than this is too common to check: said to be unresolved.
 MAX_HOMONYMS = 5
+# Budgets on what the names expand to, checked before the work: every author record against
+# every reviewer record is a pair (100 authors and 1000 reviewers of one record each fit), and
+# every recent byline of those records is read and kept in memory while the check runs.
+MAX_PAIRS = MAX_AUTHORS * MAX_REVIEWERS
+MAX_BYLINES = 100_000
 CHUNK = 1000
 ORCID = re.compile(r"(?:orcid\.org/)?(\d{4}-\d{4}-\d{4}-\d{3}[\dX])/?$", re.IGNORECASE)
 PAGE = re.compile(r"(?:^|/researchers/)(\d{1,18})(?:-[\w-]*)?/?$")
@@ -125,6 +135,24 @@ class NoSuchPaper(ConflictInputError):
     """The arXiv id given is not a paper of this archive."""
 
 
+class OverBudget(ConflictInputError):
+    """What the names expand to is more than one check may do; the message says what and how
+    to ask for less."""
+
+
+def count_lines(lines: Sequence[str]) -> int:
+    return sum(1 for line in lines if line.strip())
+
+
+def check_counts(authors: int, reviewers: int) -> None:
+    """Refuses too many authors or reviewers: lines as given (before any lookup), or a paper's
+    bylines."""
+    if authors > MAX_AUTHORS or reviewers > MAX_REVIEWERS:
+        raise ConflictInputError(
+            f"At most {MAX_AUTHORS} authors and {MAX_REVIEWERS} reviewers a check."
+        )
+
+
 def _chunks(ids: Sequence[int]) -> Iterable[list[int]]:
     ids = list(ids)
     for start in range(0, len(ids), CHUNK):
@@ -135,21 +163,39 @@ def _live(records: dict[int, Researcher], ids: Iterable[int]) -> list[Researcher
     return [records[i] for i in ids if i in records]
 
 
+def _fold(lines: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(text, kind, key) for each line: an ORCID iD, a researcher page's id or a name key. A
+    name, iD or page given again is the same check: it is kept once, as first written, so that
+    repeating a name cannot multiply the work or the report."""
+    out = []
+    seen: set[tuple[str, str]] = set()
+    for line in lines:
+        # No name, iD or address is longer: a longer line is cut, and then answers to nothing.
+        text = " ".join(line.split())[:MAX_LINE]
+        if not text:
+            continue
+        if match := ORCID.search(text):
+            kind, key = "orcid", match[1].upper()
+        elif match := PAGE.search(text):
+            kind, key = "page", str(int(match[1]))
+        else:
+            kind, key = "name", name_key(text)
+        # A line with no name in it (punctuation only) folds only with the same text.
+        folded = (kind, key or text.casefold())
+        if folded not in seen:
+            seen.add(folded)
+            out.append((text, kind, key))
+    return out
+
+
 def resolve_names(lines: Sequence[str]) -> list[Resolved]:
     """Each line (an ORCID iD or its URL, a researcher page's address or id, or a name) with the
-    live records it names: a fixed number of queries for the whole list."""
-    # No name, iD or address is longer: a longer line is cut, and then answers to nothing.
-    given = [" ".join(line.split())[:MAX_LINE] for line in lines if line and line.strip()]
-    by_orcid: dict[int, str] = {}
-    by_page: dict[int, int] = {}
-    by_name: dict[int, str] = {}
-    for i, text in enumerate(given):
-        if match := ORCID.search(text):
-            by_orcid[i] = match[1].upper()
-        elif match := PAGE.search(text):
-            by_page[i] = int(match[1])
-        else:
-            by_name[i] = name_key(text)
+    live records it names, repeated lines once: a fixed number of queries for the whole list."""
+    folded = _fold(lines)
+    given = [text for text, _, _ in folded]
+    by_orcid = {i: key for i, (_, kind, key) in enumerate(folded) if kind == "orcid"}
+    by_page = {i: int(key) for i, (_, kind, key) in enumerate(folded) if kind == "page"}
+    by_name = {i: key for i, (_, kind, key) in enumerate(folded) if kind == "name"}
     ext = {}
     if by_orcid:
         variants = set(by_orcid.values())
@@ -264,15 +310,13 @@ def conflict_check(
     named by a flag: bounded by the records' own recent papers."""
     if not 1 <= years <= MAX_YEARS:
         raise ConflictInputError(f"Choose a number of years from 1 to {MAX_YEARS}.")
-    if len(authors) > MAX_AUTHORS or len(reviewers) > MAX_REVIEWERS:
-        raise ConflictInputError(
-            f"At most {MAX_AUTHORS} authors and {MAX_REVIEWERS} reviewers a check."
-        )
+    check_counts(len(authors), len(reviewers))
     since = _since(years, today or timezone.localdate())
     start = _window_start(since)
     author_ids = sorted({r.pk for a in authors for r in a.records})
     reviewer_ids = sorted({r.pk for a in reviewers for r in a.records})
     records = {r.pk: r for a in (*authors, *reviewers) for r in a.records}
+    _check_budget(author_ids, reviewer_ids, sorted(records), start)
     recent = _recent_bylines(sorted(records), start)
     shared = _coauthorships(recent, author_ids, reviewer_ids)
     at = _institutions(records, recent, start)
@@ -306,6 +350,29 @@ def conflict_check(
     return ConflictReport(
         years=years, since=since, paper=paper, authors=authors, reviewers=reviewers, flags=flags
     )
+
+
+def _check_budget(
+    author_ids: list[int], reviewer_ids: list[int], record_ids: list[int], start: datetime
+) -> None:
+    """Refuses a check whose names expand past the budgets, before its work: the pairs from the
+    records in hand, then the recent bylines by one count per chunk of records."""
+    pairs = len(author_ids) * len(reviewer_ids)
+    if pairs > MAX_PAIRS:
+        raise OverBudget(
+            f"These names name {len(author_ids)} author records and {len(reviewer_ids)} "
+            f"reviewer records: {pairs:,} pairs to check, more than the {MAX_PAIRS:,} one check "
+            "may compare. Give fewer names, or ORCID iDs for names several records share."
+        )
+    bylines = sum(
+        Authorship.objects.filter(researcher_id__in=chunk, paper__published__gte=start).count()
+        for chunk in _chunks(record_ids)
+    )
+    if bylines > MAX_BYLINES:
+        raise OverBudget(
+            f"These records have {bylines:,} bylines in the window, more than the "
+            f"{MAX_BYLINES:,} one check may read. Choose fewer years or fewer names."
+        )
 
 
 class _Byline(NamedTuple):
@@ -446,8 +513,10 @@ def conflict_check_request(
     today: date | None = None,
 ) -> ConflictReport:
     """The check from what a reader types: a paper's arXiv id or author lines, and reviewer
-    lines (blank lines are skipped; nothing to check is an empty report). Raises NoSuchPaper
-    for an arXiv id this archive does not hold, ConflictInputError for too long lists."""
+    lines (blank lines are skipped, a line given twice is checked once; nothing to check is an
+    empty report). Raises NoSuchPaper for an arXiv id this archive does not hold, OverBudget for
+    names that expand past what one check may do, ConflictInputError for too long lists."""
+    check_counts(0 if arxiv_id.strip() else count_lines(author_lines), count_lines(reviewer_lines))
     paper = None
     if arxiv_id.strip():
         paper, authors = resolve_paper_authors(arxiv_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from drf_spectacular.utils import OpenApiExample, extend_schema
-from rest_framework import serializers
+from rest_framework import exceptions, serializers
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import IsAuthenticated
@@ -20,6 +20,15 @@ from .. import conflicts
 
 class ConflictCheckThrottle(UserRateThrottle):
     scope = "conflicts"
+
+
+class OverBudget(exceptions.APIException):
+    """A check whose names expand past what one check may do (conflicts.OverBudget), refused
+    before its work with the reason as the message."""
+
+    status_code = 400
+    default_code = "over_budget"
+    default_detail = "This check is larger than one check may be."
 
 
 class StringListField(serializers.ListField):
@@ -160,8 +169,10 @@ class ConflictCheckApi(APIView):
         "institutions between a paper's authors (by arXiv id) or a list of authors, and the "
         "candidate reviewers, each with the papers and dates that show it and the match "
         "confidence of each byline involved. Names that no record answers to are listed as "
-        "unresolved. Signed-in accounts only (`Authorization: Token <key>` or a session); a "
-        "daily quota per account (429 past it).",
+        "unresolved. A name given twice is checked once; a check whose names expand past its "
+        "budget (author records × reviewer records, or their bylines in the window) is refused "
+        "at once with `over_budget` and the reason. Signed-in accounts only "
+        "(`Authorization: Token <key>` or a session); a daily quota per account (429 past it).",
         request=ConflictInputSerializer,
         responses={200: ConflictReportSerializer, **error_responses(400, 401, 403, 404)},
         examples=[
@@ -186,6 +197,8 @@ class ConflictCheckApi(APIView):
             )
         except conflicts.NoSuchPaper as exc:
             raise NotFound(str(exc)) from exc
+        except conflicts.OverBudget as exc:
+            raise OverBudget(str(exc)) from exc
         except conflicts.ConflictInputError as exc:
             raise ValidationError({"detail": [str(exc)]}) from exc
         body = conflicts.conflict_report_data(report, site=settings.SITE_URL)

@@ -16,6 +16,7 @@ from institutions.clients.ror import parse_organization
 from institutions.models import AuthorshipInstitution, Institution
 from papers.models import Authorship
 from researchers.conflicts import (
+    ConflictInputError,
     conflict_check,
     conflict_check_request,
     resolve_names,
@@ -294,3 +295,119 @@ def test_the_endpoint_is_in_the_openapi_schema(client):
     operation = schema["paths"]["/api/v1/conflicts/"]["post"]
     assert operation["operationId"] == "conflicts_check"
     assert "429" in operation["responses"] and "200" in operation["responses"]
+
+
+def _api_for(username: str) -> APIClient:
+    user = get_user_model().objects.create_user(username, f"{username}@example.org", "pw-1234567")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return api
+
+
+def test_a_name_given_a_thousand_times_is_checked_once(researcher_factory, coauthored):
+    ilya, other = researcher_factory("Ilya Sutskever"), researcher_factory("Oriol Vinyals")
+    coauthored([ilya, other], published=datetime(2025, 6, 1, tzinfo=UTC))
+    body = {"authors": ["Ilya Sutskever"] * 100, "reviewers": ["Ilya  Sutskever"] * 1000}
+    response = _api_for("chair").post("/api/v1/conflicts/", {**body, "years": 30}, format="json")
+    assert response.status_code == 200
+    data = response.json()
+    assert [a["given"] for a in data["authors"]] == ["Ilya Sutskever"]
+    assert [r["given"] for r in data["reviewers"]] == ["Ilya Sutskever"]
+    assert [f["same_record"] for f in data["flags"]] == [True]
+    # Was 100 × 1000 flags, 70 MB.
+    assert len(response.content) < 5_000
+
+
+def test_repeats_fold_by_name_key_orcid_and_page(researcher_factory):
+    ada = researcher_factory("Ada Lovelace")
+    ResearcherExternalId.objects.create(
+        researcher=ada, source=ResearcherExternalId.ORCID, value="0000-0002-1825-0097"
+    )
+    lines = [
+        "Ada Lovelace",
+        "Lovelace, Ada",
+        "0000-0002-1825-0097",
+        "https://orcid.org/0000-0002-1825-0097",
+        f"/researchers/{ada.pk}",
+        str(ada.pk),
+        "Alan Turing",
+    ]
+    resolved = resolve_names(lines)
+    assert [(r.given, r.how) for r in resolved] == [
+        ("Ada Lovelace", "name"),
+        ("0000-0002-1825-0097", "orcid"),
+        (f"/researchers/{ada.pk}", "page"),
+        ("Alan Turing", "name"),
+    ]
+
+
+def test_too_many_lines_are_refused_before_any_lookup(django_assert_num_queries):
+    reviewers = [f"Reviewer Number{i}" for i in range(1001)]
+    with django_assert_num_queries(0), pytest.raises(ConflictInputError, match="1000 reviewers"):
+        conflict_check_request(author_lines=["Ada Lovelace"], reviewer_lines=reviewers)
+
+
+def test_the_page_refuses_too_many_lines_without_charging_the_quota(client, settings):
+    user = get_user_model().objects.create_user("chair", "chair@example.org", "pw-12345678")
+    client.force_login(user)
+    settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "conflicts": "1/day"}
+    lines = "\n".join(f"Reviewer Number{i}" for i in range(20_000))
+    form = {"paper": "", "authors": "Ada Lovelace", "reviewers": lines, "years": 3}
+    response = client.post("/conflicts", form)
+    assert response.status_code == 400
+    assert "At most 100 authors and 1000 reviewers" in response.content.decode()
+    small = {**form, "reviewers": "Alan Turing"}
+    assert client.post("/conflicts", small).status_code == 200
+    refused = client.post("/conflicts", small)
+    assert refused.status_code == 429
+    assert 0 < int(refused["Retry-After"]) <= 86_400
+
+
+def test_a_check_past_the_pair_budget_is_refused_before_its_work(
+    researcher_factory, coauthored, monkeypatch
+):
+    from researchers import conflicts
+
+    monkeypatch.setattr(conflicts, "MAX_PAIRS", 5)
+    for _ in range(3):
+        researcher_factory("Common Name")  # one name, three records
+    reviewers = [researcher_factory(f"Reviewer Number{i}") for i in range(2)]
+    body = {"authors": ["Common Name"], "reviewers": [r.display_name for r in reviewers]}
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        response = _api_for("chair").post("/api/v1/conflicts/", body, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "over_budget"
+    assert "3 author records and 2 reviewer records: 6 pairs" in error["message"]
+    # Refused from the records in hand: no byline was counted or read.
+    assert not [q for q in queries.captured_queries if "papers_authorship" in q["sql"]]
+    body["reviewers"] = body["reviewers"][:1]
+    assert _api_for("other").post("/api/v1/conflicts/", body, format="json").status_code == 200
+
+
+def test_a_check_past_the_byline_budget_is_refused(researcher_factory, coauthored, monkeypatch):
+    from researchers import conflicts
+
+    monkeypatch.setattr(conflicts, "MAX_BYLINES", 3)
+    ada, alan = researcher_factory("Ada Lovelace"), researcher_factory("Alan Turing")
+    for year in (2025, 2026):
+        coauthored([ada, alan], published=datetime(year, 6, 1, tzinfo=UTC))
+    with pytest.raises(conflicts.OverBudget, match="4 bylines in the window"):
+        conflict_check_request(
+            author_lines=["Ada Lovelace"], reviewer_lines=["Alan Turing"], today=TODAY
+        )
+    report = conflict_check_request(
+        author_lines=["Ada Lovelace"], reviewer_lines=["Alan Turing"], years=1, today=TODAY
+    )
+    assert len(report.flags) == 1
+
+
+def test_a_body_past_the_upload_limit_gets_the_apis_error(settings):
+    body = json.dumps({"reviewers": ["x" * 1000] * 3000})
+    assert len(body) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    response = _api_for("chair").post("/api/v1/conflicts/", body, content_type="application/json")
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "too_large"
