@@ -2,6 +2,14 @@
 wovepaper-web unit; `gunicorn -c deploy/gunicorn.conf.py wovepaper.wsgi`). The command line
 still sets the address, the number of workers and the timeout."""
 
+import os
+
+# A statement the database takes longer than this over is cancelled (wovepaper/settings.py,
+# postgres_timeouts): 25 s, so that with the 5 s connect timeout a request answers before the
+# 60 s worker timeout the Procfile and the systemd unit set, and never as gunicorn's bare 500.
+# Only the web sets it: migrations and the workers' batches may run longer.
+os.environ.setdefault("DB_STATEMENT_TIMEOUT", "25")
+
 
 def post_worker_init(worker):
     # Runs in each new worker after it has loaded the site and before it accepts a request:

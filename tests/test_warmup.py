@@ -197,3 +197,25 @@ def test_gunicorn_workers_warm_up_before_they_accept_a_request(tmp_path):
         finally:
             server.terminate()
             server.wait(timeout=30)
+
+
+def test_a_database_that_does_not_answer_ends_the_warm_up_at_once(
+    encoder_named, monkeypatch, caplog
+):
+    encoder_named(MarkingEncoder)
+    from django.db import OperationalError
+
+    calls = []
+
+    def database_silent():
+        calls.append("search")
+        raise OperationalError("connection timeout expired")
+
+    monkeypatch.setitem(warmup.STEPS, "search", database_silent)
+    monkeypatch.setitem(warmup.STEPS, "home page", lambda: calls.append("home page"))
+    with caplog.at_level(logging.WARNING, logger="wovepaper.warmup"):
+        seconds = warmup.warm_up()
+    # Each later step would wait the connect timeout again while the worker accepts nothing.
+    assert calls == ["search"]
+    assert set(seconds) == {"templates", "urls"}
+    assert "search and the rest skipped, the database does not answer" in caplog.text

@@ -137,12 +137,34 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+
+
+def postgres_timeouts(database: dj_database_url.DBConfig) -> dj_database_url.DBConfig:
+    """A PostgreSQL database's settings with the timeouts that make a silent server fail fast.
+
+    Connecting gives up after DB_CONNECT_TIMEOUT s (psycopg's own default is 130 s, longer than
+    gunicorn's 60 s worker timeout, so a frozen host or a partition held every worker and then
+    answered gunicorn's bare 500); the request answers 503 with Retry-After
+    (wovepaper.health.server_error). A statement is cancelled by the server after
+    DB_STATEMENT_TIMEOUT s: off by default, because migrations and workers' batches may run
+    longer; deploy/gunicorn.conf.py sets it for the web, below its worker timeout.
+    """
+    if database["ENGINE"] != "django.db.backends.postgresql":
+        return database
+    options = database.setdefault("OPTIONS", {})
+    options.setdefault("connect_timeout", env_int("DB_CONNECT_TIMEOUT", 5))
+    if statement_timeout := env_int("DB_STATEMENT_TIMEOUT", 0):
+        options["options"] = f"-c statement_timeout={statement_timeout * 1000}"
+    return database
+
+
+postgres_timeouts(DATABASES["default"])
 # Read replicas for anonymous public pages (wovepaper/lib/replicas.py): space-separated URLs of
 # PostgreSQL hot standbys of DATABASE_URL, each an alias `replica1`, `replica2`, ...
 DATABASE_REPLICAS: list[str] = []
 for _n, _url in enumerate(env("DATABASE_REPLICA_URLS", "").split(), start=1):
-    DATABASES[f"replica{_n}"] = dj_database_url.parse(
-        _url, conn_max_age=env_int("DB_CONN_MAX_AGE", 0)
+    DATABASES[f"replica{_n}"] = postgres_timeouts(
+        dj_database_url.parse(_url, conn_max_age=env_int("DB_CONN_MAX_AGE", 0))
     )
     DATABASE_REPLICAS.append(f"replica{_n}")
 DATABASE_ROUTERS = ["wovepaper.lib.replicas.ReplicaRouter"]
@@ -543,8 +565,10 @@ VECTOR_ENGINE = env("VECTOR_ENGINE", "auto")
 # there: the backend creates its tables itself.
 VECTOR_DATABASE = "default"
 if env("VECTOR_DATABASE_URL"):
-    DATABASES["vectors"] = dj_database_url.parse(
-        env("VECTOR_DATABASE_URL"), conn_max_age=env_int("DB_CONN_MAX_AGE", 0)
+    DATABASES["vectors"] = postgres_timeouts(
+        dj_database_url.parse(
+            env("VECTOR_DATABASE_URL"), conn_max_age=env_int("DB_CONN_MAX_AGE", 0)
+        )
     )
     VECTOR_DATABASE = "vectors"
 VECTOR_INDEX_DIR = Path(env("VECTOR_INDEX_DIR", str(DATA_DIR / "vector-index")))

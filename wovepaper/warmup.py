@@ -4,7 +4,9 @@ gunicorn calls `warm_up` from its `post_worker_init` hook (deploy/gunicorn.conf.
 accepts connections only once it returns, so no reader waits while a worker reads the
 encoder's model, maps the search indexes and compiles the templates. Each step that fails
 (the database away at boot, an index not built yet) is logged in one line and left to the
-first request, which then does it as before: a warm-up never keeps a worker from starting.
+first request, which then does it as before: a warm-up never keeps a worker from starting. A
+database that does not answer ends the warm-up at the first step that needs it (within the
+connect timeout, DB_CONNECT_TIMEOUT), rather than at each step in turn.
 A database connection it opens is the first request's to keep or close (CONN_MAX_AGE), as
 Django does with every request's.
 The encoder's model is loaded only when it exists: exporting it takes minutes, longer than
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from django.apps import apps
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.template import engines
 from django.test import Client
 from django.urls import get_resolver
@@ -103,6 +106,16 @@ def warm_up() -> dict[str, float]:
         started = time.perf_counter()
         try:
             step()
+        except (OperationalError, InterfaceError) as error:
+            # A database that does not answer will not answer the next step either: each
+            # would wait its connect timeout again while the worker accepts nothing.
+            log.warning(
+                "warm-up: %s and the rest skipped, the database does not answer: %s: %s",
+                name,
+                type(error).__name__,
+                error,
+            )
+            break
         except Exception as error:  # a warm-up never stops a worker from starting
             log.warning("warm-up: %s skipped: %s: %s", name, type(error).__name__, error)
             continue
