@@ -21,6 +21,7 @@ from researchers.curation.identity import researcher_public_history
 from researchers.curation.reports import ReportError
 from researchers.models import Researcher
 from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.paging import page_number
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from . import selectors
@@ -51,10 +52,7 @@ def _back(researcher: Researcher) -> HttpResponse:
 @require_GET
 @_owner_only
 def owner_page(request: AuthenticatedHttpRequest, researcher: Researcher) -> HttpResponse:
-    try:
-        page = max(int(request.GET.get("page", "1")), 1)
-    except ValueError:
-        page = 1
+    page = page_number(request)
     data = selectors.owner_page(researcher, page=page)
     profile = OwnerProfileForm(
         initial={

@@ -17,6 +17,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from papers.models import MATCH_CERTAIN, Authorship
+from wovepaper.lib.paging import page_number
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from .. import selectors
@@ -249,10 +250,8 @@ class CurationAdminMixin(admin.ModelAdmin):
         """The queue of uncertain links (below Authorship's certain confidence), least sure
         first, each with its evidence and the two decisions."""
         self._require_curator(request)
-        try:
-            page = max(1, int(request.GET.get("page", "1")))
-        except ValueError:
-            page = 1
+        # Deeper than the public lists: the queue is worked through, not browsed.
+        page = page_number(request, max_page=10_000)
         links, total = selectors.uncertain_links(
             limit=UNCERTAIN_PER_PAGE, offset=(page - 1) * UNCERTAIN_PER_PAGE
         )

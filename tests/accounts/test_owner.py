@@ -277,3 +277,11 @@ def test_owner_page_queries_are_bounded(
         authored_paper(researcher_factory("Ada Lovelace"))
     with django_assert_max_num_queries(30):
         assert client.get(f"/me/researchers/{page.pk}").status_code == 200
+
+
+def test_a_page_number_past_any_integer_is_the_first_page_not_a_500(client, page, owner):
+    client.force_login(owner)
+    client.raise_request_exception = False
+    for number in ("99999999999999999999", "9223372036854775807", "401"):
+        response = client.get(f"/me/researchers/{page.pk}", {"page": number})
+        assert response.status_code == 200, number
