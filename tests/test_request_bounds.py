@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from wovepaper.lib.bounds import day_after, whole_number
 
@@ -41,3 +42,25 @@ def test_whole_numbers_and_day_after():
     assert whole_number(" 4") is None and whole_number("٤") is None and whole_number(None) is None
     assert day_after(date(2026, 12, 31)) == date(2027, 1, 1)
     assert day_after(date.max) is None and day_after(None) is None
+
+
+def test_a_body_past_the_limit_is_refused_from_its_length_before_it_is_read(
+    client, django_user_model, settings
+):
+    # Django reads an uploaded file whole (to memory, then to disk) before a view can look at
+    # its size: a 60 MB import was read through before it was said to be too large.
+    user = django_user_model.objects.create_user("big", "big@example.org", "pw-12345678")
+    client.force_login(user)
+    refused_at = settings.REQUEST_MAX_BODY_BYTES + 1
+
+    def upload() -> SimpleUploadedFile:
+        return SimpleUploadedFile("library.bib", b"%" * refused_at)
+
+    page = client.post("/me/library/1/import", {"file": upload()})
+    assert page.status_code == 413
+    assert "larger than 6 MB" in page.content.decode()
+    api = client.post("/api/v1/me/lists/", {"file": upload()})
+    assert api.status_code == 413 and api.json()["error"]["code"] == "too_large"
+    # Under the limit the route answers as it would (a list that is not the reader's: 404).
+    small = SimpleUploadedFile("library.bib", b"%" * 1000)
+    assert client.post("/me/library/1/import", {"file": small}).status_code == 404

@@ -86,6 +86,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before anything reads the body (the next middleware, CSRF's check of a form's token).
+    "wovepaper.middleware.RequestBodyLimitMiddleware",
     "wovepaper.middleware.ControlCharacterMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -99,6 +101,10 @@ MIDDLEWARE = [
     "allauth.account.middleware.AccountMiddleware",
     "accounts.reader_state.ReaderStateCookieMiddleware",
 ]
+
+# The largest request body read at all (wovepaper.middleware.RequestBodyLimitMiddleware): a
+# library import's 5 MB file (accounts.library_import.IMPORT_MAX_BYTES) and its form around it.
+REQUEST_MAX_BODY_BYTES = env_int("REQUEST_MAX_BODY_BYTES", 6 * 1024 * 1024)
 
 ROOT_URLCONF = "wovepaper.urls"
 WSGI_APPLICATION = "wovepaper.wsgi.application"
