@@ -4,7 +4,12 @@ JabRef or a publisher's site write them) into a reader's list.
 Each entry is matched to a paper held here by its arXiv id (an `eprint` field, an arXiv URL, an
 `arXiv:` mention such as Google Scholar's "arXiv preprint arXiv:1706.03762", or arXiv's own DOI
 10.48550/arXiv.<id>), else by its DOI, else by its title; the report says which matched and how,
-and which did not. Reading is bounded (IMPORT_MAX_BYTES, IMPORT_MAX_ENTRIES) and so is the
+and which did not. Reading is bounded before it starts: the size (IMPORT_MAX_BYTES), then the
+blocks the parser would read, counted with one regular expression (IMPORT_MAX_BLOCKS: a parser
+spends ~38 µs a block, so the size alone let 800,000 two-byte blocks hold a worker a minute),
+then the time, checked between chunks of blocks (IMPORT_PARSE_SECONDS). An entry the parser
+cannot read is reported as such and the others are imported. Control characters (NUL among
+them, which PostgreSQL refuses in a comparison) are taken out of the text first. So is the
 matching: one query for all the arXiv ids, one for all the DOIs, and at most
 IMPORT_MAX_TITLE_SEARCHES keyword searches for the titles left (the paper search's engine; no
 title index would serve a 2.6M-row table better than it does).
@@ -13,6 +18,7 @@ title index would serve a 2.6M-row table better than it does).
 from __future__ import annotations
 
 import re
+import time
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -33,6 +39,23 @@ from .models import ReadingList
 IMPORT_MAX_BYTES = 5 * 1024 * 1024
 IMPORT_MAX_ENTRIES = 2000
 IMPORT_MAX_TITLE_SEARCHES = 200
+# Blocks (entries, comments, @string and @preamble) of a file: the entries' limit and room for
+# the rest. A parse of this many takes a fraction of a second.
+IMPORT_MAX_BLOCKS = 5000
+IMPORT_PARSE_SECONDS = 5.0
+# Blocks parsed at once between two looks at the clock.
+PARSE_CHUNK_BLOCKS = 250
+# Unreadable entries named on the page; the rest are counted.
+MAX_UNREADABLE_SHOWN = 20
+
+# C0 controls but tab and line ends, and DEL: no reference field means one.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Where bibtexparser may start a block: any "@word{" or "@word(", not only at a line's start.
+_BIBTEX_BLOCK = re.compile(r"@\s*\w*\s*[{(]")
+# A block starting a line: where a file is cut into chunks to be parsed one at a time.
+_BIBTEX_LINE_BLOCK = re.compile(r"^[ \t]*@", re.MULTILINE)
+_RIS_START = re.compile(r"^[ \t]*(?:\d+\.[ \t]*)?TY {1,2}- ", re.MULTILINE)
+_RIS_END = re.compile(r"^[ \t]*ER {1,2}-", re.MULTILINE)
 
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\s*")
 
@@ -58,7 +81,23 @@ class ImportReport:
     # (IMPORT_MAX_TITLE_SEARCHES), said so on the page.
     entries_skipped: int = 0
     titles_not_searched: int = 0
+    # Entries the parser could not read, each said where and why (the first
+    # MAX_UNREADABLE_SHOWN), and how many there were in all.
+    unreadable: list[str] = field(default_factory=list)
+    unreadable_count: int = 0
     error: str = ""
+
+
+@dataclass
+class ParsedFile:
+    references: list[Reference] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    unreadable_count: int = 0
+
+    def failed(self, where: str) -> None:
+        self.unreadable_count += 1
+        if len(self.unreadable) < MAX_UNREADABLE_SHOWN:
+            self.unreadable.append(where)
 
 
 class UnreadableFile(ValueError):
@@ -99,62 +138,110 @@ def _reference(*, title: str, key: str, doi_values: list[str], texts: list[str])
     return Reference(title=" ".join(title.split()), arxiv_id=arxiv_id, doi=doi, key=key)
 
 
-def references_from_bibtex(text: str) -> list[Reference]:
-    library = bibtexparser.parse_string(text)
-    references = []
-    for entry in library.entries:
-        fields = {f.key.lower(): str(f.value) for f in entry.fields}
-        archive = fields.get("archiveprefix", "").lower()
-        eprint = fields.get("eprint", "")
-        texts = [
-            eprint if archive in ("", "arxiv") else "",
-            fields.get("arxivid", ""),
-            fields.get("url", ""),
-            fields.get("journal", ""),
-            fields.get("note", ""),
-            fields.get("howpublished", ""),
-            fields.get("volume", ""),
-        ]
-        references.append(
-            _reference(
-                title=fields.get("title", "").replace("{", "").replace("}", ""),
-                key=entry.key,
-                doi_values=[fields.get("doi", "")],
-                texts=[t for t in texts if t],
-            )
-        )
-    return references
+def _too_many_blocks(count: int) -> UnreadableFile:
+    return UnreadableFile(
+        f"The file holds {count:,} blocks, more than the {IMPORT_MAX_BLOCKS:,} an import reads;"
+        " export fewer references at a time."
+    )
 
 
-def references_from_ris(text: str) -> list[Reference]:
-    try:
-        entries = rispy.loads(text, skip_unknown_tags=True, enforce_list_tags=False)
-    except (OSError, ValueError) as exc:
-        raise UnreadableFile(f"The file could not be read as RIS: {exc}") from exc
-    references = []
-    for entry in entries:
-        title = next(iter(_ris_values(entry, "title", "primary_title", "translated_title")), "")
-        references.append(
-            _reference(
-                title=title,
-                key=next(iter(_ris_values(entry, "id")), ""),
-                doi_values=_ris_values(entry, "doi"),
-                texts=_ris_values(
-                    entry,
-                    "accession_number",
-                    "urls",
-                    "url",
-                    "notes",
-                    "note",
-                    "volume",
-                    "journal_name",
-                    "alternate_title3",
-                    "custom1",
-                    "custom2",
-                ),
-            )
+def _deadline_passed(deadline: float) -> None:
+    if time.monotonic() > deadline:
+        raise UnreadableFile(
+            f"The file took longer than {IMPORT_PARSE_SECONDS:g} s to read; export fewer "
+            "references at a time."
         )
-    return references
+
+
+def _bibtex_chunks(text: str) -> list[str]:
+    """The text cut at blocks that start a line, PARSE_CHUNK_BLOCKS blocks a piece."""
+    starts = [m.start() for m in _BIBTEX_LINE_BLOCK.finditer(text)]
+    cuts = [0, *starts[PARSE_CHUNK_BLOCKS::PARSE_CHUNK_BLOCKS], len(text)]
+    return [text[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if a < b]
+
+
+def references_from_bibtex(text: str) -> ParsedFile:
+    if (blocks := len(_BIBTEX_BLOCK.findall(text))) > IMPORT_MAX_BLOCKS:
+        raise _too_many_blocks(blocks)
+    parsed = ParsedFile()
+    deadline = time.monotonic() + IMPORT_PARSE_SECONDS
+    for chunk in _bibtex_chunks(text):
+        library = bibtexparser.parse_string(chunk)
+        for block in library.failed_blocks:
+            # The block's first characters say which one it is; its line would be the chunk's.
+            start = " ".join((block.raw or "")[:60].split())
+            parsed.failed(f"{start!r}: not a BibTeX entry ({type(block.error).__name__})")
+        parsed.references += [_bibtex_reference(entry) for entry in library.entries]
+        _deadline_passed(deadline)
+    return parsed
+
+
+def _bibtex_reference(entry) -> Reference:
+    fields = {f.key.lower(): str(f.value) for f in entry.fields}
+    archive = fields.get("archiveprefix", "").lower()
+    eprint = fields.get("eprint", "")
+    texts = [
+        eprint if archive in ("", "arxiv") else "",
+        fields.get("arxivid", ""),
+        fields.get("url", ""),
+        fields.get("journal", ""),
+        fields.get("note", ""),
+        fields.get("howpublished", ""),
+        fields.get("volume", ""),
+    ]
+    return _reference(
+        title=fields.get("title", "").replace("{", "").replace("}", ""),
+        key=entry.key,
+        doi_values=[fields.get("doi", "")],
+        texts=[t for t in texts if t],
+    )
+
+
+def _ris_entries(text: str) -> list[str]:
+    """Each entry's text, from its TY line to the next, ended by an ER line if it has none
+    (rispy drops an entry without one, and fails on two TY lines in a row)."""
+    starts = [m.start() for m in _RIS_START.finditer(text)]
+    if len(starts) > IMPORT_MAX_BLOCKS:
+        raise _too_many_blocks(len(starts))
+    pieces = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    return [p if _RIS_END.search(p) else p.rstrip("\r\n") + "\nER  - \n" for p in pieces]
+
+
+def references_from_ris(text: str) -> ParsedFile:
+    parsed = ParsedFile()
+    deadline = time.monotonic() + IMPORT_PARSE_SECONDS
+    for number, piece in enumerate(_ris_entries(text), start=1):
+        try:
+            entries = rispy.loads(piece, skip_unknown_tags=True, enforce_list_tags=False)
+        except Exception as exc:  # noqa: BLE001 (rispy fails on odd input with any error)
+            parsed.failed(f"entry {number}: {type(exc).__name__}: {str(exc)[:100]}")
+            continue
+        parsed.references += [_ris_reference(entry) for entry in entries]
+        if number % PARSE_CHUNK_BLOCKS == 0:
+            _deadline_passed(deadline)
+    return parsed
+
+
+def _ris_reference(entry: dict) -> Reference:
+    title = next(iter(_ris_values(entry, "title", "primary_title", "translated_title")), "")
+    return _reference(
+        title=title,
+        key=next(iter(_ris_values(entry, "id")), ""),
+        doi_values=_ris_values(entry, "doi"),
+        texts=_ris_values(
+            entry,
+            "accession_number",
+            "urls",
+            "url",
+            "notes",
+            "note",
+            "volume",
+            "journal_name",
+            "alternate_title3",
+            "custom1",
+            "custom2",
+        ),
+    )
 
 
 def _ris_values(entry: dict, *names: str) -> list[str]:
@@ -168,9 +255,10 @@ def _ris_values(entry: dict, *names: str) -> list[str]:
     return out
 
 
-def references_read(text: str, *, filename: str = "") -> list[Reference]:
+def references_read(text: str, *, filename: str = "") -> ParsedFile:
     """The entries of a BibTeX or RIS file (told apart by the name's extension, else by the
-    text: RIS lines start with a two-letter tag)."""
+    text: RIS lines start with a two-letter tag), and those that could not be read."""
+    text = _CONTROL.sub("", text)
     name = filename.lower()
     is_ris = name.endswith((".ris", ".txt")) or bool(re.match(r"\s*(?:\d+\.\s*)?TY {1,2}- ", text))
     if name.endswith((".bib", ".bibtex")):
@@ -229,12 +317,14 @@ def library_import(
     if reading_list.user_id != user.pk:
         raise services.LibraryError("That list is not yours.")
     try:
-        references = references_read(text, filename=filename)
+        parsed = references_read(text, filename=filename)
     except UnreadableFile as exc:
         return ImportReport(error=str(exc))
+    references = parsed.references
     skipped = max(len(references) - IMPORT_MAX_ENTRIES, 0)
     report = references_match(references[:IMPORT_MAX_ENTRIES])
     report.entries_skipped = skipped
+    report.unreadable, report.unreadable_count = parsed.unreadable, parsed.unreadable_count
     papers = list({paper.pk: paper for _, paper, _ in report.matched}.values())
     report.added = services.papers_save(reading_list=reading_list, papers=papers)
     return report

@@ -18,6 +18,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from papers.citations.export import citation_response
 from papers.models import Paper
 from papers.selectors import papers_with_short_bylines
+from wovepaper.lib.api.throttles import UserRateThrottle
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.next_url import next_url_or
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
@@ -362,6 +363,12 @@ def shared_list_cite(request: HttpRequest, token: str, extension: str) -> HttpRe
     return _unlisted(_list_export(_shared(token), extension, "list"))
 
 
+class LibraryImportThrottle(UserRateThrottle):
+    """Imports per account (API_THROTTLE_RATES["imports"]), counted like the API's requests."""
+
+    scope = "imports"
+
+
 @login_required
 @require_POST
 def list_import(request: AuthenticatedHttpRequest, list_id: int) -> HttpResponse:
@@ -371,6 +378,18 @@ def list_import(request: AuthenticatedHttpRequest, list_id: int) -> HttpResponse
     if upload is None:
         messages.error(request, "Choose a BibTeX (.bib) or RIS (.ris) file to import.")
         return redirect("accounts:library_list", reading_list.pk)
+    throttle = LibraryImportThrottle()
+    if not throttle.allow_request(request, None):
+        wait = int((throttle.wait() or 0) + 0.999)
+        refused = library_import.ImportReport(
+            error=f"You have imported as many files as an hour allows; try again in "
+            f"{max(wait // 60, 1)} minute{'s' if wait >= 120 else ''}."
+        )
+        context = {"reading_list": reading_list, "report": refused, "filename": upload.name}
+        response = render_page(request, "accounts/library_import", context, status=429)
+        response["Retry-After"] = str(wait)
+        patch_cache_control(response, private=True, no_store=True)
+        return response
     data = upload.read(library_import.IMPORT_MAX_BYTES + 1)
     if len(data) > library_import.IMPORT_MAX_BYTES:
         messages.error(

@@ -656,6 +656,9 @@ LOGGING: dict[str, Any] = {
         # httpx logs every request at INFO (a line per source call, thousands a harvest); our
         # clients log what an operator needs themselves: retries, waits and failures.
         "httpx": {"level": "WARNING"},
+        # bibtexparser logs each block it cannot read (1.4 million lines for a 2.4 MB file of
+        # broken blocks); accounts.library_import reports them to the reader instead.
+        "bibtexparser": {"level": "CRITICAL"},
     },
 }
 if CELERY_TASK_ALWAYS_EAGER:
@@ -731,6 +734,9 @@ API_THROTTLE_RATES = {
     # The conflict-of-interest check (page and API, one count per account): each check reads
     # every named record's recent bylines, so it has a daily quota of its own.
     "conflicts": env("API_THROTTLE_CONFLICTS", "200/day"),
+    # Library imports (accounts.library_import): each parses a file of up to 5 MB and runs up
+    # to 200 title searches.
+    "imports": env("API_THROTTLE_IMPORTS", "30/hour"),
 }
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

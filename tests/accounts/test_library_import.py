@@ -3,7 +3,9 @@ file, our own exporter's output of real arXiv records), matched by arXiv id, DOI
 
 from __future__ import annotations
 
+import logging
 import re
+import time
 from datetime import datetime
 
 import pytest
@@ -127,7 +129,7 @@ def test_an_entry_with_a_title_alone_matches_by_title(user_factory, snapshot_pap
         if not line.strip().startswith(("eprint", "archivePrefix", "url", "doi", "journal"))
     )
     assert paper.arxiv_id not in bare
-    (reference,) = library_import.references_from_bibtex(bare)
+    (reference,) = library_import.references_from_bibtex(bare).references
     assert not reference.arxiv_id and not reference.doi
     report = library_import.references_match([reference])
     assert [(p.pk, how) for _, p, how in report.matched] == [(paper.pk, "title")]
@@ -135,7 +137,7 @@ def test_an_entry_with_a_title_alone_matches_by_title(user_factory, snapshot_pap
 
 def test_a_sciencedirect_ris_file_is_read_and_reported_unmatched(user_factory, imports_dir):
     text = (imports_dir / "sciencedirect-jabref.ris").read_text()
-    (reference,) = library_import.references_read(text, filename="export.ris")
+    (reference,) = library_import.references_read(text, filename="export.ris").references
     assert reference.doi == "10.1016/j.actamat.2016.09.028"
     assert reference.title.startswith("Phase separation and ω transformation")
     user = user_factory()
@@ -162,7 +164,8 @@ def test_arxiv_ids_are_read_where_reference_managers_write_them(text, arxiv_id):
 def test_matching_many_entries_by_id_and_doi_is_two_queries(
     snapshot_papers, django_assert_num_queries
 ):
-    references = library_import.references_from_bibtex(to_bibtex(citation_entries(snapshot_papers)))
+    entries = to_bibtex(citation_entries(snapshot_papers))
+    references = library_import.references_from_bibtex(entries).references
     with_dois = [r for r in references if r.doi]
     assert with_dois, "the snapshot's first papers include published ones"
     with django_assert_num_queries(2):
@@ -200,3 +203,76 @@ def test_an_import_into_someone_elses_list_is_not_found(user_factory, snapshot_p
     upload = SimpleUploadedFile("x.bib", to_bibtex(citation_entries(snapshot_papers[:1])).encode())
     assert client.post(f"/me/library/{theirs.pk}/import", {"file": upload}).status_code == 404
     assert not SavedPaper.objects.exists()
+
+
+def _import(user, text: str, filename: str = "library.bib") -> library_import.ImportReport:
+    return library_import.library_import(
+        user=user,
+        reading_list=services.reading_list_default(user=user),
+        text=text,
+        filename=filename,
+    )
+
+
+@pytest.mark.parametrize(
+    "text, filename",
+    [
+        ("@article{k, doi={10.1234/ab\x00cd}, title={x\x01y}}", "library.bib"),
+        ("TY  - JOUR\r\nDO  - 10.1234/a\x00b\r\nTI  - x\x7fy\r\nER  - \r\n", "library.ris"),
+    ],
+)
+def test_control_characters_in_a_file_are_taken_out(user_factory, text, filename):
+    # PostgreSQL refused the NUL in the DOI lookup: a DataError, a 500.
+    report = _import(user_factory(), text, filename)
+    assert report.error == ""
+    ((reference),) = report.unmatched
+    assert reference.doi in ("10.1234/abcd", "10.1234/ab") and reference.title == "xy"
+
+
+def test_ris_entries_without_an_end_are_each_read(user_factory):
+    # rispy raised a TypeError on this 42-byte file (two TY lines, no ER).
+    report = _import(user_factory(), "TY  - JOUR\r\nTI  - x\r\nTY  - JOUR\r\nTI  - x\r\n", "a.ris")
+    assert report.error == "" and [r.title for r in report.unmatched] == ["x", "x"]
+
+
+def test_a_bibtex_block_that_cannot_be_read_is_reported_and_the_rest_imported(
+    user_factory, snapshot_papers, caplog
+):
+    good = to_bibtex(citation_entries(snapshot_papers[:2]))
+    with caplog.at_level(logging.WARNING):
+        report = _import(user_factory(), "@a{\n" + good)
+    assert len(report.matched) == 2 and report.added == 2
+    assert report.unreadable_count == 1
+    assert report.unreadable[0].startswith("'@a{")
+    # bibtexparser's own line for each block is not written: the report says it.
+    assert not [r for r in caplog.records if r.name.startswith("bibtexparser")]
+
+
+def test_a_file_of_800000_broken_blocks_is_refused_at_once(user_factory):
+    text = "@a{" * 800_000  # 2.4 MB: under the size cap, parsed in about a minute
+    started = time.monotonic()
+    report = _import(user_factory(), text)
+    assert time.monotonic() - started < 2
+    assert "800,000 blocks, more than the 5,000" in report.error
+
+
+def test_parsing_stops_past_its_time_budget(user_factory, snapshot_papers, monkeypatch):
+    monkeypatch.setattr(library_import, "IMPORT_PARSE_SECONDS", 0.0)
+    monkeypatch.setattr(library_import, "PARSE_CHUNK_BLOCKS", 1)
+    report = _import(user_factory(), to_bibtex(citation_entries(snapshot_papers[:3])))
+    assert "took longer than 0 s to read" in report.error and report.added == 0
+
+
+def test_imports_have_a_rate_limit(user_factory, settings):
+    settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "imports": "2/hour"}
+    user = user_factory()
+    reading_list = services.reading_list_default(user=user)
+    client = Client()
+    client.force_login(user)
+    answers = []
+    for _ in range(3):
+        upload = SimpleUploadedFile("library.bib", b"@article{k, title={x}}")
+        answers.append(client.post(f"/me/library/{reading_list.pk}/import", {"file": upload}))
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert 0 < int(answers[2]["Retry-After"]) <= 3600
+    assert "try again in" in answers[2].content.decode()
