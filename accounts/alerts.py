@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from papers.models import Paper, PaperChange
 from papers.search import MODES, paper_search
+from wovepaper.lib.bounds import day_after
 
 from . import selectors
 from .models import Profile, SavedSearch, SearchAlert
@@ -117,8 +118,9 @@ def saved_search_check(*, saved: SavedSearch, now: datetime | None = None) -> in
             mode=saved.mode,
             category=saved.category or None,
             date_from=date_from,
-            # The search page's `date_to` is the last day shown; the search's is exclusive.
-            date_to=saved.date_to + timedelta(days=1) if saved.date_to else None,
+            # The search page's `date_to` is the last day shown; the search's is exclusive (and
+            # none past the last day there is, which failed every hourly check).
+            date_to=day_after(saved.date_to),
             limit=ALERTS_PER_CHECK,
         )
         papers = [*found.items, *found.related][:ALERTS_PER_CHECK]

@@ -347,3 +347,16 @@ def test_the_alert_feeds_carry_what_the_feed_formats_require(user_factory, recen
     assert guid.get("isPermaLink") == "false" and guid.text == entry_id
     atom_link = rss.find("channel/{http://www.w3.org/2005/Atom}link")
     assert atom_link.get("href") == f"https://wovepaper.example/me/alerts/{token}.rss"
+
+
+def test_a_search_to_the_last_day_there_is_is_checked_every_hour(user_factory, recent):
+    # Saved through the page's link, as the sweep did: the check then failed every hour with
+    # OverflowError (the day after 9999-12-31).
+    user = user_factory()
+    wanted = recent("Surface codes under circuit noise", "Logical error rates of surface codes.")
+    client = _signed_in(user)
+    client.post("/me/searches", {"q": "surface codes", "mode": "keyword", "date_to": "9999-12-31"})
+    saved = SavedSearch.objects.get(user=user)
+    assert saved.date_to.isoformat() == "9999-12-31"
+    assert alerts.saved_search_check(saved=saved) == 1
+    assert list(SearchAlert.objects.values_list("paper_id", flat=True)) == [wanted.pk]
