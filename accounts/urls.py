@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django.urls import path
 
+from wovepaper.lib.api.throttles import throttled_like_the_api
+
 from . import alert_views, library_views, owner_views, views
 
 app_name = "accounts"
@@ -63,7 +65,7 @@ urlpatterns = [
     path("me/library/<api_id:list_id>", library_views.library_list, name="library_list"),
     path(
         "me/library/<api_id:list_id>/cite.<cite_ext:extension>",
-        library_views.library_cite,
+        throttled_like_the_api(library_views.library_cite),
         name="library_cite",
     ),
     path("me/library/<api_id:list_id>/rename", library_views.list_rename, name="list_rename"),
@@ -82,7 +84,7 @@ urlpatterns = [
     path("lists/shared/<secret_token:token>", library_views.shared_list, name="shared_list"),
     path(
         "lists/shared/<secret_token:token>/cite.<cite_ext:extension>",
-        library_views.shared_list_cite,
+        throttled_like_the_api(library_views.shared_list_cite),
         name="shared_list_cite",
     ),
     path("me/searches", alert_views.saved_searches, name="saved_searches"),

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django.urls import include, path
 
+from wovepaper.lib.api.throttles import throttled_like_the_api
+
 from . import conflict_views, views
 from .curation import report_views
 from .feeds import (
@@ -19,7 +21,7 @@ researcher_urlpatterns = [
     path("conflicts", conflict_views.conflict_check_page, name="conflicts"),
     path(
         "researchers/<api_id:pk>/cite.<cite_ext:extension>",
-        views.researcher_citation,
+        throttled_like_the_api(views.researcher_citation),
         name="cite",
     ),
     path("researchers/<page_key:pk>", views.researcher_detail, name="detail"),

@@ -18,6 +18,7 @@ from wovepaper.lib.api.converters import (
     WordPageKeyConverter,
 )
 from wovepaper.lib.api.errors import api_not_found
+from wovepaper.lib.api.throttles import throttled_like_the_api
 from wovepaper.sitemaps import sitemap_index, sitemap_section
 
 # Before any include(): the apps' urlconfs use these converters.
@@ -65,7 +66,11 @@ urlpatterns = [
     path("sitemap-<slug:section>.xml", sitemap_section, name="sitemap-section"),
     path("", views.home, name="home"),
     path("search", views.search, name="search"),
-    path("search/cite.<cite_ext:extension>", views.search_citation, name="search-cite"),
+    path(
+        "search/cite.<cite_ext:extension>",
+        throttled_like_the_api(views.search_citation),
+        name="search-cite",
+    ),
     path("categories/<category:code>", views.category, name="category"),
     path("about", views.about, name="about"),
     path("contact", views.contact, name="contact"),
