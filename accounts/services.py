@@ -161,9 +161,32 @@ def institution_unfollow(*, user: User, institution: Institution) -> int:
     return deleted
 
 
+class ClaimRefused(FollowError):
+    """A new claim past the claimant's limits; the message says which and what to do."""
+
+
+def _claim_limits(user: User) -> None:
+    """Refuses a new claim past CLAIMS_MAX_PENDING waiting for the curators, or past
+    CLAIMS_PER_HOUR made: a person has one record or a few, and 120 claims sent in 8 s flooded
+    the curators' queue and every page's reader state."""
+    pending = Claim.objects.filter(user=user, status=Claim.Status.PENDING).count()
+    if pending >= settings.CLAIMS_MAX_PENDING:
+        raise ClaimRefused(
+            f"You have {pending} claims waiting for the curators, the most one account may "
+            "have; a new one can be made once they are decided."
+        )
+    since = timezone.now() - timedelta(hours=1)
+    recent = Claim.objects.filter(user=user, created_at__gte=since).count()
+    if recent >= settings.CLAIMS_PER_HOUR:
+        raise ClaimRefused(
+            f"You have made {recent} claims in the last hour, the most we take from one "
+            "account; please wait a little before making more."
+        )
+
+
 def researcher_claim(*, user: User, researcher: Researcher, message: str = "") -> Claim:
     """Say "this is me". One claim per user and record (a rerun returns it, with the message
-    updated while it waits).
+    updated while it waits). A new claim past the claimant's limits raises ClaimRefused.
 
     When the account signed in with ORCID and a source gives the record that same iD, the claim
     is confirmed at once (method "orcid", nobody reviewed it): the record's ORCID link is marked
@@ -177,6 +200,9 @@ def researcher_claim(*, user: User, researcher: Researcher, message: str = "") -
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()
         target = Researcher.objects.select_for_update().get(pk=target.pk)
+        # Counted with the claimant's row locked, so claims sent at once count each other.
+        if not Claim.objects.filter(user=user, researcher=target).exists():
+            _claim_limits(user)
         claim, created = Claim.objects.get_or_create(
             user=user, researcher=target, defaults={"message": message[:2000]}
         )
@@ -322,10 +348,15 @@ def reading_list_create(*, user: User, name: str) -> ReadingList:
     """A new named list. Raises LibraryError for an empty name, a name the reader already uses,
     or past LIBRARY_MAX_LISTS lists."""
     cleaned = _list_name(name)
-    if ReadingList.objects.filter(user=user).count() >= LIBRARY_MAX_LISTS:
-        raise LibraryError(f"You have {LIBRARY_MAX_LISTS} lists, as many as a library holds.")
     try:
         with transaction.atomic():
+            # Counted with the reader's row locked until the list is made, so lists made at
+            # once count each other (8 at 96 lists left 101). SQLite serialises writers.
+            list(User.objects.select_for_update().filter(pk=user.pk).values("pk"))
+            if ReadingList.objects.filter(user=user).count() >= LIBRARY_MAX_LISTS:
+                raise LibraryError(
+                    f"You have {LIBRARY_MAX_LISTS} lists, as many as a library holds."
+                )
             return ReadingList.objects.create(user=user, name=cleaned)
     except IntegrityError as exc:
         raise LibraryError(f"You already have a list called “{cleaned}”.") from exc

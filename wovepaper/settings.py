@@ -460,6 +460,10 @@ MATCH_SWEEP_ROWS = env_int("MATCH_SWEEP_ROWS", 20_000)
 FIGURES_MAX_AGE_DAYS = env_int("FIGURES_MAX_AGE_DAYS", 30)
 # Readers' reports of wrong matches: how many one account may file in an hour.
 MATCH_REPORTS_PER_HOUR = env_int("MATCH_REPORTS_PER_HOUR", 10)
+# Readers' claims to be a researcher: how many may wait for the curators at once, and how many
+# one account may make in an hour (accounts.services.researcher_claim).
+CLAIMS_MAX_PENDING = env_int("CLAIMS_MAX_PENDING", 5)
+CLAIMS_PER_HOUR = env_int("CLAIMS_PER_HOUR", 10)
 
 # arXiv OAI-PMH harvesting. arXiv asks for at most one request every 3 s over all our machines;
 # the limiter lives in the cache (Redis in production) so every worker shares it.

@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 
 from accounts.claim_evidence import orcid_record_works, website_host
 from accounts.models import Claim
-from accounts.services import ClaimError, claim_review, researcher_claim
+from accounts.services import ClaimError, ClaimRefused, claim_review, researcher_claim
 from institutions.clients.ror import parse_organization
 from institutions.models import AuthorshipInstitution, Institution
 from papers.models import Authorship
@@ -279,3 +279,35 @@ def test_two_records_verified_by_their_owners_cannot_be_merged(user_factory, res
         researchers_merge(survivor_id=first.pk, folded_ids=[second.pk], actor=None)
     second.refresh_from_db()
     assert second.merged_into_id is None and Claim.objects.filter(researcher=first).count() == 1
+
+
+def test_claims_waiting_for_the_curators_are_capped_per_account(
+    client, researcher_factory, settings
+):
+    settings.CLAIMS_MAX_PENDING = 2
+    user = get_user_model().objects.create_user("claimant", "c@example.org", "pw-12345678")
+    records = [researcher_factory(f"Many Names{i}") for i in range(3)]
+    for record in records[:2]:
+        researcher_claim(user=user, researcher=record, message="me")
+    with pytest.raises(ClaimRefused, match="2 claims waiting for the curators"):
+        researcher_claim(user=user, researcher=records[2])
+    # A claim already made is still the reader's to add words to.
+    assert researcher_claim(user=user, researcher=records[0], message="me, really").message == (
+        "me, really"
+    )
+    client.force_login(user)
+    url = f"/following/researchers/{records[2].pk}/claim"
+    html = client.post(url, {"message": "x"}, follow=True).content.decode()
+    assert "2 claims waiting for the curators" in html
+    assert Claim.objects.filter(user=user).count() == 2
+
+
+def test_claims_made_in_an_hour_are_limited(researcher_factory, settings):
+    settings.CLAIMS_PER_HOUR = 2
+    user = get_user_model().objects.create_user("claimant", "c@example.org", "pw-12345678")
+    records = [researcher_factory(f"Many Names{i}") for i in range(3)]
+    for record in records[:2]:
+        claim = researcher_claim(user=user, researcher=record)
+        claim_review(claim=claim, reviewer=None, confirm=False)  # decided: not waiting
+    with pytest.raises(ClaimRefused, match="2 claims in the last hour"):
+        researcher_claim(user=user, researcher=records[2])

@@ -91,3 +91,34 @@ def test_questions_asked_at_once_reserve_the_days_token_budget(settings):
     assert (len(taken), len(refused)) == (3, 17), outcomes
     held = ChatMessage.objects.filter(user=reader, role=ChatMessage.Role.ASSISTANT)
     assert sorted(held.values_list("reserved_tokens", flat=True)) == [10_000] * 3
+
+
+def test_eight_lists_made_at_once_at_96_stop_at_the_librarys_100():
+    from accounts import services
+    from accounts.models import ReadingList
+
+    reader = get_user_model().objects.create_user("lister", "l@example.org", "pw-l-123456")
+    ReadingList.objects.bulk_create(
+        [ReadingList(user=reader, name=f"List {i}") for i in range(services.LIBRARY_MAX_LISTS - 4)]
+    )
+
+    outcomes = _at_once(8, lambda i: services.reading_list_create(user=reader, name=f"New {i}"))
+    made = [o for o in outcomes if isinstance(o, ReadingList)]
+    refused = [o for o in outcomes if isinstance(o, services.LibraryError)]
+    assert (len(made), len(refused)) == (4, 4), outcomes
+    assert ReadingList.objects.filter(user=reader).count() == services.LIBRARY_MAX_LISTS
+
+
+def test_claims_made_at_once_stop_at_the_pending_cap(settings):
+    from accounts.models import Claim
+    from accounts.services import ClaimRefused, researcher_claim
+
+    settings.CLAIMS_MAX_PENDING = 3
+    reader = get_user_model().objects.create_user("claimer", "cl@example.org", "pw-c-123456")
+    records = [Researcher.objects.create(display_name=f"C. Person {i}") for i in range(8)]
+
+    outcomes = _at_once(8, lambda i: researcher_claim(user=reader, researcher=records[i]))
+    made = [o for o in outcomes if isinstance(o, Claim)]
+    refused = [o for o in outcomes if isinstance(o, ClaimRefused)]
+    assert (len(made), len(refused)) == (3, 5), outcomes
+    assert Claim.objects.filter(user=reader).count() == 3
