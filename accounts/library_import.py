@@ -203,7 +203,7 @@ def _ris_entries(text: str) -> list[str]:
     starts = [m.start() for m in _RIS_START.finditer(text)]
     if len(starts) > IMPORT_MAX_BLOCKS:
         raise _too_many_blocks(len(starts))
-    pieces = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    pieces = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=False)]
     return [p if _RIS_END.search(p) else p.rstrip("\r\n") + "\nER  - \n" for p in pieces]
 
 

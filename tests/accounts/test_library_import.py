@@ -276,3 +276,9 @@ def test_imports_have_a_rate_limit(user_factory, settings):
     assert [a.status_code for a in answers] == [200, 200, 429]
     assert 0 < int(answers[2]["Retry-After"]) <= 3600
     assert "try again in" in answers[2].content.decode()
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "not a reference file"])
+def test_a_ris_file_without_entries_imports_nothing(user_factory, text):
+    report = _import(user_factory(), text, "empty.ris")
+    assert (report.error, report.matched, report.unmatched) == ("", [], [])
