@@ -174,7 +174,7 @@ class ConflictCheckApi(APIView):
         "at once with `over_budget` and the reason. Signed-in accounts only "
         "(`Authorization: Token <key>` or a session); a daily quota per account (429 past it).",
         request=ConflictInputSerializer,
-        responses={200: ConflictReportSerializer, **error_responses(400, 401, 403, 404)},
+        responses={200: ConflictReportSerializer, **error_responses(400, 401, 403, 404, 413)},
         examples=[
             OpenApiExample(
                 "A paper against two reviewers",

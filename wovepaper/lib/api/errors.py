@@ -108,6 +108,11 @@ _ERROR_EXAMPLES: dict[int, tuple[str, str, dict[str, Any]]] = {
     403: ("permission_denied", "CSRF Failed: CSRF token missing.", {}),
     404: ("not_found", "Not found.", {}),
     409: ("conflict", "You already have a list called “Reading list”.", {}),
+    413: (
+        "too_large",
+        "The request body is larger than the 2,621,440 bytes an endpoint reads.",
+        {},
+    ),
     429: (
         "throttled",
         "Request was throttled. Expected available in 12 seconds.",
@@ -120,5 +125,6 @@ _ERROR_DESCRIPTIONS = {
     403: "Refused: a session request without its CSRF token.",
     404: "Not found.",
     409: "In conflict with what you hold already; `message` says how.",
+    413: "The request body is larger than an endpoint reads (DATA_UPLOAD_MAX_MEMORY_SIZE).",
     429: "Too many requests; wait `Retry-After` seconds (also in the body).",
 }
