@@ -17,11 +17,12 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.workers import ROOT, free_port, wait_for
+from tests.workers import ROOT, database_url, free_port, wait_for
 
 # Far below the 60 s worker timeout and the health check's 10 s; the connect timeout is 5 s.
 BUDGET_SECONDS = 8.0
@@ -60,16 +61,14 @@ def silent_database() -> Iterator[SilentListener]:
     listener.close()
 
 
-@pytest.fixture
-def site_on_a_silent_database(silent_database, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+@contextmanager
+def gunicorn(tmp_path: Path, name: str, **environment: str) -> Iterator[tuple[str, Path]]:
+    """gunicorn as the Procfile starts it (one worker, the 60 s timeout) on `environment`; its
+    address and its log."""
     port = free_port()
-    log_path = tmp_path / "gunicorn.log"
+    log_path = tmp_path / f"{name}.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "REDIS_"))}
-    env.update(
-        DATABASE_URL=f"postgres://postgres@127.0.0.1:{silent_database.port}/wovepaper",
-        WOVEPAPER_DATA_DIR=str(tmp_path),
-        CELERY_BROKER_URL="",
-    )
+    env.update(WOVEPAPER_DATA_DIR=str(tmp_path), CELERY_BROKER_URL="", **environment)
     with log_path.open("wb") as log:
         server = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "wovepaper.wsgi"]
@@ -90,6 +89,22 @@ def site_on_a_silent_database(silent_database, tmp_path: Path) -> Iterator[tuple
                 server.wait(timeout=30)
 
 
+def _warmed_up(log_path: Path, timeout: float) -> None:
+    wait_for(
+        lambda: b"ready (warm-up" in log_path.read_bytes(),
+        timeout=timeout,
+        what="the gunicorn worker to finish its warm-up",
+        on_timeout=log_path.read_text,
+    )
+
+
+@pytest.fixture
+def site_on_a_silent_database(silent_database, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    url = f"postgres://postgres@127.0.0.1:{silent_database.port}/wovepaper"
+    with gunicorn(tmp_path, "silent", DATABASE_URL=url) as site:
+        yield site
+
+
 def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict, bytes, float]:
     request = urllib.request.Request(url, headers=headers or {})
     started = time.monotonic()
@@ -106,12 +121,7 @@ def test_a_silent_database_fails_every_request_fast_with_503(site_on_a_silent_da
     started = time.monotonic()
     # The worker accepts once its warm-up is over: it gives up at the first step that needs
     # the database (137 s before the connect timeout).
-    wait_for(
-        lambda: b"ready (warm-up" in log_path.read_bytes(),
-        timeout=45,
-        what="the gunicorn worker to finish its warm-up",
-        on_timeout=log_path.read_text,
-    )
+    _warmed_up(log_path, timeout=45)
     assert time.monotonic() - started < 40, log_path.read_text()
     assert b"the database does not answer" in log_path.read_bytes()
 
@@ -129,3 +139,29 @@ def test_a_silent_database_fails_every_request_fast_with_503(site_on_a_silent_da
             assert response_headers["Content-Type"].startswith("application/json"), path
     status, _, body, _ = _get(base + "/api/v1/me/lists/", routes["/api/v1/me/lists/"])
     assert b'"code": "unavailable"' in body or b'"code":"unavailable"' in body
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_cached_anonymous_page_is_served_while_the_database_is_silent(
+    silent_database, own_redis, tmp_path, paper_factory
+):
+    paper_factory(title="Served from the page cache")
+    own_redis.start()
+    with gunicorn(tmp_path, "healthy", DATABASE_URL=database_url(), REDIS_URL=own_redis.url) as (
+        base,
+        log_path,
+    ):
+        _warmed_up(log_path, timeout=90)
+        # The page cache's key holds the host: the same one for both servers.
+        status, _, body, _ = _get(base + "/", {"Host": "localhost"})
+        assert status == 200 and b"Served from the page cache" in body
+    silent = f"postgres://postgres@127.0.0.1:{silent_database.port}/wovepaper"
+    with gunicorn(tmp_path, "silent", DATABASE_URL=silent, REDIS_URL=own_redis.url) as (
+        base,
+        log_path,
+    ):
+        _warmed_up(log_path, timeout=45)
+        status, _, body, seconds = _get(base + "/", {"Host": "localhost"})
+    assert status == 200 and b"Served from the page cache" in body, (status, body[:300])
+    assert seconds < 1.0, seconds
