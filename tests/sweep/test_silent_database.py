@@ -165,3 +165,32 @@ def test_a_cached_anonymous_page_is_served_while_the_database_is_silent(
         status, _, body, seconds = _get(base + "/", {"Host": "localhost"})
     assert status == 200 and b"Served from the page cache" in body, (status, body[:300])
     assert seconds < 1.0, seconds
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_a_statement_past_the_statement_timeout_is_cancelled_by_the_server(tmp_path):
+    # What deploy/gunicorn.conf.py sets for the web, here at 1 s: a query the database takes
+    # longer over ends in an error the site answers 503 for, never in the worker timeout.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+    env.update(
+        DATABASE_URL=database_url(), WOVEPAPER_DATA_DIR=str(tmp_path), DB_STATEMENT_TIMEOUT="1"
+    )
+    script = (
+        "from django.db import connection\n"
+        "try:\n"
+        "    connection.cursor().execute('SELECT pg_sleep(5)')\n"
+        "except Exception as error:\n"
+        "    print(type(error).__name__, error)\n"
+    )
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "OperationalError" in done.stdout and "statement timeout" in done.stdout, done
+    assert time.monotonic() - started < 30
