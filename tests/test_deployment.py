@@ -143,3 +143,22 @@ def test_the_web_units_install_line_enables_every_worker_the_healthcheck_pings()
     unit = (ROOT / "deploy" / "systemd" / "wovepaper-web.service").read_text()
     enabled = set(re.findall(r"wovepaper-worker@(\w+)", unit))
     assert pinged and pinged <= enabled, pinged - enabled
+
+
+def test_the_worker_health_command_runs_without_a_warning_and_fails_for_an_unknown_worker(
+    tmp_path,
+):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CELERY_")}
+    env.update(WORKER_HEALTH_DIR=str(tmp_path), PYTHONWARNINGS="default")
+    done = subprocess.run(
+        [sys.executable, "-m", "wovepaper.worker_health", "nobody@nowhere"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    # runpy's "found in sys.modules … prior to execution" was printed on every run before.
+    assert "Warning" not in done.stderr, done.stderr
+    assert done.stderr.startswith("nobody@nowhere: no health file"), done.stderr

@@ -161,11 +161,3 @@ def main(names: list[str]) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0
-
-
-if __name__ == "__main__":
-    import django
-
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wovepaper.settings")
-    django.setup()
-    sys.exit(main(sys.argv[1:]))
