@@ -12,11 +12,20 @@ workers=("$@")
 [ ${#workers[@]} -eq 0 ] && workers=("harvest@$host" "match@$host" "default@$host" "search@$host" "analysis@$host" "embed@$host")
 status=0
 # /health answers 200 when the web reaches its database and cache, else 503 naming what is down.
-if ! health="$(curl -sS --max-time 10 -w '\n%{http_code}' "http://127.0.0.1:${PORT:-8000}/health")"; then
+# It is asked as the TLS proxy in front of gunicorn asks: for the public host, saying the
+# request came in over https. Under WOVEPAPER_PRODUCTION a plain http request is redirected
+# (SECURE_SSL_REDIRECT) and a Host not in ALLOWED_HOSTS refused: the check asks what a reader's
+# request through the proxy asks. Host and scheme are SITE_URL's, which the web reads too.
+site="${SITE_URL:-http://127.0.0.1:${PORT:-8000}}"
+scheme="${site%%://*}"
+site_host="${site#*://}"
+site_host="${site_host%%/*}"
+if ! health="$(curl -sS --max-time 10 -w '\n%{http_code}' -H "Host: $site_host" \
+  -H "X-Forwarded-Proto: $scheme" "http://127.0.0.1:${PORT:-8000}/health")"; then
   echo "web: no answer on port ${PORT:-8000}" >&2
   status=1
 elif [ "${health##*$'\n'}" != "200" ]; then
-  echo "web: unhealthy: ${health%$'\n'*}" >&2
+  echo "web: unhealthy (HTTP ${health##*$'\n'}): ${health%$'\n'*}" >&2
   status=1
 fi
 python -m wovepaper.worker_health "${workers[@]}" || status=1
