@@ -340,6 +340,7 @@ def test_catch_up_brings_every_derived_store_up_to_date(
     if connection.vendor == "postgresql":
         PaperSearchDocument.objects.all().delete()  # as if no index task ever ran
     settings.MATCH_BATCH_SIZE = 2
+    settings.ANALYSIS_BATCH_SIZE = 2
     out = StringIO()
     call_command("catch_up", stdout=out)
     landed = catch_up_queues()
@@ -350,7 +351,11 @@ def test_catch_up_brings_every_derived_store_up_to_date(
     assert sorted(pk for m in embeds for pk in _args(m)[0]) == sorted(p.pk for p in papers)
     assert "embeddings: 5 papers without a vector; queued: 1 papers.embed_papers tasks" in text
     assert len(landed["papers.analyse_backlog"]) == 1
-    assert "analysis: queued: 1 papers.analyse_backlog task for the 5 newest" in text
+    # The backlog, not the batch that one task takes.
+    assert (
+        "analysis: 5 papers without a current analysis; queued: 1 papers.analyse_backlog task "
+        "for the newest 2 of them"
+    ) in text
     if connection.vendor == "postgresql":
         assert "search documents built: 5" in text
         assert PaperSearchDocument.objects.count() == 5

@@ -9,8 +9,9 @@ Every store derived from the papers, one after another, each with its own count:
 - embeddings: the papers without a vector from the configured model go to the embed queue,
   `papers.embed_papers` messages of EMBED_TASK_CHUNK ids;
 - matching: one `researchers.match_next_batch` per MATCH_BATCH_SIZE papers waiting for it;
-- analysis: one `papers.analyse_backlog`, the newest ANALYSIS_BATCH_SIZE papers without a
-  current analysis (beat sends the next ones).
+- analysis: the papers without a current analysis are counted, and one
+  `papers.analyse_backlog` queued for the newest ANALYSIS_BATCH_SIZE of them (beat sends the
+  next ones).
 
 Without a broker (tasks inline) nothing is queued: it says which commands do the rest here.
 Safe to run again: each store takes only what is still pending.
@@ -134,13 +135,14 @@ class Command(BaseCommand):
         )
 
     def analysis(self) -> None:
-        due = papers_needing_analysis()[: settings.ANALYSIS_BATCH_SIZE].count()
-        if due:
+        backlog = papers_needing_analysis().count()
+        if backlog:
             self._send("papers.analyse_backlog")
+        batch = min(backlog, settings.ANALYSIS_BATCH_SIZE)
         self.say(
-            f"analysis: queued: {1 if due else 0} papers.analyse_backlog task for the {due} "
-            "newest papers without a current analysis (beat sends the next every "
-            "ANALYSIS_BACKLOG_SECONDS)"
+            f"analysis: {backlog} papers without a current analysis; queued: "
+            f"{1 if backlog else 0} papers.analyse_backlog task for the newest {batch} of them "
+            "(beat sends the next every ANALYSIS_BACKLOG_SECONDS)"
         )
 
     def _send(self, task: str, ids=None, *, done: str = "", **options) -> None:
@@ -151,10 +153,7 @@ class Command(BaseCommand):
         here = {
             "embeddings": (lambda: papers_pending().count(), "`manage.py embed_papers`"),
             "matching": (papers_waiting_count, "`manage.py match_researchers`"),
-            "analysis": (
-                lambda: papers_needing_analysis()[: settings.ANALYSIS_BATCH_SIZE].count(),
-                "`manage.py analyse_papers`",
-            ),
+            "analysis": (lambda: papers_needing_analysis().count(), "`manage.py analyse_papers`"),
         }
         for store in stores:
             count, command = here[store]
