@@ -593,6 +593,19 @@ if VECTOR_ENGINE in ("usearch", "auto"):
         "task": "search.merge_vectors",
         "schedule": env_int("VECTOR_MERGE_SECONDS", 3600),
     }
+# The vector index is compared with the stored vectors by the search worker every
+# VECTOR_RECONCILE_SECONDS (search.reconcile_vectors), in id ranges of VECTOR_RECONCILE_RANGE
+# rows: the newest VECTOR_RECONCILE_NEWEST, then the next VECTOR_RECONCILE_ROWS of a walk over
+# all of them; an entry missing (a lost message) or no longer current is written again.
+CELERY_TASK_ROUTES["search.reconcile_vectors"] = {"queue": f"{CELERY_QUEUE_PREFIX}search"}
+VECTOR_RECONCILE_RANGE = env_int("VECTOR_RECONCILE_RANGE", 10_000)
+VECTOR_RECONCILE_NEWEST = env_int("VECTOR_RECONCILE_NEWEST", 20_000)
+VECTOR_RECONCILE_ROWS = env_int("VECTOR_RECONCILE_ROWS", 100_000)
+if VECTOR_ENGINE != "exact":
+    CELERY_BEAT_SCHEDULE["search-reconcile-vectors"] = {
+        "task": "search.reconcile_vectors",
+        "schedule": env_int("VECTOR_RECONCILE_SECONDS", 600),
+    }
 # Sentence embeddings (papers.search.embedding_stage, wovepaper.lib.embeddings): computed on the
 # queue "embed" after harvest pages and import batches commit, by as many worker processes on as
 # many machines as wanted; `manage.py embed_papers` backfills, and the sweep below catches up.

@@ -58,6 +58,44 @@ def paper_vector_batches(size: int, model: str) -> Iterator[tuple[list[int], np.
         last = upper
 
 
+def paper_vector_ids(
+    size: int, model: str, *, after: int = 0, newest: int = 0
+) -> Iterator[tuple[list[int], list[int], int]]:
+    """The model's stored vectors by paper id, in ranges of at most `size` rows past `after`
+    (or, with `newest`, from the range holding the `newest` highest ids): for each range, the
+    ids of every row (an index may hold any of them) and of the current ones among them (the
+    index should hold exactly those), and the range's last id. Ids only, read from the
+    primary key's order range by range, as `paper_vector_batches` does: no vector is read and
+    no range holds more than `size` rows."""
+    if newest:
+        start = (
+            PaperEmbedding.objects.filter(model=model)
+            .order_by("-paper_id")
+            .values_list("paper_id", flat=True)[newest : newest + 1]
+            .first()
+        )
+        after = max(after, start or 0)
+    last = after
+    while True:
+        stored = list(
+            PaperEmbedding.objects.filter(model=model, paper_id__gt=last)
+            .order_by("paper_id")
+            .values_list("paper_id", flat=True)[:size]
+        )
+        if not stored:
+            return
+        current = list(
+            _current(model)
+            .filter(paper_id__gt=last, paper_id__lte=stored[-1])
+            .order_by("paper_id")
+            .values_list("paper_id", flat=True)
+        )
+        yield stored, current, stored[-1]
+        if len(stored) < size:
+            return
+        last = stored[-1]
+
+
 def papers_have_vectors(model: str) -> bool:
     """Whether any paper has a current vector from `model` (one query)."""
     return _current(model).exists()
@@ -75,4 +113,5 @@ PAPER_VECTORS = VectorSource(
     batches=paper_vector_batches,
     version=paper_vectors_version,
     present=papers_have_vectors,
+    ids=paper_vector_ids,
 )

@@ -12,18 +12,20 @@ which researcher records exist and their counts), all through `engine_index_enqu
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from celery import shared_task
 from django.conf import settings
+from django.core.cache import cache
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from ..queueing import send_after_commit, send_now
 from .base import Collection
-from .registry import backend_for
+from .registry import backend_for, vector_backend_for
 
 logger = logging.getLogger(__name__)
 
@@ -150,9 +152,130 @@ def vector_index_configured() -> bool:
     return getattr(settings, "VECTOR_ENGINE", "auto") != "exact"
 
 
+@dataclass
+class VectorsReconciled:
+    """One comparison of a vector index with its source: stored vectors examined, current ones
+    the index lacks (`missing`), entries it holds of vectors no longer current (`extra`: a
+    deleted paper, a changed text), how many of those were written again (`repaired`, here or
+    queued for the writer) and the last id examined (None when the walk reached the end)."""
+
+    examined: int = 0
+    missing: int = 0
+    extra: int = 0
+    repaired: int = 0
+    last: int | None = None
+
+    def add(self, other: VectorsReconciled) -> None:
+        self.examined += other.examined
+        self.missing += other.missing
+        self.extra += other.extra
+        self.repaired += other.repaired
+
+    def __str__(self) -> str:
+        return (
+            f"{self.examined} stored vectors examined, {self.missing} missing from the index, "
+            f"{self.extra} there without a current vector; {self.repaired} repaired"
+        )
+
+
+def vectors_reconcile(
+    collection: Collection,
+    *,
+    after: int = 0,
+    newest: int = 0,
+    limit: int | None = None,
+    repair: Callable[[list[int]], object] | None = None,
+) -> VectorsReconciled | None:
+    """Compare the vector index of `collection` with its source, range by range of
+    VECTOR_RECONCILE_RANGE stored ids past `after` (or the `newest` ones), at most about
+    `limit` of them, and make the index's entries current where they differ: by writing them
+    here (the writer's process: the `search` worker's sweep), or through `repair` (ids; a
+    command queues them for that writer). None when there is no index to compare (the exact
+    engine, or no file or table written yet: searches read the source itself)."""
+    source = collection.vectors
+    if not vector_index_configured() or source is None or source.ids is None:
+        return None
+    backend = vector_backend_for(collection)
+    if not backend.built():
+        return None
+    model = backend.encoder.name
+    fix = repair or backend.index
+    seen = VectorsReconciled()
+    for stored, current, last in source.ids(
+        settings.VECTOR_RECONCILE_RANGE, model, after=after, newest=newest
+    ):
+        held = backend.held(stored)
+        missing = set(current) - held
+        extra = held - set(current)
+        wrong = sorted(missing | extra)
+        for start in range(0, len(wrong), TASK_CHUNK):
+            fix(wrong[start : start + TASK_CHUNK])
+        seen.add(VectorsReconciled(len(stored), len(missing), len(extra), len(wrong)))
+        seen.last = last
+        if limit is not None and seen.examined >= limit:
+            return seen
+    seen.last = None
+    return seen
+
+
+def _reconcile_key(collection: Collection) -> str:
+    return f"vector-reconcile:{settings.VECTOR_ENGINE}:{collection.name}"
+
+
+@shared_task(name="search.reconcile_vectors", acks_late=True)
+def reconcile_vectors_task() -> dict[str, str]:
+    """Celery beat, on the search queue (the vector index's one writer): each round compares
+    the newest VECTOR_RECONCILE_NEWEST stored vectors of each collection with its index, then
+    the next VECTOR_RECONCILE_ROWS of a walk over all of them (where the last round stopped,
+    kept in the cache; from the start when it is lost), and writes what differs. A vector
+    whose index message was lost (the broker down as its batch committed) is back within a
+    round when it is among the newest, within a full walk otherwise."""
+    done = {}
+    for name in settings.SEARCH_COLLECTIONS:
+        collection = collection_named(name)
+        if collection.vectors is None:
+            continue
+        key = _reconcile_key(collection)
+        after = _cache_get(key, 0)
+        walk = vectors_reconcile(collection, after=after, limit=settings.VECTOR_RECONCILE_ROWS)
+        if walk is None:
+            continue
+        if after and not walk.examined:
+            # The last round stopped at the last id: this one starts the next walk.
+            after = 0
+            walk = vectors_reconcile(collection, limit=settings.VECTOR_RECONCILE_ROWS)
+            assert walk is not None
+        _cache_set(key, walk.last or 0)
+        whole = not after and walk.last is None  # the walk compared every stored vector
+        if settings.VECTOR_RECONCILE_NEWEST and not whole:
+            walk.add(
+                vectors_reconcile(collection, newest=settings.VECTOR_RECONCILE_NEWEST)
+                or VectorsReconciled()
+            )
+        if walk.missing or walk.extra:
+            logger.warning("vector index of %s reconciled: %s", name, walk)
+        done[name] = str(walk)
+    return done
+
+
+def _cache_get(key: str, default: int) -> int:
+    try:
+        return int(cache.get(key, default))
+    except Exception:  # noqa: BLE001 (the walk starts again from the first id: only slower)
+        return default
+
+
+def _cache_set(key: str, value: int) -> None:
+    try:
+        cache.set(key, value, None)
+    except Exception:  # noqa: BLE001 (as above)
+        logger.warning("vector reconcile: cache unreachable, the next walk starts over")
+
+
 def vector_index_enqueue(collection: Collection, ids: Iterable[int]) -> None:
     """Send `ids` to the vector index's writer once the current transaction commits; never
-    fails the caller (`rebuild_vector_index` repairs what a lost message leaves out)."""
+    fails the caller (the sweep `search.reconcile_vectors` and `catch_up` write what a lost
+    message leaves out)."""
     if not vector_index_configured():
         return
     send_after_commit("search.index_vectors", ids, args=(collection.name,), chunk=TASK_CHUNK)

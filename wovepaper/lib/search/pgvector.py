@@ -198,6 +198,16 @@ class PgvectorBackend(VectorBackend):
         ids = [int(row[0]) for row in found]
         return ids, np.asarray([row[1] for row in found], dtype=np.float32)
 
+    def built(self) -> bool:
+        return self.table_exists()
+
+    def held(self, ids: Sequence[int]) -> set[int]:
+        if not ids or not self.table_exists():
+            return set()
+        with self._cursor() as cursor:
+            cursor.execute(f"SELECT id FROM {self.table} WHERE id = ANY(%s)", [list(ids)])
+            return {int(row[0]) for row in cursor.fetchall()}
+
     # --- the writer's side (one process: the `search` queue's worker, or a command) ----------
 
     def _create(self, cursor: Any, table: str) -> None:

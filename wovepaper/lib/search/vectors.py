@@ -66,13 +66,17 @@ class VectorSource:
     `batches(size, model)` walks every current vector, for a rebuild. `version(model)` changes
     whenever a vector is written (caches of neighbours are keyed by it). `present(model)`, when
     given, tells whether any current vector exists in one query (else the first batch of one
-    is read).
+    is read). `ids(size, model, after=, newest=)`, when given, walks the stored vectors' ids in
+    ranges, each as (every stored id, the current ones, the range's last id), so that an index
+    can be compared with its source range by range (`wovepaper.lib.search.engine_feed.
+    vectors_reconcile`).
     """
 
     vectors: Callable[[Sequence[int], str], tuple[list[int], np.ndarray]]
     batches: Callable[[int, str], Iterable[tuple[list[int], np.ndarray]]]
     version: Callable[[str], str]
     present: Callable[[str], bool] | None = None
+    ids: Callable[..., Iterable[tuple[list[int], list[int], int]]] | None = None
 
     def has_any(self, model: str) -> bool:
         if self.present is not None:
@@ -174,6 +178,15 @@ class VectorBackend(SearchBackend):
         """Whether there is anything to search: without it a search answers at once, without
         loading the model to embed the query."""
         raise NotImplementedError
+
+    def built(self) -> bool:
+        """Whether the writer has made this backend's index (a file, a table): until then
+        searches read the source exactly, and there is nothing to compare with it."""
+        return False
+
+    def held(self, ids: Sequence[int]) -> set[int]:
+        """Those of `ids` the index holds an entry for, as the writer sees it now."""
+        return set()
 
     def similar_to(self, document_id: int, count: int) -> list[tuple[int, float]]:
         """The documents nearest to this one's own vector (itself left out), with their cosine
@@ -509,6 +522,24 @@ class UsearchBackend(VectorBackend):
         if len(delta_ids) + len(hidden) >= self.delta_max:
             self.merge()
         return len(found)
+
+    def built(self) -> bool:
+        return self._read_manifest() is not None
+
+    def held(self, ids: Sequence[int]) -> set[int]:
+        """Ids with an entry in the main file that the delta does not hide, or in the delta."""
+        if not ids:
+            return set()
+        with self._lock:
+            named = self._read_manifest()
+            if named is None:
+                return set()
+            main = self._main_for_writer(named["main"])
+            hidden, delta_ids, _ = self._delta(named)
+        keys = np.unique(np.asarray(list(ids), dtype=np.uint64))
+        in_main = keys[np.asarray(main.contains(keys), dtype=bool).reshape(-1)]
+        live = np.setdiff1d(in_main, hidden, assume_unique=True)
+        return {int(k) for k in np.union1d(live, np.intersect1d(keys, delta_ids))}
 
     def _main_for_writer(self, name: str):
         """The main file mapped, to ask which keys it holds: kept between batches, since

@@ -6,6 +6,10 @@ Every store derived from the papers, one after another, each with its own count:
   engine); with an engine (tantivy, OpenSearch), its documents of every record changed since
   its last catch-up round are written here (`engine_catch_up`), or, should its writer be held
   elsewhere, the round is queued for the search worker;
+- vectors: the vector index (usearch's files, pgvector's table) compared with the stored
+  vectors range by range: what it lacks (a batch whose index message was lost) or holds no
+  longer current is counted and goes to its one writer, the search worker, as
+  `search.index_vectors` messages (written here without a broker);
 - embeddings: the papers without a vector from the configured model go to the embed queue,
   `papers.embed_papers` messages of EMBED_TASK_CHUNK ids;
 - matching: one `researchers.match_next_batch` per MATCH_BATCH_SIZE papers waiting for it;
@@ -30,9 +34,17 @@ from papers.search.embedding_stage import papers_pending
 from papers.search.postgres_documents import search_index_pending
 from researchers.matching import papers_waiting_count
 from wovepaper.lib.queueing import broker_forget_failure, send_now
-from wovepaper.lib.search.engine_feed import collection_named, engine_catch_up, engine_configured
+from wovepaper.lib.search.engine_feed import (
+    TASK_CHUNK as INDEX_TASK_CHUNK,
+)
+from wovepaper.lib.search.engine_feed import (
+    collection_named,
+    engine_catch_up,
+    engine_configured,
+    vectors_reconcile,
+)
 
-STORES = ("search", "embeddings", "matching", "analysis")
+STORES = ("search", "vectors", "embeddings", "matching", "analysis")
 # Pending ids read per query while queueing the embeddings.
 EMBED_WALK = 5000
 
@@ -44,7 +56,8 @@ class BrokerAway(Exception):
 class Command(BaseCommand):
     help = (
         "Bring every derived store up to date after the broker was down or tasks were lost: "
-        "search (here), then embeddings, matching and analysis (queued for the workers)."
+        "search (here), then the vector index, embeddings, matching and analysis (queued for "
+        "the workers)."
     )
 
     def add_arguments(self, parser):
@@ -103,6 +116,31 @@ class Command(BaseCommand):
             "(every record changed since its last catch-up round)"
         )
 
+    def vectors(self, *, here: bool = False) -> None:
+        """Compare every collection's vector index with its stored vectors; queue what differs
+        for the writer (the search worker), or write it here when there is no broker."""
+        for name in settings.SEARCH_COLLECTIONS:
+            collection = collection_named(name)
+            if collection.vectors is None:
+                continue
+
+            def queue(ids: list[int], collection_name: str = name) -> None:
+                self._send(
+                    "search.index_vectors", ids, args=(collection_name,), chunk=INDEX_TASK_CHUNK
+                )
+
+            seen = vectors_reconcile(collection, repair=None if here else queue)
+            engine = settings.VECTOR_ENGINE
+            if seen is None:
+                self.say(f"vector index ({engine}) of {name}: none to compare (none written yet)")
+                continue
+            done = "repaired here" if here else "queued for the search worker"
+            self.say(
+                f"vector index ({engine}) of {name}: {seen.examined} stored vectors examined; "
+                f"missing from the index: {seen.missing}; there without a current vector: "
+                f"{seen.extra}; {done}: {seen.repaired}"
+            )
+
     def embeddings(self) -> None:
         pending = last = messages = 0
         while ids := list(
@@ -150,6 +188,9 @@ class Command(BaseCommand):
             raise BrokerAway(f"{failure}{f' after {done}' if done else ''} (sending {task})")
 
     def without_broker(self, stores: list[str]) -> None:
+        if "vectors" in stores:
+            self.vectors(here=True)  # no search worker without a broker: this is the writer
+            stores = [store for store in stores if store != "vectors"]
         here = {
             "embeddings": (lambda: papers_pending().count(), "`manage.py embed_papers`"),
             "matching": (papers_waiting_count, "`manage.py match_researchers`"),
