@@ -55,6 +55,13 @@ def test_the_procfile_runs_a_worker_for_every_routed_queue_and_one_beat():
     assert "-Q ${CELERY_QUEUE_PREFIX}%i -n %i@%H" in unit
 
 
+def test_every_procfile_line_is_started_again():
+    processes = procfile()
+    for name, command in processes.items():
+        assert re.match(r"(\w+=\S+ )*deploy/keep-running ", command), name
+    assert os.access(ROOT / "deploy" / "keep-running", os.X_OK)
+
+
 def celery_ping(name: str, *, timeout: int, env: dict[str, str]) -> subprocess.CompletedProcess:
     """What deploy/healthcheck.sh ran for each worker before wovepaper.worker_health."""
     return subprocess.run(
