@@ -55,10 +55,14 @@ def test_the_procfile_runs_a_worker_for_every_routed_queue_and_one_beat():
     assert "-Q ${CELERY_QUEUE_PREFIX}%i -n %i@%H" in unit
 
 
-def test_every_procfile_line_is_started_again():
+def test_every_procfile_line_is_started_again_and_every_worker_runs_without_gossip():
     processes = procfile()
     for name, command in processes.items():
         assert re.match(r"(\w+=\S+ )*deploy/keep-running ", command), name
+    workers = [c for c in processes.values() if " worker " in c]
+    unit = (ROOT / "deploy" / "systemd" / "wovepaper-worker@.service").read_text()
+    assert len(workers) == 6 and all(" --without-gossip " in c for c in workers)
+    assert " --without-gossip " in unit and "Restart=always" in unit
     assert os.access(ROOT / "deploy" / "keep-running", os.X_OK)
 
 

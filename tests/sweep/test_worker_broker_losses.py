@@ -1,12 +1,15 @@
-"""A Celery worker started from its Procfile line that exits is started again by the Procfile's
-deploy/keep-running, which stops when the runner stops it. The broker is a Redis of the test's
-own (tests.workers.OwnRedis), never the machine's shared one."""
+"""A Celery worker started from its Procfile line (prefork, mingle and heartbeats, as deployed)
+whose Redis broker goes away three times is serving afterwards: after each loss it reconnects
+and runs a task sent once the broker is back; and a worker that exits all the same is started
+again by the Procfile's deploy/keep-running, which stops when the runner stops it. The broker
+is a Redis of the test's own (tests.workers.OwnRedis), never the machine's shared one."""
 
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
@@ -16,6 +19,8 @@ from celery import Celery
 
 from tests.test_deployment import procfile
 from tests.workers import ROOT, OwnRedis, wait_for
+
+LOSSES = 3
 
 
 class EmbedLine:
@@ -87,6 +92,31 @@ def embed(broker, tmp_path):
     line = EmbedLine(broker, tmp_path)
     yield line
     line.close()
+
+
+def test_a_worker_whose_broker_goes_away_three_times_is_serving_afterwards(broker, embed):
+    embed.ready()
+    embed.serves()
+    for loss in range(1, LOSSES + 1):
+        server = broker.processes[-1]
+        server.terminate()  # SIGTERM, as `systemctl stop redis-server`: it closes its clients
+        server.wait(timeout=30)
+        wait_for(
+            lambda loss=loss: embed.output().count("Connection to broker lost") >= loss,
+            timeout=60,
+            what=f"the worker to see loss {loss}",
+            on_timeout=embed.output,
+        )
+        time.sleep(2)  # away for a while: the worker retries meanwhile
+        broker.start()
+        embed.serves()
+    output = embed.output()
+    assert embed.process.poll() is None, output[-6000:]
+    # Celery 5.7.0 leaves its gossip step a connection of None after each loss ("Error on
+    # restarting Gossip", then, at times, the worker's exit of issue 48): the workers run
+    # without gossip, which nothing here uses.
+    assert "Error on restarting" not in output, output[-6000:]
+    assert "Unrecoverable error" not in output and "keep-running" not in output, output[-6000:]
 
 
 def test_a_worker_that_exits_is_started_again_and_stops_with_its_runner(embed):
