@@ -5,14 +5,14 @@ Each goes through the broker by task name (the consumers are `papers.index_searc
 `search.index_engine`, `papers.embed_papers` and, in another app, `researchers.match_papers`;
 naming them keeps this module free of all of them). Without a broker, Celery runs them inline.
 
-When the broker cannot be reached, the run says so once (a log line, a note in the run's
-errors) and stops trying it for the rest of the run, instead of paying a connection timeout
-and a log line per page. From then on every page is made searchable here, in the harvest's own
-process: PostgreSQL's search documents are built, or, with a search engine, its documents are
-written (should the engine's writer be held elsewhere, the ids wait for the next page's write,
-and the last page's for the engine's catch-up). Embeddings and matching are left to the
-sweeps once the broker is back (`papers.embed_pending`, the matching backlog), or to
-`manage.py catch_up`, which queues all of it at once.
+When the broker cannot be reached, the run says so once (a log line, or the command's own line
+on stderr; a note in the run's errors) and stops trying it for the rest of the run, instead of
+paying a connection timeout and a log line per page. From then on every page is made searchable
+here, in the harvest's own process: PostgreSQL's search documents are built, or, with a search
+engine, its documents are written (should the engine's writer be held elsewhere, the ids wait
+for the next page's write, and the last page's for the engine's catch-up). Embeddings and
+matching are left to the sweeps once the broker is back (`papers.embed_pending`, the matching
+backlog), or to `manage.py catch_up`, which queues all of it at once.
 """
 
 from __future__ import annotations
@@ -41,7 +41,10 @@ MATCH_BATCH = 500
 class HandOff:
     """One harvest run's hand-offs, and whether the broker has been given up on."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, announce: bool = True) -> None:
+        # Whether giving up on the broker is logged: a command that prints `notice()` itself
+        # (with the run's final counts) says it in that one line instead.
+        self.announce = announce
         self.broker_down: str = ""
         self.indexed_here = 0
         self.engine_indexed_here = 0
@@ -66,7 +69,7 @@ class HandOff:
     def index(self, paper_ids: list[int]) -> None:
         if not self.broker_down:
             # An inline failure is logged there and left to the periodic sweep.
-            if not (failure := send_now(INDEX_TASK_NAME, paper_ids)):
+            if not (failure := send_now(INDEX_TASK_NAME, paper_ids, quiet=True)):
                 return
             self._give_up_on_broker(failure)
         self.indexed_here += search_index_papers(paper_ids)
@@ -77,7 +80,7 @@ class HandOff:
         if not engine_configured():
             return
         if not self.broker_down:
-            if not (failure := engine_index_send(PAPERS, paper_ids)):
+            if not (failure := engine_index_send(PAPERS, paper_ids, quiet=True)):
                 return
             self._give_up_on_broker(failure)
         ids = [*self.engine_waiting, *paper_ids]
@@ -108,7 +111,9 @@ class HandOff:
                 self.matching_not_queued += len(chunk)
                 continue
             # A backlog batch that took these papers after this commit has done the work.
-            failure = send_now(MATCH_TASK_NAME, chunk, kwargs={"requested_at": requested_at})
+            failure = send_now(
+                MATCH_TASK_NAME, chunk, kwargs={"requested_at": requested_at}, quiet=True
+            )
             if failure:
                 self._give_up_on_broker(failure)
                 self.matching_not_queued += len(chunk)
@@ -118,7 +123,8 @@ class HandOff:
 
     def _give_up_on_broker(self, failure: str) -> None:
         self.broker_down = failure
-        logger.warning("%s", self.notice())
+        if self.announce:
+            logger.warning("%s", self.notice())
 
     def notice(self) -> str:
         """What the operator needs to know once the broker was given up on ("" if it was not),

@@ -68,11 +68,14 @@ def send_now(
     args: tuple = (),
     kwargs: dict[str, Any] | None = None,
     chunk: int = CHUNK,
+    quiet: bool = False,
 ) -> str:
     """Send `task` now, as `send_after_commit` does; returns "" when the broker took every
-    message (or, without a broker, the task ran here), else why it did not."""
+    message (or, without a broker, the task ran here), else why it did not. `quiet`: a
+    failure is not logged here, for a caller that says it itself in its own words (a
+    harvest run, once)."""
     messages = _messages(ids, chunk)
-    return _send(task, messages, args, kwargs or {}) if messages else ""
+    return _send(task, messages, args, kwargs or {}, quiet=quiet) if messages else ""
 
 
 def broker_failure() -> str:
@@ -90,7 +93,9 @@ def _messages(ids: int | Iterable[int] | None, chunk: int) -> list[tuple]:
     return [(part,) for part in chunked(dict.fromkeys(ids), chunk)]
 
 
-def _send(task: str, messages: list[tuple], args: tuple, kwargs: dict[str, Any]) -> str:
+def _send(
+    task: str, messages: list[tuple], args: tuple, kwargs: dict[str, Any], *, quiet: bool = False
+) -> str:
     app = current_app
     signatures = [app.signature(task, args=(*args, *m), kwargs=kwargs) for m in messages]
     if app.conf.task_always_eager:
@@ -123,6 +128,8 @@ def _send(task: str, messages: list[tuple], args: tuple, kwargs: dict[str, Any])
         _Broker.url = app.conf.broker_url
         _Broker.failure = f"{type(exc).__name__}: {exc}"
         _Broker.down_until = time.monotonic() + settings.QUEUE_RETRY_AFTER
+        if quiet:
+            return _Broker.failure
         logger.warning(
             "could not queue %s (%d of %d messages sent): %s; not asking the broker again for "
             "%s s, the periodic sweep takes up what was not queued",

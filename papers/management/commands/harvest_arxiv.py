@@ -92,7 +92,8 @@ class Command(BaseCommand):
                 page=run.pages, new=run.created, upd=run.updated, rej=run.rejected, refresh=False
             )
 
-        handoff = HandOff()
+        # Said once, on stderr, with the run's final counts (below), not also in the log.
+        handoff = HandOff(announce=False)
         started = time.monotonic()
         try:
             run = harvest_window(

@@ -290,9 +290,12 @@ def engine_index_enqueue(collection: Collection, ids: Iterable[int]) -> None:
     send_after_commit("search.index_engine", ids, args=(collection.name,), chunk=TASK_CHUNK)
 
 
-def engine_index_send(collection: Collection, ids: Iterable[int]) -> str:
+def engine_index_send(collection: Collection, ids: Iterable[int], *, quiet: bool = False) -> str:
     """Send `ids` to the indexer now; returns "" when the broker took them (or there is no
-    engine to feed), else why it did not, for a caller that then writes them itself."""
+    engine to feed), else why it did not, for a caller that then writes them itself (`quiet`:
+    and says so itself)."""
     if not engine_configured():
         return ""
-    return send_now("search.index_engine", ids, args=(collection.name,), chunk=TASK_CHUNK)
+    return send_now(
+        "search.index_engine", ids, args=(collection.name,), chunk=TASK_CHUNK, quiet=quiet
+    )
