@@ -93,3 +93,22 @@ def test_catch_up_without_a_broker_repairs_here_and_says_how_many(drifted):
         "index: 3; there without a current vector: 2; repaired here: 5"
     ) in out.getvalue()
     assert held([p.pk for p in lost]) == {p.pk for p in lost}
+
+
+def test_there_is_nothing_to_compare_before_an_index_is_written_or_with_the_exact_engine(
+    settings, tmp_path, paper_factory
+):
+    settings.VECTOR_INDEX_DIR = tmp_path / "vector-index"
+    paper = paper_factory(title="Embedded, never indexed", abstract="On qubits.")
+    embed_papers([paper.pk], feed_index=False)
+    for engine, why in (
+        ("usearch", "none written yet; searches read the stored vectors meanwhile"),
+        ("exact", "the exact engine reads the stored vectors themselves"),
+    ):
+        settings.VECTOR_ENGINE = engine
+        reset_backends()
+        assert vectors_reconcile(PAPERS) is None
+        out = StringIO()
+        call_command("catch_up", "--only", "vectors", stdout=out)
+        assert out.getvalue() == f"vector index ({engine}) of papers: nothing to compare ({why})\n"
+    reset_backends()

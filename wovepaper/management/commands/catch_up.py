@@ -132,7 +132,12 @@ class Command(BaseCommand):
             seen = vectors_reconcile(collection, repair=None if here else queue)
             engine = settings.VECTOR_ENGINE
             if seen is None:
-                self.say(f"vector index ({engine}) of {name}: none to compare (none written yet)")
+                why = (
+                    "the exact engine reads the stored vectors themselves"
+                    if engine == "exact"
+                    else "none written yet; searches read the stored vectors meanwhile"
+                )
+                self.say(f"vector index ({engine}) of {name}: nothing to compare ({why})")
                 continue
             done = "repaired here" if here else "queued for the search worker"
             self.say(
