@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, time
 
 from django.db.models import F
 from django.utils import timezone
@@ -90,6 +90,24 @@ def papers_store_source_records(*, records: Sequence[PaperSourceRecord]) -> None
 
 # The researcher link of an Authorship is papers' row, written by researchers' flows (matching,
 # curation): they write it only through these, so papers knows every way it changes.
+
+
+def papers_cited_by_dated(*, recorded: dict[tuple[str, str], date]) -> int:
+    """Citation counts a source gave on a known day (a recording's) are as of that day:
+    `recorded` maps (source, arXiv id) to it, source "s2" or "openalex" as `cited_by_source`.
+    Returns how many papers' counts were dated."""
+    wanted = {arxiv_id for _, arxiv_id in recorded}
+    dated = []
+    for paper in Paper.objects.filter(arxiv_id__in=wanted, cited_by_count__isnull=False).only(
+        "pk", "arxiv_id", "cited_by_source"
+    ):
+        day = recorded.get((paper.cited_by_source or "", paper.arxiv_id))
+        if day is not None:
+            paper.cited_by_updated_at = datetime.combine(day, time(), tzinfo=UTC)
+            dated.append(paper)
+    Paper.objects.bulk_update(dated, ["cited_by_updated_at"], batch_size=500)
+    pages_changed("paper", [p.pk for p in dated])
+    return len(dated)
 
 
 def papers_touch(*, paper_ids: Iterable[int], now: datetime | None = None) -> None:

@@ -169,6 +169,15 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(
         "month",
     )
     assert not Paper.objects.filter(published__isnull=True).exists()
+    # A count is as of the day its source answered (the recording's), never the load's.
+    recorded_on = recordings.citation_counts_recorded_on()
+    counted = Paper.objects.exclude(cited_by_updated_at=None)
+    assert counted.count() > 250
+    assert [
+        p.arxiv_id
+        for p in counted
+        if p.cited_by_updated_at.date() != recorded_on.get((p.cited_by_source, p.arxiv_id))
+    ] == []
     twins = {k for k in live.values_list("name_key", flat=True) if " " in k}
     twins = [k for k in twins if live.filter(name_key=k).count() > 1]
     assert {"mirco musolesi", "ilya sutskever", "jakob uszkoreit"} <= set(twins)

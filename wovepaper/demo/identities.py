@@ -26,6 +26,7 @@ from papers.authors import author_list_cleaned, parse_display_name
 from papers.ingest.records import PaperRecord, normalize_arxiv_id
 from papers.ingest.upsert import papers_upsert
 from papers.models import Paper
+from papers.services import papers_cited_by_dated
 from researchers.models import Researcher
 from researchers.source_figures import source_figures_dated
 from researchers.tasks import match_papers
@@ -110,7 +111,9 @@ def paper_records(recordings: Recordings, arxiv_ids: list[str]) -> list[PaperRec
 
 
 def _stamp_figure_dates(recordings: Recordings) -> int:
-    """Figures taken from a recording are as of the day it was recorded."""
+    """Figures taken from a recording are as of the day it was recorded: researchers' and
+    papers' citation counts alike."""
+    papers_cited_by_dated(recorded=recordings.citation_counts_recorded_on())
     return source_figures_dated(recordings.figures_recorded_on())
 
 
@@ -119,9 +122,9 @@ def demo_identities_load(recordings: Recordings | None = None) -> IdentitiesSumm
     arxiv_ids = recorded_arxiv_ids(recordings)
     # A paper with arXiv's own record in the project (only arXiv gives the v1 date) keeps it.
     kept = set(
-        Paper.objects.filter(arxiv_id__in=arxiv_ids, published__isnull=False).values_list(
-            "arxiv_id", flat=True
-        )
+        Paper.objects.filter(
+            arxiv_id__in=arxiv_ids, published__isnull=False, published_precision__isnull=True
+        ).values_list("arxiv_id", flat=True)
     )
     with transaction.atomic():
         counts, changed = papers_upsert(

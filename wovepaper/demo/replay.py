@@ -25,6 +25,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from django.test.utils import override_settings
 
+from sources.openalex import work_arxiv_id
+from wovepaper.lib.identifiers import arxiv_id_parsed
+
 RECORDINGS = Path(__file__).parent / "recordings"
 
 
@@ -85,6 +88,19 @@ class Recordings:
 
     def openalex_authors_by_id(self, ids: list[str]) -> list[dict]:
         return [self.openalex_authors[i]["answer"] for i in ids if i in self.openalex_authors]
+
+    def citation_counts_recorded_on(self) -> dict[tuple[str, str], date]:
+        """(source, arXiv id) → the day the service gave the paper's citation count."""
+        days = {
+            ("s2", arxiv_id): date.fromisoformat(v["recorded"])
+            for arxiv_id, v in self.s2_papers.items()
+            if v.get("recorded")
+        }
+        for work in self.openalex_works:
+            arxiv_id = arxiv_id_parsed(work_arxiv_id(work["answer"]) or "")
+            if arxiv_id and work.get("recorded"):
+                days[("openalex", arxiv_id)] = date.fromisoformat(work["recorded"])
+        return days
 
     def figures_recorded_on(self) -> dict[tuple[str, str], date]:
         """(source, author id) → the day the service gave these figures, for the "as of" line."""
