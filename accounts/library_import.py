@@ -27,6 +27,7 @@ import bibtexparser
 import rispy
 from django.contrib.auth.models import User
 from django.db.models.functions import Lower
+from pylatexenc.latex2text import LatexNodes2Text
 
 from papers.converters import normalize_old_style
 from papers.models import Paper
@@ -57,6 +58,8 @@ _BIBTEX_LINE_BLOCK = re.compile(r"^[ \t]*@", re.MULTILINE)
 _RIS_START = re.compile(r"^[ \t]*(?:\d+\.[ \t]*)?TY {1,2}- ", re.MULTILINE)
 _RIS_END = re.compile(r"^[ \t]*ER {1,2}-", re.MULTILINE)
 
+# TeX in text mode read as Unicode (accents, \\ss, \\&), formulas left as they are.
+_TEXT_MODE = LatexNodes2Text(math_mode="verbatim")
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\s*")
 
 
@@ -87,6 +90,11 @@ class ImportReport:
     unreadable_count: int = 0
     error: str = ""
 
+    @property
+    def references_read(self) -> int:
+        """The references matched and not: what "N of M found" counts."""
+        return len(self.matched) + len(self.unmatched)
+
 
 @dataclass
 class ParsedFile:
@@ -100,13 +108,23 @@ class ParsedFile:
             self.unreadable.append(where)
 
 
+def _case_braces_dropped(title: str) -> str:
+    """A BibTeX title without the braces that protect its case ("{SU(2)} chains"), those of
+    its formulas kept ("$\\bar{M}_{0,6}$")."""
+    parts = re.split(r"(?<!\\)(\$[^$]*\$)", title)
+    return "".join(
+        part if part.startswith("$") else part.replace("{", "").replace("}", "") for part in parts
+    )
+
+
 class UnreadableFile(ValueError):
     """A file that cannot be read as BibTeX or RIS; the message is shown to the reader."""
 
 
 def title_key(title: str) -> str:
-    """A title as compared: LaTeX commands, braces, accents, punctuation and case dropped."""
-    text = _LATEX_COMMAND.sub(" ", title)
+    """A title as compared: TeX accents read as the letters they make (G{\\"o}del is Gödel),
+    then other LaTeX commands, braces, accents, punctuation and case dropped."""
+    text = _LATEX_COMMAND.sub(" ", _TEXT_MODE.latex_to_text(title) if "\\" in title else title)
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c))
     return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
@@ -190,7 +208,7 @@ def _bibtex_reference(entry) -> Reference:
         fields.get("volume", ""),
     ]
     return _reference(
-        title=fields.get("title", "").replace("{", "").replace("}", ""),
+        title=_case_braces_dropped(fields.get("title", "")),
         key=entry.key,
         doi_values=[fields.get("doi", "")],
         texts=[t for t in texts if t],

@@ -370,10 +370,19 @@ class LibraryImportThrottle(UserRateThrottle):
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def list_import(request: AuthenticatedHttpRequest, list_id: int) -> HttpResponse:
-    """Import a BibTeX or RIS file into the list and show what matched and what did not."""
+    """Import a BibTeX or RIS file into the list and show what matched and what did not. The
+    result's address opened again (a reload, a bookmark) leads to the list and its import form:
+    the file is not kept, and what it added is in the list."""
     reading_list = _own_list(request, list_id)
+    if request.method == "GET":
+        messages.info(
+            request,
+            "An import's report is shown once, as the file is read; the papers it added are in "
+            "this list. Choose a file below to import again.",
+        )
+        return redirect("accounts:library_list", reading_list.pk)
     upload = request.FILES.get("file")
     if upload is None:
         messages.error(request, "Choose a BibTeX (.bib) or RIS (.ris) file to import.")

@@ -188,6 +188,12 @@ def test_the_import_page_says_what_matched_and_what_did_not(
     assert response.status_code == 200
     assert "Found (2)" in html and "Not found (1)" in html and "10.1086/307221" in html
     assert "2 papers added" in html
+    # The count of what was read: it said "2 of 0 references".
+    assert "2 of 3 references found here" in html
+    # The result's address opened again leads to the list, not to a blank 405.
+    again = client.get(f"/me/library/{reading_list.pk}/import", follow=True)
+    assert again.redirect_chain == [(f"/me/library/{reading_list.pk}", 302)]
+    assert "papers it added are in this list" in again.content.decode()
     upload = SimpleUploadedFile("library.bib", bib.encode())
     markdown = client.post(
         f"/me/library/{reading_list.pk}/import", {"file": upload}, HTTP_ACCEPT="text/markdown"
@@ -282,3 +288,21 @@ def test_imports_have_a_rate_limit(user_factory, settings):
 def test_a_ris_file_without_entries_imports_nothing(user_factory, text):
     report = _import(user_factory(), text, "empty.ris")
     assert (report.error, report.matched, report.unmatched) == ("", [], [])
+
+
+def test_tex_accents_and_case_braces_fold_before_matching_and_formulas_keep_theirs(
+    user_factory, paper_factory
+):
+    godel = paper_factory(title="Gödel Incompleteness and the Limits of Proof")
+    cox = paper_factory(title=r"The Cox Ring of $\bar{M}_{0,6}$")
+    bib = (
+        '@article{a, title={G{\\"o}del Incompleteness and the {L}imits of Proof}}\n'
+        "@article{b, title={The {Cox} Ring of $\\bar{M}_{0,6}$}}\n"
+    )
+    report = _import(user_factory(), bib)
+    assert [(ref.key, paper.pk, how) for ref, paper, how in report.matched] == [
+        ("a", godel.pk, "title"),
+        ("b", cox.pk, "title"),
+    ]
+    # As the reader's file has it, but for the braces that only protected the case.
+    assert report.matched[1][0].title == r"The Cox Ring of $\bar{M}_{0,6}$"
