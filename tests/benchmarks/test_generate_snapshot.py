@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from email.utils import parsedate_to_datetime
 
 from benchmarks.generate_snapshot import MAX_AUTHORS, write_snapshot
 from papers.ingest.importing import snapshot_import
-from papers.ingest.records import NEW_STYLE_ID
 from papers.ingest.snapshot import parse_snapshot_line
 from papers.models import Authorship, Paper
+from wovepaper.lib.identifiers import ARXIV_NEW_STYLE
 
 COUNT = 400
 
@@ -32,7 +33,7 @@ def test_lines_have_the_real_snapshot_shape(tmp_path, fixtures_dir):
     for line in lines:
         data = json.loads(line)
         assert list(data) == list(real)
-        assert NEW_STYLE_ID.match(data["id"])
+        assert re.fullmatch(ARXIV_NEW_STYLE, data["id"])
         ids.add(data["id"])
         assert 1 <= len(data["authors_parsed"]) <= MAX_AUTHORS
         assert 1 <= len(data["categories"].split()) <= 4
