@@ -60,6 +60,8 @@ _RIS_END = re.compile(r"^[ \t]*ER {1,2}-", re.MULTILINE)
 
 # TeX in text mode read as Unicode (accents, \\ss, \\&), formulas left as they are.
 _TEXT_MODE = LatexNodes2Text(math_mode="verbatim")
+# The N1 lines papers.citations.export writes about the export itself.
+_EXPORT_NOTE = re.compile(r"^(?:First \d+ authors listed\.|Also DOI |The \d+ papers saved last)")
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\s*")
 
 
@@ -71,6 +73,8 @@ class Reference:
     arxiv_id: str = ""
     doi: str = ""
     key: str = ""
+    # The reader's own note on the entry (BibTeX's annote, as Zotero writes it; RIS's N1).
+    note: str = ""
 
 
 @dataclass
@@ -147,13 +151,17 @@ def _doi(value: str) -> str:
     return found.group(0).rstrip(".,;") if found else ""
 
 
-def _reference(*, title: str, key: str, doi_values: list[str], texts: list[str]) -> Reference:
+def _reference(
+    *, title: str, key: str, doi_values: list[str], texts: list[str], note: str = ""
+) -> Reference:
     doi = next((d for d in (_doi(v) for v in doi_values) if d), "")
     arxiv_id = _arxiv_id([doi, *texts]) if doi.lower().startswith("10.48550/") else ""
     arxiv_id = arxiv_id or _arxiv_id(texts)
     if doi.lower().startswith("10.48550/"):
         doi = ""  # arXiv's own DOI names the preprint: matched by its id, not as a DOI
-    return Reference(title=" ".join(title.split()), arxiv_id=arxiv_id, doi=doi, key=key)
+    return Reference(
+        title=" ".join(title.split()), arxiv_id=arxiv_id, doi=doi, key=key, note=note.strip()
+    )
 
 
 def _too_many_blocks(count: int) -> UnreadableFile:
@@ -212,6 +220,7 @@ def _bibtex_reference(entry) -> Reference:
         key=entry.key,
         doi_values=[fields.get("doi", "")],
         texts=[t for t in texts if t],
+        note=fields.get("annote", ""),
     )
 
 
@@ -246,6 +255,8 @@ def _ris_reference(entry: dict) -> Reference:
         title=title,
         key=next(iter(_ris_values(entry, "id")), ""),
         doi_values=_ris_values(entry, "doi"),
+        # Our own exports' N1 lines say what the export holds, not what the reader thinks.
+        note="\n".join(n for n in _ris_values(entry, "notes") if not _EXPORT_NOTE.match(n)),
         texts=_ris_values(
             entry,
             "accession_number",
@@ -344,5 +355,6 @@ def library_import(
     report.entries_skipped = skipped
     report.unreadable, report.unreadable_count = parsed.unreadable, parsed.unreadable_count
     papers = list({paper.pk: paper for _, paper, _ in report.matched}.values())
-    report.added = services.papers_save(reading_list=reading_list, papers=papers)
+    notes = {paper.pk: reference.note for reference, paper, _ in report.matched if reference.note}
+    report.added = services.papers_save(reading_list=reading_list, papers=papers, notes=notes)
     return report

@@ -310,16 +310,28 @@ def remove(request: AuthenticatedHttpRequest, list_id: int, paper_id: int) -> Ht
     return redirect(next_url_or(request, reverse("accounts:library_list", args=[list_id])))
 
 
-def _list_export(reading_list: ReadingList, extension: str, filename: str) -> HttpResponse:
-    papers, cut_note = selectors.reading_list_citation_export(reading_list, limit=LIST_EXPORT_MAX)
-    return citation_response(papers, extension=extension, filename=filename, cut_note=cut_note)
+def _list_export(
+    reading_list: ReadingList, extension: str, filename: str, *, with_notes: bool
+) -> HttpResponse:
+    papers, cut_note, notes = selectors.reading_list_citation_export(
+        reading_list, limit=LIST_EXPORT_MAX
+    )
+    return citation_response(
+        papers,
+        extension=extension,
+        filename=filename,
+        cut_note=cut_note,
+        notes=notes if with_notes else None,
+    )
 
 
 @login_required
 @require_GET
 def library_cite(request: AuthenticatedHttpRequest, list_id: int, extension: str) -> HttpResponse:
     """A list as one citation file (BibTeX, RIS or CSL-JSON), newest saved first."""
-    response = _list_export(_own_list(request, list_id), extension, f"list-{list_id}")
+    response = _list_export(
+        _own_list(request, list_id), extension, f"list-{list_id}", with_notes=True
+    )
     patch_cache_control(response, private=True, no_store=True)
     return response
 
@@ -360,7 +372,8 @@ def shared_list(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_GET
 def shared_list_cite(request: HttpRequest, token: str, extension: str) -> HttpResponse:
-    return _unlisted(_list_export(_shared(token), extension, "list"))
+    # A shared list's readers see its papers, never its owner's notes.
+    return _unlisted(_list_export(_shared(token), extension, "list", with_notes=False))
 
 
 class LibraryImportThrottle(UserRateThrottle):

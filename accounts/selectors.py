@@ -545,17 +545,21 @@ def paper_changes_for_user(
 
 def reading_list_citation_export(
     reading_list: ReadingList, *, limit: int
-) -> tuple[list[Paper], str]:
+) -> tuple[list[Paper], str, dict[int, str]]:
     """A list's papers for its citation export (site, shared link and API), saved last first,
-    deleted papers left out, and the note that says the export was cut at `limit` (empty when it
-    holds them all). One query."""
+    deleted papers left out; the note that says the export was cut at `limit` (empty when it
+    holds them all); and the reader's notes by paper id, for the owner's own exports only (a
+    shared list's link shows no note). One query."""
     kept = saved_papers(reading_list=reading_list).filter(paper__is_deleted=False)
     rows = list(kept[: limit + 1])
+    notes = {row.paper_id: row.note for row in rows[:limit] if row.note}
     if len(rows) <= limit:
-        return [row.paper for row in rows], ""
-    return [row.paper for row in rows[:limit]], (
+        return [row.paper for row in rows], "", notes
+    return (
+        [row.paper for row in rows[:limit]],
         f"The {limit} papers saved last in {reading_list.name}; "
-        "earlier ones are not in this export."
+        "earlier ones are not in this export.",
+        notes,
     )
 
 

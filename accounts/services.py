@@ -413,15 +413,27 @@ def paper_save(*, user: User, paper: Paper, reading_list: ReadingList | None = N
     return saved
 
 
-def papers_save(*, reading_list: ReadingList, papers: Sequence[Paper]) -> int:
+def papers_save(
+    *, reading_list: ReadingList, papers: Sequence[Paper], notes: dict[int, str] | None = None
+) -> int:
     """Save many papers into a list at once (an import): one insert, papers already in it are
-    left as they are. Returns how many were added."""
+    left as they are, but for `notes` (paper id → note, from the file), written where the saved
+    paper has none (a note the reader wrote here is never replaced). Returns how many were
+    added."""
     before = SavedPaper.objects.filter(reading_list=reading_list).count()
     SavedPaper.objects.bulk_create(
         [SavedPaper(reading_list=reading_list, paper=paper) for paper in papers],
         batch_size=500,
         ignore_conflicts=True,
     )
+    notes = {pk: note[:NOTE_MAX_CHARS] for pk, note in (notes or {}).items() if note.strip()}
+    if notes:
+        noted = list(
+            SavedPaper.objects.filter(reading_list=reading_list, paper_id__in=notes, note="")
+        )
+        for saved in noted:
+            saved.note = notes[saved.paper_id]
+        SavedPaper.objects.bulk_update(noted, ["note"], batch_size=500)
     return SavedPaper.objects.filter(reading_list=reading_list).count() - before
 
 

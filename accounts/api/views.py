@@ -243,19 +243,19 @@ class ReadingListCitationApi(MeApiView):
         summary="One of your lists as BibTeX, RIS or CSL-JSON",
         description="The list's papers, saved last first, at most "
         f"{LIST_EXPORT_MAX:,} (those saved last), as one citation file, as "
-        "`/me/library/<id>/cite.<extension>` on the site; your notes are not in it. "
-        + EXPORT_FORMATS_TEXT,
+        "`/me/library/<id>/cite.<extension>` on the site, with your notes (BibTeX `annote`, "
+        "RIS `N1`, CSL-JSON `note`). " + EXPORT_FORMATS_TEXT,
         parameters=[LIST_ID_PARAMETER, EXTENSION_PARAMETER],
         responses=export_responses(401, 403, 404),
         tags=["me"],
     )
     def get(self, request, list_id: int, extension: str):
         reading_list = _own_list(request, list_id)
-        papers, cut_note = selectors.reading_list_citation_export(
+        papers, cut_note, notes = selectors.reading_list_citation_export(
             reading_list, limit=LIST_EXPORT_MAX
         )
         response = citation_response(
-            papers, extension=extension, filename=f"list-{list_id}", cut_note=cut_note
+            papers, extension=extension, filename=f"list-{list_id}", cut_note=cut_note, notes=notes
         )
         # Private, unlike the public exports citation_response is made for.
         response["Cache-Control"] = "private, no-store"

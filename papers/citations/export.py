@@ -75,6 +75,8 @@ class CitationEntry:
     paper: Paper
     authors: tuple[AuthorName, ...]
     more_authors: bool
+    # The reader's own note on the paper, in the exports of their own lists.
+    reader_note: str = ""
 
     @property
     def is_published(self) -> bool:
@@ -88,7 +90,9 @@ class CitationEntry:
         return self.paper.published.year if self.paper.published else None
 
 
-def citation_entries(papers: Sequence[Paper]) -> list[CitationEntry]:
+def citation_entries(
+    papers: Sequence[Paper], notes: dict[int, str] | None = None
+) -> list[CitationEntry]:
     """The papers as entries, in the order given, with keys unique among them. One query reads
     the first AUTHORS_MAX + 1 names of every paper (the (paper, position) unique index)."""
     names: dict[int, list[Authorship]] = defaultdict(list)
@@ -114,6 +118,7 @@ def citation_entries(papers: Sequence[Paper]) -> list[CitationEntry]:
             paper=paper,
             authors=authors[paper.pk][0],
             more_authors=authors[paper.pk][1],
+            reader_note=(notes or {}).get(paper.pk, ""),
         )
         for paper in papers
     ]
@@ -230,6 +235,9 @@ def to_bibtex(entries: Sequence[CitationEntry], *, note: str = "") -> str:
         if len(dois) > 1:
             fields.append(("note", "Also DOI " + ", ".join(latex_safe(d) for d in dois[1:])))
         fields += [("eprint", paper.arxiv_id), ("archivePrefix", "arXiv")]
+        if entry.reader_note:
+            # Where reference managers (Zotero, JabRef) keep a reader's own note.
+            fields.append(("annote", latex_safe(entry.reader_note)))
         if paper.primary_category:
             fields.append(("primaryClass", paper.primary_category))
         fields.append(("url", paper.abs_url))
@@ -247,6 +255,14 @@ def to_bibtex(entries: Sequence[CitationEntry], *, note: str = "") -> str:
 
 def _ris_line(tag: str, value: str) -> str:
     return f"{tag}  - {' '.join(value.split())}"
+
+
+def _ris_notes(entry: CitationEntry, note: str) -> list[str]:
+    """The record's N1 lines: other DOIs, a cut byline, the export's note, the reader's note."""
+    notes = [f"Also DOI {other}" for other in entry.paper.doi_list[1:]]
+    if entry.more_authors:
+        notes.append(f"First {AUTHORS_MAX} authors listed.")
+    return [*notes, *(text for text in (note, entry.reader_note) if text)]
 
 
 def to_ris(entries: Sequence[CitationEntry], *, note: str = "") -> str:
@@ -275,8 +291,6 @@ def to_ris(entries: Sequence[CitationEntry], *, note: str = "") -> str:
         dois = paper.doi_list
         if dois:
             lines.append(_ris_line("DO", dois[0]))
-        for other in dois[1:]:
-            lines.append(_ris_line("N1", f"Also DOI {other}"))
         lines.append(_ris_line("UR", paper.abs_url))
         lines.append(_ris_line("AN", f"arXiv:{paper.arxiv_id}"))
         lines.append(_ris_line("DB", "arXiv"))
@@ -284,10 +298,7 @@ def to_ris(entries: Sequence[CitationEntry], *, note: str = "") -> str:
             lines.append(_ris_line("KW", code))
         if paper.abstract:
             lines.append(_ris_line("AB", paper.abstract))
-        if entry.more_authors:
-            lines.append(_ris_line("N1", f"First {AUTHORS_MAX} authors listed."))
-        if note:
-            lines.append(_ris_line("N1", note))
+        lines += [_ris_line("N1", text) for text in _ris_notes(entry, note)]
         lines.append("ER  - ")
         lines.append("")
     return "\r\n".join(lines)
@@ -332,6 +343,8 @@ def csl_items(entries: Sequence[CitationEntry]) -> list[dict]:
         if dois:
             item["DOI"] = dois[0]
             notes += [f"Also DOI {other}" for other in dois[1:]]
+        if entry.reader_note:
+            notes.append(entry.reader_note)
         if entry.more_authors:
             # CSL has no "and others" name: the styles add "et al." from a long list themselves.
             notes.append(f"First {AUTHORS_MAX} authors listed.")
@@ -365,13 +378,18 @@ CITATION_FORMATS = {
 
 
 def citation_response(
-    papers: list[Paper], *, extension: str, filename: str, cut_note: str = ""
+    papers: list[Paper],
+    *,
+    extension: str,
+    filename: str,
+    cut_note: str = "",
+    notes: dict[int, str] | None = None,
 ) -> HttpResponse:
     """A citation export as a download. `cut_note` says the export holds fewer papers than
     asked for: a comment in BibTeX, a note in RIS, and the X-Export-Note header in all three
     (CSL-JSON has no place for it)."""
     export_format = CITATION_FORMATS[extension]
-    body = export_format.write(citation_entries(papers), note=cut_note)
+    body = export_format.write(citation_entries(papers, notes), note=cut_note)
     response = HttpResponse(body, content_type=f"{export_format.content_type}; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}.{extension}"'
     if cut_note:

@@ -306,3 +306,53 @@ def test_tex_accents_and_case_braces_fold_before_matching_and_formulas_keep_thei
     ]
     # As the reader's file has it, but for the braces that only protected the case.
     assert report.matched[1][0].title == r"The Cox Ring of $\bar{M}_{0,6}$"
+
+
+def test_notes_go_both_ways_and_stay_out_of_a_shared_lists_export(user_factory, snapshot_papers):
+    import json
+
+    import bibtexparser
+    import rispy
+
+    user = user_factory()
+    reading_list = services.reading_list_default(user=user)
+    first, second = snapshot_papers[:2]
+    bib = to_bibtex(citation_entries([first, second]))
+    # Zotero writes a reader's note as annote.
+    bib = bib.replace(
+        "  eprint = {" + first.arxiv_id + "}",
+        "  annote = {Read section 3 again}," + "\n  eprint = {" + first.arxiv_id + "}",
+        1,
+    )
+    report = _import(user, bib)
+    assert report.added == 2
+    saved = SavedPaper.objects.get(reading_list=reading_list, paper=first)
+    assert saved.note == "Read section 3 again"
+    # A second import never overwrites what the reader wrote here.
+    services.saved_paper_note_set(saved=saved, note="My own words")
+    _import(user, bib)
+    saved.refresh_from_db()
+    assert saved.note == "My own words"
+
+    client = Client()
+    client.force_login(user)
+    base = f"/me/library/{reading_list.pk}/cite"
+    (entry,) = [
+        e
+        for e in bibtexparser.parse_string(client.get(f"{base}.bib").content.decode()).entries
+        if e.fields_dict["eprint"].value == first.arxiv_id
+    ]
+    assert entry.fields_dict["annote"].value == "My own words"
+    ris = rispy.loads(client.get(f"{base}.ris").content.decode())
+    assert any("My own words" in r.get("notes", []) for r in ris)
+    csl = json.loads(client.get(f"{base}.json").content)
+    assert any("My own words" in item.get("note", "") for item in csl)
+    # RIS notes come back as notes too, without the lines the export writes about itself.
+    ris_text = client.get(f"{base}.ris").content.decode()
+    other = user_factory()
+    _import(other, ris_text, filename="mine.ris")
+    assert SavedPaper.objects.get(reading_list__user=other, paper=first).note == "My own words"
+    # The link a reader shares shows the papers, never the owner's notes.
+    shared = services.reading_list_share(reading_list=reading_list)
+    public = Client().get(f"/lists/shared/{shared.share_token}/cite.bib").content.decode()
+    assert first.arxiv_id in public and "My own words" not in public
