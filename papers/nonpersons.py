@@ -72,6 +72,9 @@ COLLECTIVE = frozenset(
         "project",
     }
 )
+# A collective word in the plural: the entry names several groups, so the one before it (split
+# from it at "and") is one of them.
+COLLECTIVE_PLURAL = frozenset({"collaborations", "consortia", "teams", "groups", "projects"})
 # Institutions, their parts, buildings and addresses, and the sciences departments are named
 # after, in the languages arXiv bylines use most.
 INSTITUTIONAL = frozenset(
@@ -310,11 +313,13 @@ DUMP_RUN = 3
 
 def list_kinds(names: Sequence[str], *, source_list: bool = False) -> list[str]:
     """`entry_kind` of each entry of one list, with rule 5: a one-word entry right after an
-    affiliation or a place (or after such a one-word entry) is a place; and, for a source's
-    author list (`source_list`), rule 6: from DUMP_RUN affiliations or places in a row on,
-    every entry is part of the address."""
+    affiliation or a place (or after such a one-word entry) is a place; rule 7: an entry right
+    before a collaboration named in the plural is a collaboration too ("Keck Array and BICEP2
+    Collaborations: P. Ade", split at its "and"); and, for a source's author list
+    (`source_list`), rule 6: from DUMP_RUN affiliations or places in a row on, every entry is
+    part of the address."""
     kinds: list[str] = []
-    for name in names:
+    for index, name in enumerate(names):
         kind = entry_kind(name)
         if kind == PERSON and kinds and kinds[-1] in (AFFILIATION, PLACE):
             tokens = _tokens(name)
@@ -322,6 +327,9 @@ def list_kinds(names: Sequence[str], *, source_list: bool = False) -> list[str]:
                 kind = PLACE
             elif len(tokens) == 2 and name.lstrip().startswith("U."):
                 kind = AFFILIATION
+        following = names[index + 1] if index + 1 < len(names) else ""
+        if kind == PERSON and COLLECTIVE_PLURAL & set(_tokens(following.partition(":")[0])):
+            kind = COLLABORATION
         kinds.append(kind)
     if source_list:
         run = 0

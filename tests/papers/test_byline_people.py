@@ -128,6 +128,23 @@ def test_affiliations_and_notes_never_become_authors(arxiv_id, byline, expected)
             [("AMS Collaboration", False), ("Luísa Arruda", True)],
         ),
         ("0801.4589", "The KamLAND Collaboration", [("The KamLAND Collaboration", False)]),
+        (
+            # The byline issue 42 quotes: split at its "and", the first of two collaborations
+            # named in the plural read as a person ("Keck Array").
+            "issue 42",
+            "Keck Array and BICEP2 Collaborations: P. Ade, Z. Ahmed",
+            [
+                ("Keck Array", False),
+                ("BICEP2 Collaborations", False),
+                ("P. Ade", True),
+                ("Z. Ahmed", True),
+            ],
+        ),
+        (
+            "rule 7 leaves people",
+            "A. Smith, B. Jones and the LIGO Scientific Collaboration",
+            [("A. Smith", True), ("B. Jones", True), ("the LIGO Scientific Collaboration", False)],
+        ),
     ],
 )
 def test_a_collaboration_named_as_an_author_stays_marked_not_a_person(arxiv_id, byline, expected):
