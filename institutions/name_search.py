@@ -58,7 +58,7 @@ INSTITUTIONS = Collection(
     sorts={"relevance": Sort("papers", descending=True)},
     documents=institution_documents,
     changed_since=lambda since, size: changed_id_batches(Institution.objects.all(), since, size),
-    id_batches=lambda size: id_batches(Institution.objects.all(), size),
+    id_batches=lambda size, after=0: id_batches(Institution.objects.all(), size, after=after),
     count=Institution.objects.count,
     database=InstitutionDatabaseBackend,
 )

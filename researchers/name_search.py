@@ -66,7 +66,7 @@ RESEARCHERS = Collection(
     documents=researcher_documents,
     changed_since=lambda since, size: changed_id_batches(Researcher.objects.all(), since, size),
     # A page its owner hid has no document: the engines drop it at its next change.
-    id_batches=lambda size: id_batches(researchers_public(), size),
+    id_batches=lambda size, after=0: id_batches(researchers_public(), size, after=after),
     count=lambda: researchers_public().count(),
     database=ResearcherDatabaseBackend,
 )

@@ -598,6 +598,18 @@ if VECTOR_ENGINE in ("usearch", "auto"):
 # rows: the newest VECTOR_RECONCILE_NEWEST, then the next VECTOR_RECONCILE_ROWS of a walk over
 # all of them; an entry missing (a lost message) or no longer current is written again.
 CELERY_TASK_ROUTES["search.reconcile_vectors"] = {"queue": f"{CELERY_QUEUE_PREFIX}search"}
+# The keyword engine's index is compared with its records the same way by
+# search.reconcile_engine every ENGINE_RECONCILE_SECONDS: the next ENGINE_RECONCILE_ROWS
+# records of a walk over all of them, ENGINE_RECONCILE_RANGE ids a query; a document missing
+# (a lost message, for a record unchanged since) is written.
+CELERY_TASK_ROUTES["search.reconcile_engine"] = {"queue": f"{CELERY_QUEUE_PREFIX}search"}
+ENGINE_RECONCILE_RANGE = env_int("ENGINE_RECONCILE_RANGE", 1_000)
+ENGINE_RECONCILE_ROWS = env_int("ENGINE_RECONCILE_ROWS", 100_000)
+if SEARCH_ENGINE != "database":
+    CELERY_BEAT_SCHEDULE["search-reconcile-engine"] = {
+        "task": "search.reconcile_engine",
+        "schedule": env_int("ENGINE_RECONCILE_SECONDS", 600),
+    }
 VECTOR_RECONCILE_RANGE = env_int("VECTOR_RECONCILE_RANGE", 10_000)
 VECTOR_RECONCILE_NEWEST = env_int("VECTOR_RECONCILE_NEWEST", 20_000)
 VECTOR_RECONCILE_ROWS = env_int("VECTOR_RECONCILE_ROWS", 100_000)

@@ -43,5 +43,5 @@ def paper_document_of_record(paper_id: int, record: PaperRecord) -> dict[str, An
     }
 
 
-def paper_id_batches(size: int) -> Iterator[list[int]]:
-    return id_batches(Paper.objects.all(), size)
+def paper_id_batches(size: int, *, after: int = 0) -> Iterator[list[int]]:
+    return id_batches(Paper.objects.all(), size, after=after)

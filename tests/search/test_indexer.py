@@ -176,3 +176,48 @@ def test_a_rebuild_marks_where_the_catch_up_goes_on_from(tantivy_engine, paper_f
     assert caught_up_at(PAPERS) is None
     call_command("rebuild_search_index", "papers", verbosity=0)
     assert timezone.now() - caught_up_at(PAPERS) < timedelta(minutes=1)
+
+
+def test_the_reconcile_round_and_catch_up_find_what_no_catch_up_round_can(
+    tantivy_engine, settings, paper_factory, django_capture_on_commit_callbacks
+):
+    """A record whose message was lost and that has not changed since the last catch-up round
+    began is found only by comparing ids: the periodic round does it in steps, catch_up whole."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from wovepaper.lib.search.engine_feed import (
+        engine_reconcile,
+        reconcile_engine_task,
+        record_caught_up,
+    )
+
+    settings.ENGINE_RECONCILE_RANGE = 2
+    settings.ENGINE_RECONCILE_ROWS = 2
+    with django_capture_on_commit_callbacks(execute=False):  # the messages are lost
+        lost = [paper_factory(title=f"Tropical geometry {n}") for n in range(3)]
+    held = paper_factory(title="Tropical held")
+    paper_search_backend().index([held.pk])
+    record_caught_up(PAPERS, timezone.now() + timedelta(minutes=30))  # a round began after
+    assert _engine_ids("tropical") == [held.pk]
+
+    first = reconcile_engine_task()["papers"]  # the walk's first two ids
+    assert first == "2 records examined, 2 without a document in the index; 2 documents written"
+    assert sorted(_engine_ids("tropical")) == sorted([held.pk, lost[0].pk, lost[1].pk])
+    second = reconcile_engine_task()["papers"]  # on from where it stopped
+    assert second.startswith("2 records examined, 1 without a document")
+    assert sorted(_engine_ids("tropical")) == sorted([held.pk, *(p.pk for p in lost)])
+    # Nothing left: a whole walk finds every id held.
+    whole = engine_reconcile(PAPERS)
+    assert (whole.examined, whole.missing, whole.repaired) == (4, 0, 0)
+
+    with django_capture_on_commit_callbacks(execute=False):
+        late = paper_factory(title="Tropical late")
+    record_caught_up(PAPERS, timezone.now() + timedelta(minutes=30))
+    out = StringIO()
+    call_command("catch_up", only=["search"], stdout=out)
+    assert (
+        "index of papers: 5 records examined, 1 without a document in the index" in out.getvalue()
+    )
+    assert late.pk in _engine_ids("tropical")

@@ -191,7 +191,8 @@ class Collection:
     fields: tuple[Field, ...]
     sorts: Mapping[str, Sort]
     documents: Callable[[Sequence[int]], Iterable[dict[str, Any]]]
-    id_batches: Callable[[int], Iterable[list[int]]]
+    # (size, after=0): the ids past `after`, ascending, `size` at a time.
+    id_batches: Callable[..., Iterable[list[int]]]
     count: Callable[[], int]
     database: Callable[[Collection], SearchBackend]
     vectors: Any = None
@@ -236,6 +237,11 @@ class SearchBackend(ABC):
         own analysis, as its keyword page would tell. One query restricted to those ids.
         Engines of collections searched by meaning implement it."""
         raise NotImplementedError(f"{self.engine} cannot restrict a search to given ids")
+
+    def held(self, ids: Sequence[int]) -> set[int] | None:
+        """Those of `ids` the engine holds a document of; None when the engine is the source
+        itself (the database), so that there is nothing to compare."""
+        return None
 
     def index(self, ids: Sequence[int]) -> int:
         return 0

@@ -218,6 +218,88 @@ def vectors_reconcile(
     return seen
 
 
+@dataclass
+class EngineReconciled:
+    """One comparison of a keyword engine's index with its source: records examined, those the
+    index holds no document of (`missing`: a lost message; a record that should not be
+    searchable, a deleted paper, counts here too and is written as nothing), documents written
+    (`repaired`; ids queued, when a command hands them to the writer), and the last id examined
+    (None when the walk reached the end)."""
+
+    examined: int = 0
+    missing: int = 0
+    repaired: int = 0
+    last: int | None = None
+
+    def __str__(self) -> str:
+        return (
+            f"{self.examined} records examined, {self.missing} without a document in the "
+            f"index; {self.repaired} documents written"
+        )
+
+
+def engine_reconcile(
+    collection: Collection,
+    *,
+    after: int = 0,
+    limit: int | None = None,
+    repair: Callable[[list[int]], object] | None = None,
+) -> EngineReconciled | None:
+    """Compare the keyword engine's index of `collection` with its source, ENGINE_RECONCILE_RANGE
+    ids at a time past `after`, at most about `limit` of them, and write the documents it lacks:
+    here (the writer's process: the `search` worker's round) or through `repair` (ids; a command
+    queues them for that writer). The catch-up rounds write what changed since the last one; this
+    finds what a lost message left out of a record that has not changed since. None when no
+    engine is configured (the database searches its own rows)."""
+    if not engine_configured():
+        return None
+    backend = backend_for(collection)
+    seen = EngineReconciled()
+    for ids in collection.id_batches(settings.ENGINE_RECONCILE_RANGE, after=after):
+        held = backend.held(ids)
+        if held is None:
+            return None
+        missing = sorted(set(ids) - held)
+        for start in range(0, len(missing), TASK_CHUNK):
+            chunk = missing[start : start + TASK_CHUNK]
+            if repair is None:
+                seen.repaired += backend.index(chunk)
+            else:
+                repair(chunk)
+                seen.repaired += len(chunk)
+        seen.examined += len(ids)
+        seen.missing += len(missing)
+        seen.last = ids[-1]
+        if limit is not None and seen.examined >= limit:
+            return seen
+    seen.last = None
+    return seen
+
+
+@shared_task(name="search.reconcile_engine", acks_late=True)
+def reconcile_engine_task() -> dict[str, str]:
+    """Celery beat, on the search queue (the engine's one writer): each round compares the next
+    ENGINE_RECONCILE_ROWS records of each collection with the keyword engine's index (a walk
+    over all of them, where the last round stopped, kept in the cache) and writes the documents
+    it lacks."""
+    done = {}
+    for name in settings.SEARCH_COLLECTIONS:
+        collection = collection_named(name)
+        key = f"engine-reconcile:{settings.SEARCH_ENGINE}:{name}"
+        after = _cache_get(key, 0)
+        walk = engine_reconcile(collection, after=after, limit=settings.ENGINE_RECONCILE_ROWS)
+        if walk is None:
+            continue
+        if after and not walk.examined:
+            walk = engine_reconcile(collection, limit=settings.ENGINE_RECONCILE_ROWS)
+            assert walk is not None
+        _cache_set(key, walk.last or 0)
+        if walk.repaired:
+            logger.warning("search engine index of %s reconciled: %s", name, walk)
+        done[name] = str(walk)
+    return done
+
+
 def _reconcile_key(collection: Collection) -> str:
     return f"vector-reconcile:{settings.VECTOR_ENGINE}:{collection.name}"
 
@@ -269,7 +351,7 @@ def _cache_set(key: str, value: int) -> None:
     try:
         cache.set(key, value, None)
     except Exception:  # noqa: BLE001 (as above)
-        logger.warning("vector reconcile: cache unreachable, the next walk starts over")
+        logger.warning("reconcile: cache unreachable, the next walk starts over")
 
 
 def vector_index_enqueue(collection: Collection, ids: Iterable[int]) -> None:

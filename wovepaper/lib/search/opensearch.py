@@ -154,6 +154,13 @@ class OpenSearchBackend(SearchBackend):
         body["track_total_hits"] = False
         return body
 
+    def held(self, ids: Sequence[int]) -> set[int] | None:
+        if not ids:
+            return set()
+        body = {"query": {"ids": {"values": [str(i) for i in ids]}}, "_source": False}
+        answer = self.client.search(index=self.alias, body={**body, "size": len(ids)})
+        return {int(hit["_id"]) for hit in answer["hits"]["hits"]}
+
     def matching(self, query: SearchQuery, ids: Sequence[int]) -> set[int]:
         body = self.matching_body(query, ids)
         if body is None:

@@ -13,10 +13,10 @@ from django.db.models import Model, Q, QuerySet
 from .base import SearchPage, SearchQuery
 
 
-def id_batches(queryset: QuerySet, size: int) -> Iterator[list[int]]:
-    """Every primary key of `queryset`, ascending, in batches of `size` (keyset paging: each
-    batch is one range scan of the primary key, however far the walk has gone)."""
-    last = None
+def id_batches(queryset: QuerySet, size: int, *, after: int = 0) -> Iterator[list[int]]:
+    """Every primary key of `queryset` past `after`, ascending, in batches of `size` (keyset
+    paging: each batch is one range scan of the primary key, however far the walk has gone)."""
+    last = after or None
     while True:
         page = queryset.order_by("pk")
         if last is not None:

@@ -214,6 +214,15 @@ class TantivyBackend(SearchBackend):
             scores=[score for _, score in found] if not sort.field else [],
         )
 
+    def held(self, ids: Sequence[int]) -> set[int] | None:
+        if not ids:
+            return set()
+        searcher = self.index_.searcher()
+        among = tantivy.Query.term_set_query(self.schema, "id", [int(i) for i in ids])
+        hits = searcher.search(among, limit=len(ids), count=False).hits
+        found = searcher.fast_field_values("id", [address for _, address in hits])
+        return {int(i) for i in found if i is not None}
+
     def matching(self, query: SearchQuery, ids: Sequence[int]) -> set[int]:
         searcher = self.index_.searcher()
         matcher = self._matcher(replace(query, any_word=False), searcher)

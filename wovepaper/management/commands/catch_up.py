@@ -41,6 +41,7 @@ from wovepaper.lib.search.engine_feed import (
     collection_named,
     engine_catch_up,
     engine_configured,
+    engine_reconcile,
     vectors_reconcile,
 )
 
@@ -115,6 +116,11 @@ class Command(BaseCommand):
             f"search engine ({settings.SEARCH_ENGINE}): documents written: {counts} "
             "(every record changed since its last catch-up round)"
         )
+        for name in settings.SEARCH_COLLECTIONS:
+            # A lost message for a record unchanged since: found only by comparing every id.
+            seen = engine_reconcile(collection_named(name))
+            if seen is not None:
+                self.say(f"search engine ({settings.SEARCH_ENGINE}) index of {name}: {seen}")
 
     def vectors(self, *, here: bool = False) -> None:
         """Compare every collection's vector index with its stored vectors; queue what differs
