@@ -330,7 +330,10 @@ def references_match(references: list[Reference]) -> ImportReport:
 
 def _paper_with_title(title: str) -> Paper | None:
     wanted = title_key(title)
-    words = " ".join(wanted.split()[:30])
+    # Searched as written, accents and all (G{\\"o}del as Gödel): an engine that keeps accents
+    # in its index (PostgreSQL's) would not find "godel"; compared once folded.
+    readable = _TEXT_MODE.latex_to_text(title) if "\\" in title else title
+    words = " ".join(re.sub(r"[^\w\s-]+", " ", readable).split()[:30]) or wanted
     for paper in paper_search(words, mode="keyword", limit=5).items:
         if title_key(paper.title) == wanted:
             return paper

@@ -51,10 +51,14 @@ def test_bad_input_gets_clear_errors(api, researcher_factory):
     response = api.post("/api/v1/me/follows/", {"researcher": "x"}, format="json")
     assert response.status_code == 400
     assert "researcher" in response.json()["error"]["fields"]
-    # A number that is not an integer in JSON (the schema's type) is refused, not read as one.
-    for not_an_integer in ("7", 7.0, True):
+    # What the schema's `integer` (JSON Schema 2020-12, OpenAPI 3.1) does not allow is refused,
+    # not read as one: a string, a boolean, a fraction. 7.0 is an integer there: read as 7.
+    for not_an_integer in ("7", True, 7.5):
         response = api.post("/api/v1/me/follows/", {"researcher": not_an_integer}, format="json")
         assert response.status_code == 400, not_an_integer
+    seven = researcher_factory("Seven Point Oh")
+    response = api.post("/api/v1/me/follows/", {"researcher": float(seven.pk)}, format="json")
+    assert response.status_code == 201, response.content
     response = api.post("/api/v1/me/follows/", {"researcher": 999999}, format="json")
     assert response.status_code == 404
     assert response.json()["error"]["message"] == "No researcher with this id."
