@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from institutions.models import AuthorshipInstitution, Institution
 from papers.models import Authorship, Paper
+from wovepaper.lib.search import given_name_initials
 
 from .models import Researcher, ResearcherExternalId
 from .names import name_key
@@ -188,6 +189,15 @@ def _fold(lines: Sequence[str]) -> list[tuple[str, str, str]]:
     return out
 
 
+def _initials_key(key: str) -> str:
+    """The name key with its given names as initials ("ian sommerville" → "i sommerville"), or
+    "" when that is the key itself."""
+    words = key.split()
+    initials = given_name_initials(words)
+    short = " ".join(initial or word for word, initial in zip(words, initials, strict=True))
+    return short if short != key else ""
+
+
 def resolve_names(lines: Sequence[str]) -> list[Resolved]:
     """Each line (an ORCID iD or its URL, a researcher page's address or id, or a name) with the
     live records it names, repeated lines once: a fixed number of queries for the whole list."""
@@ -210,6 +220,11 @@ def resolve_names(lines: Sequence[str]) -> list[Resolved]:
     survivors = researcher_survivor_ids(set(pointed.values())) if pointed else {}
     named: dict[str, list[int]] = defaultdict(list)
     keys = {k for k in by_name.values() if k}
+    # As site search reads a name: "Ian Sommerville" also finds the byline "I. Sommerville",
+    # whose key is the given names' initials (asked in the same query, taken when the name as
+    # given has no record).
+    initials = {key: _initials_key(key) for key in keys}
+    keys |= {k for k in initials.values() if k}
     live = Researcher.objects.filter(merged_into__isnull=True, is_person=True)
     if keys:
         for rid, key in (
@@ -233,6 +248,9 @@ def resolve_names(lines: Sequence[str]) -> list[Resolved]:
             out.append(Resolved(text, "page", found, note="" if found else "no such researcher"))
         else:
             ids = named.get(by_name[i], [])
+            by_initials = not ids and bool(named.get(initials.get(by_name[i], "") or ""))
+            if by_initials:
+                ids = named[initials[by_name[i]]]
             if len(ids) > MAX_HOMONYMS:
                 out.append(
                     Resolved(
@@ -247,6 +265,13 @@ def resolve_names(lines: Sequence[str]) -> list[Resolved]:
                 note = "" if found else "no record here has this name"
                 if len(found) > 1:
                     note = f"{len(found)} records share this name; each is checked"
+                if found and by_initials:
+                    shown = found[0].display_name
+                    note = (
+                        "no record has the name as given; "
+                        f"taken as {shown} (given names as initials)"
+                        + (f", {note}" if note else "")
+                    )
                 out.append(Resolved(text, "name", found, note=note))
     return out
 

@@ -411,3 +411,27 @@ def test_a_body_past_the_upload_limit_gets_the_apis_error(settings):
     response = _api_for("chair").post("/api/v1/conflicts/", body, content_type="application/json")
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "too_large"
+
+
+def test_a_full_name_finds_the_record_its_bylines_wrote_with_initials_and_they_are_flagged(
+    researcher_factory, coauthored
+):
+    """The issue's case: "Ian Sommerville" named no record (the demo holds I. Sommerville), and
+    the two's seven papers together were not flagged."""
+    sommerville = researcher_factory("I. Sommerville")
+    khajeh = researcher_factory("Ali Khajeh-Hosseini")
+    for year in (2010, 2011, 2012):
+        coauthored([khajeh, sommerville], published=datetime(year, 3, 1, tzinfo=UTC))
+    (resolved,) = resolve_names(["Ian Sommerville"])
+    assert resolved.records == [sommerville]
+    assert resolved.note.startswith("no record has the name as given; taken as I. Sommerville")
+    # The name as given wins where a record has it.
+    ian = researcher_factory("Ian Sommerville")
+    assert resolve_names(["Ian Sommerville"])[0].records == [ian]
+    report = conflict_check(
+        authors=resolve_names(["I. Sommerville"]),
+        reviewers=resolve_names([f"/researchers/{khajeh.pk}"]),
+        today=TODAY,
+        years=30,
+    )
+    assert [len(f.papers) for f in report.flags] == [3]
