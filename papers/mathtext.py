@@ -6,6 +6,11 @@ of MathML elements and attributes: the converter copies `\\text{...}` and `\\hre
 as they are, so its output is never trusted as it stands. A formula that does not convert, or
 converts into anything outside the allowlist, is shown as its escaped source. Text outside the
 formulas is always escaped.
+
+An author's own macro (`\\GL`, `\\D`: defined in their paper, unknown to the converter) is
+written upright as its name (`\\mathrm{GL}`) before a formula is given up as source: the name
+reads better than the raw TeX. Braces in running text are BibTeX's case protection
+("{\\beta} Pictoris b"), shown without them.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from django.utils.safestring import SafeString, mark_safe
 from latex2mathml.converter import convert
+from pylatexenc.latex2text import LatexNodes2Text
 
 if TYPE_CHECKING:
     from wovepaper.lib.search.highlight import QueryWords
@@ -210,35 +216,130 @@ def _serialise(element: ET.Element, out: list[str]) -> None:
     out.append(f"</{tag}>")
 
 
+def _mathml(tex: str, display: bool) -> str | None:
+    try:
+        root = ET.fromstring(convert(tex, display="block" if display else "inline"))
+        out: list[str] = []
+        _serialise(root, out)
+    except Exception:  # the converter raises many kinds; any of them means "show the source"
+        return None
+    return "".join(out)
+
+
 @lru_cache(maxsize=8192)
 def formula_html(tex: str, display: bool = False) -> str | None:
     """MathML for one formula, or None when it does not convert cleanly."""
     if len(tex) > MAX_FORMULA:
         return None
-    try:
-        root = ET.fromstring(convert(standard_tex(tex), display="block" if display else "inline"))
-        out: list[str] = []
-        _serialise(root, out)
-    except Exception:  # the converter raises many kinds; any of them means "show the source"
+    html = _mathml(standard_tex(tex), display)
+    if html is None:
         return None
-    html = "".join(out)
     alt = escape(" ".join(tex.split()))
     return html.replace("<math", f'<math alttext="{alt}"', 1)
 
 
-def _text_html(text: str) -> str:
+# The converter copies a command it does not know into its output as text.
+_UNKNOWN = re.compile(r"\\([A-Za-z]+)")
+
+
+@lru_cache(maxsize=8192)
+def readable_tex(tex: str) -> str:
+    """The formula in standard TeX with every command the converter does not know written
+    upright as its name: `\\GL_n(\\D)` → `\\mathrm{GL}_n(\\mathrm{D})`."""
+    tex = standard_tex(tex)
+    try:
+        unknown = set(_UNKNOWN.findall(convert(tex)))
+    except Exception:  # a formula that does not parse has no command list to read
+        return tex
+    if not unknown:
+        return tex
+    return re.sub(
+        r"\\([A-Za-z]+)", lambda m: rf"\mathrm{{{m[1]}}}" if m[1] in unknown else m[0], tex
+    )
+
+
+@lru_cache(maxsize=8192)
+def readable_formula_html(tex: str, display: bool = False) -> str | None:
+    """As formula_html, but an author's own macros are shown upright as their names rather
+    than the formula given up as source."""
+    html = formula_html(tex, display)
+    if html is not None or len(tex) > MAX_FORMULA:
+        return html
+    upright = readable_tex(tex)
+    if upright == standard_tex(tex):
+        return None
+    html = _mathml(upright, display)
+    if html is None:
+        return None
+    alt = escape(" ".join(tex.split()))
+    return html.replace("<math", f'<math alttext="{alt}"', 1)
+
+
+# A brace in running text protects case for BibTeX ("{\beta} Pictoris b"); an escaped one
+# is the brace itself.
+_TEXT_BRACE = re.compile(r"\\([{}])|[{}]")
+
+
+def _shown_text(text: str) -> str:
     # TeX's thin space between a number and its unit ("1.1\,fb") is written outside the math.
-    return escape(text).replace("\\,", "\u202f")
+    return _TEXT_BRACE.sub(lambda m: m[1] or "", text).replace("\\,", "\u202f")
+
+
+def _text_html(text: str) -> str:
+    return escape(_shown_text(text))
+
+
+def _after_command(pieces: Iterator[tuple[str, str, bool]]) -> Iterator[tuple[str, str, bool]]:
+    """The pieces with the text that follows a bare command shown as written (tex "" marks
+    it as text, display True that its braces stay): a command that does not convert
+    (\\emph{old}, \\cite{x}) keeps its argument's braces, or it would read as \\emphold."""
+    kept = False
+    for source, tex, display in pieces:
+        if not tex and kept:
+            yield source, "", True
+        else:
+            yield source, tex, display
+        kept = bool(tex) and source == tex and formula_html(tex, display) is None
 
 
 def _piece_html(source: str, tex: str, display: bool) -> str:
     if not tex:
-        return _text_html(source)
-    html = formula_html(tex, display)
+        return escape(source) if display else _text_html(source)
+    if source == tex:
+        # A bare command is a formula only when it converts as it stands: \emph, \cite, an
+        # accent or a word after a backslash would read worse upright.
+        html = formula_html(tex, display)
+    else:
+        html = readable_formula_html(tex, display)
     if html is not None:
         return html
     # A bare command that does not convert (\emph, \cite, an accent) is just text.
     return escape(source) if source == tex else f'<span class="tex">{escape(source)}</span>'
+
+
+# Formulas read as Unicode text: \alpha as α, \to as →, sub- and superscripts as _ and ^.
+_AS_TEXT = LatexNodes2Text(math_mode="text")
+
+
+def plain_text(text: str) -> str:
+    """The text as it reads, for places that take no markup (the browser tab's title, meta
+    tags): braces of running text dropped, formulas as Unicode text, an author's own macros as
+    their names; a formula that cannot be read stays as its source."""
+    out: list[str] = []
+    for source, tex, as_written in _after_command(_pieces(text or "")):
+        if not tex:
+            out.append(source if as_written else _shown_text(source))
+            continue
+        if source == tex and formula_html(tex) is None:
+            out.append(source)  # as on the page: a bare command that is no formula
+            continue
+        try:
+            read = _AS_TEXT.latex_to_text(readable_tex(tex))
+        except Exception:  # pylatexenc gives up on some malformed TeX: the source then
+            read = source
+        # pylatexenc writes a command whose arguments are missing as "%s" placeholders.
+        out.append(source if "%s" in read or not read.strip() else read)
+    return " ".join("".join(out).split())
 
 
 # Words of a passage shown before its first highlighted word.
@@ -248,7 +349,7 @@ _NON_SPACE = re.compile(r"\S+")
 
 def tex_html(text: str) -> SafeString:
     """Escaped text with its formulas as MathML."""
-    return mark_safe("".join(_piece_html(*piece) for piece in segments(text or "")))
+    return mark_safe("".join(_piece_html(*piece) for piece in _after_command(_pieces(text or ""))))
 
 
 @lru_cache(maxsize=64)
@@ -261,7 +362,7 @@ def tex_html_words(text: str, limit: int) -> SafeString:
     """As tex_html, cut after `limit` words; a formula counts as one word and is never cut."""
     out: list[str] = []
     left = limit
-    for source, tex, display in _pieces(text or ""):
+    for source, tex, display in _after_command(_pieces(text or "")):
         if tex:
             out.append(_piece_html(source, tex, display))
             left -= 1
@@ -273,7 +374,7 @@ def tex_html_words(text: str, limit: int) -> SafeString:
                 kept, left = source, left - count
             else:
                 kept, left = _first_words(left).match(source).group(), 0  # type: ignore[union-attr]
-            out.append(_text_html(kept))
+            out.append(escape(kept) if display else _text_html(kept))
         if left <= 0:
             out.append(" …")
             break
@@ -312,8 +413,8 @@ def tex_html_passage(text: str, words: QueryWords, limit: int) -> SafeString:
         if formula.start() < high < formula.end():
             high = formula.end()
     shown = "".join(
-        _piece_html(source, tex, display) if tex else _marked_html(source, words)
-        for source, tex, display in segments(text[low:high])
+        _piece_html(source, tex, display) if tex or display else _marked_html(source, words)
+        for source, tex, display in _after_command(_pieces(text[low:high]))
     )
     before = "… " if low > 0 else ""
     after = " …" if text[high:].strip() else ""

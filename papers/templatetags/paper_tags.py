@@ -63,6 +63,12 @@ def tex(text: str) -> SafeString:
 
 
 @register.filter
+def tex_text(text: str) -> str:
+    """Title or abstract text as it reads, for the tab's title and meta tags (no markup)."""
+    return mathtext.plain_text(str(text or ""))
+
+
+@register.filter
 def tex_words(text: str, limit: int) -> SafeString:
     """As `tex`, cut after `limit` words without cutting a formula."""
     return mathtext.tex_html_words(str(text or ""), int(limit))

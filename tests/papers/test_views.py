@@ -121,7 +121,7 @@ def test_title_with_markup_and_latex_is_escaped(client, paper_factory):
     assert '<meta property="og:title" content="&lt;script&gt;alert(1)&lt;/script&gt; Spin' in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt; Spin-orbit in $\\alpha$-RuCl$_3$ &amp;" in html
     assert "<b>friends</b>" not in html and "<i>tags</i>" not in html
-    assert "$x&lt;y$" in html
+    assert "and x&lt;y [link](http://evil)" in html  # the meta description, as plain text
     # The JSON-LD keeps the text but can never close its script element.
     for block in re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.S):
         assert "<" not in block
@@ -195,3 +195,23 @@ def test_jsonld_of_an_undated_paper_dates_it_by_its_identifier_and_lists_each_do
         "https://doi.org/10.1086/520497",
         "https://doi.org/10.1088/0004-637X/704/2/1743",
     ]
+
+
+def test_a_title_reads_as_text_in_the_tab_and_as_math_on_the_page(client, paper_factory):
+    # 1302.1160's title and 1302.1639's abstract (the bundled sample): case-protecting braces
+    # and an author's own macro (\D).
+    paper = paper_factory(
+        title=r"The near-infrared spectral energy distribution of {\beta} Pictoris b",
+        abstract=r"We show the transfer for $(\GL_n(\D),\GL_n(E))$ pairs.",
+    )
+    html = client.get(paper.get_absolute_url()).content.decode()
+    title = "The near-infrared spectral energy distribution of β Pictoris b"
+    assert f"<title>{title} · wovepaper</title>" in html
+    assert f'<meta property="og:title" content="{title} · wovepaper">' in html
+    assert (
+        "(GL_n(D),GL_n(E)) pairs."
+        in re.search(r'<meta name="description" content="([^"]*)"', html)[1]
+    )
+    assert "{" not in html.split("<h1", 1)[1].split("</h1>")[0]
+    for page in (html, client.get("/").content.decode()):
+        assert "\\GL_n(\\D)" not in page.replace('alttext="(\\GL_n(\\D)', "")
