@@ -3,12 +3,14 @@ processor (citeproc-py, with the style it ships)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from datetime import UTC, datetime
 from pathlib import Path
 
 import bibtexparser
 import citeproc
+import jsonschema
 import pytest
 from citeproc import Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle
 from citeproc.source.json import CiteProcJSON
@@ -17,13 +19,16 @@ from django.test.utils import CaptureQueriesContext
 
 from papers.citations.export import (
     AUTHORS_MAX,
+    AuthorName,
+    CitationEntry,
     balanced_braces,
     citation_entries,
+    csl_items,
     to_bibtex,
     to_csl_json,
     to_ris,
 )
-from papers.models import Authorship
+from papers.models import Authorship, Paper
 from researchers.models import Researcher
 from researchers.names import name_key
 
@@ -219,3 +224,58 @@ def test_old_style_ids_and_versioned_urls_reach_the_paper(client, paper_factory)
     assert response["Content-Disposition"] == 'attachment; filename="arxiv-math.GT-0309136.bib"'
     (entry,) = parse_bibtex(response.content.decode()).entries
     assert entry.fields_dict["eprint"].value == "math.GT/0309136"
+
+
+# The official CSL-JSON schema (tests/fixtures/standards/PROVENANCE.md), read offline.
+CSL_SCHEMA = json.loads(
+    (Path(__file__).parents[1] / "fixtures" / "standards" / "csl-data.json").read_text()
+)
+
+
+def csl_errors(items: list[dict]) -> list[str]:
+    validator = jsonschema.Draft7Validator(CSL_SCHEMA)
+    return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(items)]
+
+
+def test_the_csl_schema_check_can_fail():
+    assert csl_errors([{"id": "x", "type": "preprint-ish", "author": [{"literal": 3}]}])
+
+
+def test_csl_json_of_papers_with_math_accents_and_special_characters_conforms(
+    paper_factory, preprint, published
+):
+    tricky = paper_factory(
+        title=r"50% of {\beta} Pictoris b & $E_6/U(1)_N$ <b>bold</b> \"o",
+        abstract=r"The $(\GL_n(\D),\GL_n(E))$ pairs, 1.265 {\mu}m & z~0.45 #1.",
+        authors=["Paul Erdős", "ATLAS Collaboration", "Émilie du Châtelet"],
+        doi="10.1086/520497 10.1088/0004-637X/704/2/1743",
+        published=None,
+    )
+    undated = paper_factory(title="Undated", journal_ref="Nature 1, 2", published=None)
+    text = to_csl_json(citation_entries([preprint, published, tricky, undated]))
+    assert csl_errors(json.loads(text)) == []
+    rendered = "\n".join(csl_bibliography(text))
+    assert "Erdős" in rendered and "Pictoris b" in rendered
+
+
+def test_csl_json_of_every_sample_title_conforms(sample_path):
+    # Built from the bundled sample's records without the database: the writer is a pure
+    # function of the entries.
+    entries = []
+    for number, line in enumerate(gzip.open(sample_path, "rt", encoding="utf-8")):
+        record = json.loads(line)
+        paper = Paper(
+            arxiv_id=record["id"],
+            title=record["title"],
+            abstract=record["abstract"],
+            doi=record["doi"] or "",
+            journal_ref=record["journal-ref"] or "",
+            categories=record["categories"],
+        )
+        authors = tuple(
+            AuthorName(family=family, given=given) for family, given, *_ in record["authors_parsed"]
+        )
+        entries.append(CitationEntry(f"k{number}", paper, authors, more_authors=False))
+    items = csl_items(entries)
+    assert len(items) > 3000
+    assert csl_errors(items) == []
