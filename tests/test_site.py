@@ -1,9 +1,11 @@
 # ruff: noqa: F811  (factory fixtures imported from tests/researchers/conftest.py)
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from django.core.cache import cache
@@ -259,3 +261,87 @@ def test_404_escapes_the_requested_path(client, db):
     html = client.get("/%3Cscript%3Ealert(1)%3C/script%3E").content.decode()
     assert "We have no page at <code>/&lt;script&gt;alert(1)&lt;/script&gt;</code>." in html
     assert "<script>alert(1)" not in html
+
+
+# The schema.org vocabulary, release 30.0 (tests/fixtures/standards/PROVENANCE.md), read
+# offline: every term is looked up in it directly rather than through pyld, whose expansion
+# would fetch the https://schema.org context over the network.
+def _schemaorg_terms() -> tuple[frozenset[str], frozenset[str]]:
+    path = Path(__file__).parent / "fixtures" / "standards" / "schemaorg-current-https.jsonld.gz"
+    graph = json.load(gzip.open(path, "rt", encoding="utf-8"))["@graph"]
+    kinds = {
+        node["@id"].removeprefix("schema:"): node["@type"]
+        for node in graph
+        if node["@id"].startswith("schema:")
+    }
+    properties = {term for term, kind in kinds.items() if kind == "rdf:Property"}
+    return frozenset(properties), frozenset(kinds.keys() - properties)
+
+
+SCHEMA_PROPERTIES, SCHEMA_TYPES = _schemaorg_terms()
+JSONLD_KEYWORDS = frozenset({"@context", "@graph", "@id", "@type"})
+
+
+def outside_schemaorg(node, path: str = "") -> list[str]:
+    """Every property name and @type value in a JSON-LD node that schema.org does not define."""
+    if isinstance(node, list):
+        return [bad for item in node for bad in outside_schemaorg(item, path)]
+    if not isinstance(node, dict):
+        return []
+    found = []
+    for key, value in node.items():
+        # schema.org's "-input"/"-output" annotations name a property (SearchAction's
+        # query-input).
+        term = re.sub(r"-(input|output)$", "", key)
+        if key not in JSONLD_KEYWORDS and term not in SCHEMA_PROPERTIES:
+            found.append(f"{path}/{key}")
+        if key == "@type":
+            found += [f"{path}/@type={t}" for t in [value] if t not in SCHEMA_TYPES]
+        elif key != "@context":
+            found += outside_schemaorg(value, f"{path}/{key}")
+    return found
+
+
+def jsonld_of(html: str) -> list[dict]:
+    return [
+        json.loads(block)
+        for block in re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)
+    ]
+
+
+def test_the_vocabulary_check_can_fail():
+    assert outside_schemaorg({"@type": "ScholarlyArticle", "citationCount": 3}) == [
+        "/citationCount"
+    ]
+    assert outside_schemaorg({"@type": "Paperish", "name": "x"}) == ["/@type=Paperish"]
+
+
+def test_every_jsonld_property_and_type_is_schemaorgs(client, paper_factory, researcher_factory):
+    # Math, accents and special characters, several DOIs, an undated paper with a count.
+    paper = paper_factory(
+        title=r"50% of {\beta} Pictoris b & $(\GL_n(\D),\GL_n(E))$ <b>x</b>",
+        abstract=r"Erdős's $\alpha$ & z~0.45 #1.",
+        authors=["Paul Erdős", "ATLAS Collaboration"],
+        doi="10.1086/520497 10.1088/0004-637X/704/2/1743",
+        journal_ref="Astrophys. J. 704 (2009) 1743",
+        cited_by_count=7,
+    )
+    undated = paper_factory(title="Undated", published=None)
+    researcher = Researcher.objects.create(display_name="Paul Erdős", name_key="paul erdos")
+    paper.authorships.filter(position=1).update(researcher=researcher)
+    institution = Institution.objects.create(name="Université Paris-Saclay", ror_id="03xjwb503")
+    pages = [
+        "/",
+        paper.get_absolute_url(),
+        researcher.get_absolute_url(),
+        f"/institutions/{institution.pk}",
+        undated.get_absolute_url(),
+    ]
+    checked = 0
+    for url in pages:
+        response = client.get(url, follow=True)
+        assert response.status_code == 200, url
+        for document in jsonld_of(response.content.decode()):
+            assert outside_schemaorg(document) == [], url
+            checked += 1
+    assert checked >= len(pages) + 3  # each page's own document besides the site's
