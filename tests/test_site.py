@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from django.core.cache import cache
+from pyld import jsonld
 
 from institutions.models import Institution
 from researchers.models import Researcher
@@ -263,11 +264,14 @@ def test_404_escapes_the_requested_path(client, db):
     assert "<script>alert(1)" not in html
 
 
-# The schema.org vocabulary, release 30.0 (tests/fixtures/standards/PROVENANCE.md), read
-# offline: every term is looked up in it directly rather than through pyld, whose expansion
-# would fetch the https://schema.org context over the network.
+# The schema.org vocabulary and its JSON-LD context, release 30.0
+# (tests/fixtures/standards/PROVENANCE.md), read offline.
+STANDARDS = Path(__file__).parent / "fixtures" / "standards"
+SCHEMA = "http://schema.org/"  # the context's @vocab: every term expands under it
+
+
 def _schemaorg_terms() -> tuple[frozenset[str], frozenset[str]]:
-    path = Path(__file__).parent / "fixtures" / "standards" / "schemaorg-current-https.jsonld.gz"
+    path = STANDARDS / "schemaorg-current-https.jsonld.gz"
     graph = json.load(gzip.open(path, "rt", encoding="utf-8"))["@graph"]
     kinds = {
         node["@id"].removeprefix("schema:"): node["@type"]
@@ -279,26 +283,48 @@ def _schemaorg_terms() -> tuple[frozenset[str], frozenset[str]]:
 
 
 SCHEMA_PROPERTIES, SCHEMA_TYPES = _schemaorg_terms()
-JSONLD_KEYWORDS = frozenset({"@context", "@graph", "@id", "@type"})
+SCHEMA_CONTEXT = json.load(gzip.open(STANDARDS / "schemaorgcontext.jsonld.gz", "rt"))
 
 
-def outside_schemaorg(node, path: str = "") -> list[str]:
-    """Every property name and @type value in a JSON-LD node that schema.org does not define."""
-    if isinstance(node, list):
-        return [bad for item in node for bad in outside_schemaorg(item, path)]
-    if not isinstance(node, dict):
-        return []
-    found = []
-    for key, value in node.items():
-        # schema.org's "-input"/"-output" annotations name a property (SearchAction's
-        # query-input).
-        term = re.sub(r"-(input|output)$", "", key)
-        if key not in JSONLD_KEYWORDS and term not in SCHEMA_PROPERTIES:
-            found.append(f"{path}/{key}")
-        if key == "@type":
-            found += [f"{path}/@type={t}" for t in [value] if t not in SCHEMA_TYPES]
-        elif key != "@context":
-            found += outside_schemaorg(value, f"{path}/{key}")
+def _offline_loader(url: str, options: dict) -> dict:
+    # The pages name schema.org's context by URL; pyld gets the committed copy, and any
+    # other document is an error rather than a download.
+    if url.rstrip("/") not in {"https://schema.org", "http://schema.org"}:
+        raise ValueError(f"not offline: {url}")
+    return {"contextUrl": None, "documentUrl": url, "document": SCHEMA_CONTEXT}
+
+
+def outside_schemaorg(document: dict) -> list[str]:
+    """Every property and @type of a JSON-LD document, expanded by pyld with schema.org's
+    context, that the schema.org vocabulary does not define. The context's @vocab expands
+    any name at all under schema.org, so each expanded term is looked up in the vocabulary."""
+    expanded = jsonld.expand(document, {"documentLoader": _offline_loader})
+    found: list[str] = []
+
+    def walk(node) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+            return
+        if not isinstance(node, dict) or "@value" in node:
+            return  # a literal: its @type is a datatype (xsd:date), not a class
+        for key, value in node.items():
+            if key == "@type":
+                found.extend(
+                    f"@type {t}" for t in value if t.removeprefix(SCHEMA) not in SCHEMA_TYPES
+                )
+                continue
+            if key.startswith("@"):
+                walk(value)
+                continue
+            # schema.org's "-input"/"-output" annotations name a property (SearchAction's
+            # query-input).
+            term = re.sub(r"-(input|output)$", "", key.removeprefix(SCHEMA))
+            if not key.startswith(SCHEMA) or term not in SCHEMA_PROPERTIES:
+                found.append(key)
+            walk(value)
+
+    walk(expanded)
     return found
 
 
@@ -310,10 +336,14 @@ def jsonld_of(html: str) -> list[dict]:
 
 
 def test_the_vocabulary_check_can_fail():
-    assert outside_schemaorg({"@type": "ScholarlyArticle", "citationCount": 3}) == [
-        "/citationCount"
+    context = "https://schema.org"
+    article = {"@context": context, "@type": "ScholarlyArticle", "citationCount": 3}
+    assert outside_schemaorg(article) == [f"{SCHEMA}citationCount"]
+    assert outside_schemaorg({"@context": context, "@type": "Paperish", "name": "x"}) == [
+        f"@type {SCHEMA}Paperish"
     ]
-    assert outside_schemaorg({"@type": "Paperish", "name": "x"}) == ["/@type=Paperish"]
+    nested = {"@context": context, "@graph": [{"@type": "Person", "knows": {"colour": "red"}}]}
+    assert outside_schemaorg(nested) == [f"{SCHEMA}colour"]
 
 
 def test_every_jsonld_property_and_type_is_schemaorgs(client, paper_factory, researcher_factory):
