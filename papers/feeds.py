@@ -50,7 +50,10 @@ class PaperFeed(Feed):
         return site_url(paper.get_absolute_url())
 
     def item_pubdate(self, paper: Paper):
-        return paper.published
+        # A paper known only from Semantic Scholar or OpenAlex has no arXiv date; RSS readers
+        # need one per item to order and keep items, and the day this archive first held it is
+        # when it appeared here.
+        return paper.published or paper.created_at
 
     def item_updateddate(self, paper: Paper):
         return paper.modified_at

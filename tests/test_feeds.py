@@ -3,10 +3,10 @@ from __future__ import annotations
 import html
 from datetime import UTC, datetime
 
-import feedparser
 import pytest
 
 from researchers.models import Researcher
+from tests.feed_conformance import conforming_feed
 
 pytestmark = pytest.mark.django_db
 
@@ -26,9 +26,7 @@ def feed_papers(paper_factory):
 
 def parse(response):
     assert response.status_code == 200
-    feed = feedparser.parse(response.content)
-    assert not feed.bozo, feed.bozo_exception
-    return feed
+    return conforming_feed(response.content)
 
 
 @pytest.mark.parametrize(
@@ -84,3 +82,60 @@ def test_feed_query_count_is_bounded(client, paper_factory, django_assert_max_nu
     with django_assert_max_num_queries(3):
         feed = parse(client.get("/feeds/latest.rss"))
     assert len(feed.entries) == 50
+
+
+def test_the_conformance_check_can_fail():
+    atom = b"""<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>https://x.example/</id>
+<updated>2024-01-01T00:00:00Z</updated><entry><title>e</title><id>wovepaper-alert-7</id>
+<updated>2024-01-01T00:00:00Z</updated></entry></feed>"""
+    with pytest.raises(AssertionError, match="not an IRI"):
+        conforming_feed(atom)
+    rss = b"""<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>t</title>
+<link>https://x.example/</link><description>d</description><item><title>e</title>
+<link>https://x.example/1</link></item></channel></rss>"""
+    with pytest.raises(AssertionError, match="without guid"):
+        conforming_feed(rss)
+
+
+@pytest.mark.parametrize("extension", ["rss", "atom"])
+def test_every_public_feed_conforms_with_math_accents_and_special_characters(
+    client, feed_papers, paper_factory, extension
+):
+    from institutions.models import AuthorshipInstitution, Institution
+    from papers.citations.load import citing_works_load
+    from sources.citation_answers import CitedWork
+
+    tricky, older = feed_papers
+    math = paper_factory(
+        title=r"The $(\GL_n(\D),\GL_n(E))$ pairs of {\beta} Pictoris b & 1.265 {\mu}m",
+        abstract=r"Erdős's $\alpha$ < 1 & z~0.45 #1, 50% of ]]> and \x0b.",
+        categories=["hep-th"],
+        authors=["Paul Erdős", "Émilie du Châtelet"],
+        published=None,
+    )
+    researcher = Researcher.objects.create(display_name="Paul Erdős", name_key="paul erdos")
+    institution = Institution.objects.create(name="Université Paris-Saclay & <CNRS>")
+    for paper in (tricky, math):
+        AuthorshipInstitution.objects.create(
+            authorship=paper.authorships.get(position=1), institution=institution, paper=paper
+        )
+    citing_works_load(
+        cited_paper_id=older.pk,
+        source="s2",
+        fetched_at=datetime(2026, 11, 12, tzinfo=UTC),
+        citing_works=[CitedWork(arxiv_id=p.arxiv_id) for p in (tricky, math)],
+    )
+    # Her paper, cited by the two others.
+    older.authorships.filter(position=1).update(researcher=researcher)
+    urls = [
+        f"/feeds/latest.{extension}",
+        f"/feeds/category/hep-th.{extension}",
+        f"/researchers/{researcher.pk}/feed.{extension}",
+        f"/institutions/{institution.pk}/feed.{extension}",
+        f"/papers/{older.arxiv_id}/cited-by.{extension}",
+        f"/researchers/{researcher.pk}/cited-by.{extension}",
+    ]
+    for url in urls:
+        feed = parse(client.get(url))
+        assert feed.entries, url

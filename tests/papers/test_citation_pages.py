@@ -234,7 +234,7 @@ def test_paper_page_queries_do_not_grow_with_citations(
 def test_citing_papers_feed_lists_the_newest_first(
     client, paper_factory, extension, django_assert_max_num_queries
 ):
-    import feedparser
+    from tests.feed_conformance import conforming_feed
 
     cited = paper_factory(title="A much cited & <odd> paper")
     older = paper_factory(title="Older citing", published=datetime(2023, 1, 1, tzinfo=UTC))
@@ -247,8 +247,7 @@ def test_citing_papers_feed_lists_the_newest_first(
     with django_assert_max_num_queries(5):
         response = client.get(f"/papers/{cited.arxiv_id}/cited-by.{extension}")
 
-    feed = feedparser.parse(response.content)
-    assert not feed.bozo, feed.bozo_exception
+    feed = conforming_feed(response.content)
     assert [e.title for e in feed.entries] == ["Newer citing", "Older citing"]
     assert feed.feed.title == "wovepaper: papers citing “A much cited & <odd> paper”"
     assert client.get(f"/papers/2401.99999/cited-by.{extension}").status_code == 404

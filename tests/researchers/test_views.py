@@ -409,10 +409,9 @@ def test_researcher_page_charts_citations_per_year_and_names_citing_papers(
 def test_researcher_cited_by_feed_lists_papers_citing_theirs(
     client, paper_factory, researcher_factory, link_author, django_assert_max_num_queries
 ):
-    import feedparser
-
     from papers.citations.load import citing_works_load
     from sources.citation_answers import CitedWork
+    from tests.feed_conformance import conforming_feed
 
     ada = researcher_factory("Ada Lovelace")
     first, second = (paper_factory(title=t, authors=["Ada Lovelace"]) for t in ("One", "Two"))
@@ -438,11 +437,11 @@ def test_researcher_cited_by_feed_lists_papers_citing_theirs(
     with django_assert_max_num_queries(6):
         response = client.get(f"/researchers/{ada.pk}/cited-by.rss")
 
-    feed = feedparser.parse(response.content)
-    assert not feed.bozo, feed.bozo_exception
+    feed = conforming_feed(response.content)
     assert [e.title for e in feed.entries] == ["Newer citing", "Older citing"]
     assert feed.feed.title == "wovepaper: papers citing Ada Lovelace"
-    assert client.get(f"/researchers/{ada.pk}/cited-by.atom").status_code == 200
+    atom = conforming_feed(client.get(f"/researchers/{ada.pk}/cited-by.atom").content)
+    assert [e.title for e in atom.entries] == ["Newer citing", "Older citing"]
     assert (
         f'href="/researchers/{ada.pk}/cited-by.rss"'
         in client.get(ada.get_absolute_url()).content.decode()
