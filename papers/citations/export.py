@@ -23,6 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import rispy
 from django.conf import settings
 from django.db.models import Q
 from django.http import HttpResponse
@@ -250,11 +251,56 @@ def to_bibtex(entries: Sequence[CitationEntry], *, note: str = "") -> str:
     return "\n".join(blocks)
 
 
-# RIS (https://en.wikipedia.org/wiki/RIS_(file_format)): tagged lines ending CR LF.
+# RIS (https://en.wikipedia.org/wiki/RIS_(file_format)): tagged lines ending CR LF, written by
+# rispy from one dict of rispy's field names per record.
 
 
-def _ris_line(tag: str, value: str) -> str:
-    return f"{tag}  - {' '.join(value.split())}"
+class _RisWriter(rispy.RisWriter):
+    NEWLINE = "\r\n"  # as the RIS specification has it; rispy writes "\n"
+
+    def set_header(self, count: int) -> str:
+        return ""  # rispy numbers its records ("1."), which the RIS specification does not
+
+
+def _ris_value(value: str) -> str:
+    # One line per tag: a newline inside an abstract would start a line of no tag.
+    return " ".join(value.split())
+
+
+def _ris_record(entry: CitationEntry, note: str) -> dict:
+    paper = entry.paper
+    record: dict = {
+        "type_of_reference": "JOUR" if entry.is_published else "GEN",
+        "id": entry.key,
+        "title": paper.title,
+        "authors": [
+            author.literal
+            or (f"{author.family}, {author.given}" if author.given else author.family)
+            for author in entry.authors
+        ],
+    }
+    if entry.year:
+        record["year"] = str(entry.year)
+    if paper.published:
+        # RIS writes an unknown day as an empty part (YYYY/MM//).
+        day = "" if paper.published_month_only else paper.published.strftime("%d")
+        record["date"] = paper.published.strftime("%Y/%m/") + f"{day}/"
+    if paper.journal_ref:
+        record["journal_name"] = paper.journal_ref
+    dois = paper.doi_list
+    if dois:
+        record["doi"] = dois[0]
+    record["urls"] = [paper.abs_url]
+    record["accession_number"] = f"arXiv:{paper.arxiv_id}"
+    record["name_of_database"] = "arXiv"
+    record["keywords"] = list(paper.category_list)
+    if paper.abstract:
+        record["abstract"] = paper.abstract
+    record["notes"] = _ris_notes(entry, note)
+    return {
+        field: [_ris_value(v) for v in value] if isinstance(value, list) else _ris_value(value)
+        for field, value in record.items()
+    }
 
 
 def _ris_notes(entry: CitationEntry, note: str) -> list[str]:
@@ -269,39 +315,7 @@ def to_ris(entries: Sequence[CitationEntry], *, note: str = "") -> str:
     """RIS: TY JOUR for a published paper, GEN (generic: the spec has no preprint type) for a
     preprint; the arXiv id as accession number (AN) in database (DB) arXiv. RIS has no comment
     line, so `note` goes to each record's N1 (notes)."""
-    lines: list[str] = []
-    for entry in entries:
-        paper = entry.paper
-        lines.append(_ris_line("TY", "JOUR" if entry.is_published else "GEN"))
-        lines.append(_ris_line("ID", entry.key))
-        lines.append(_ris_line("TI", paper.title))
-        for author in entry.authors:
-            name = author.literal or (
-                f"{author.family}, {author.given}" if author.given else author.family
-            )
-            lines.append(_ris_line("AU", name))
-        if entry.year:
-            lines.append(_ris_line("PY", str(entry.year)))
-        if paper.published:
-            # RIS writes an unknown day as an empty part (YYYY/MM//).
-            day = "" if paper.published_month_only else paper.published.strftime("%d")
-            lines.append(_ris_line("DA", paper.published.strftime("%Y/%m/") + f"{day}/"))
-        if paper.journal_ref:
-            lines.append(_ris_line("JO", paper.journal_ref))
-        dois = paper.doi_list
-        if dois:
-            lines.append(_ris_line("DO", dois[0]))
-        lines.append(_ris_line("UR", paper.abs_url))
-        lines.append(_ris_line("AN", f"arXiv:{paper.arxiv_id}"))
-        lines.append(_ris_line("DB", "arXiv"))
-        for code in paper.category_list:
-            lines.append(_ris_line("KW", code))
-        if paper.abstract:
-            lines.append(_ris_line("AB", paper.abstract))
-        lines += [_ris_line("N1", text) for text in _ris_notes(entry, note)]
-        lines.append("ER  - ")
-        lines.append("")
-    return "\r\n".join(lines)
+    return rispy.dumps([_ris_record(e, note) for e in entries], implementation=_RisWriter)
 
 
 # CSL-JSON (https://citeproc-js.readthedocs.io/en/latest/csl-json/markup.html)

@@ -12,6 +12,7 @@ import bibtexparser
 import citeproc
 import jsonschema
 import pytest
+import rispy
 from citeproc import Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle
 from citeproc.source.json import CiteProcJSON
 from django.db import connection
@@ -144,6 +145,23 @@ def test_ris_records_carry_type_authors_doi_and_arxiv_id(preprint, published):
     assert second[0] == "TY  - JOUR"
     assert "DO  - 10.1103/PhysRevD.97.052003" in second
     assert "JO  - Phys. Rev. D 97, 052003 (2024)" in second and "PY  - 2024" in second
+
+
+def test_ris_is_read_back_by_rispy_with_crlf_lines_and_no_record_numbers(paper_factory):
+    paper = paper_factory(
+        title="Two   DOIs\nand a line break",
+        abstract="First line.\nSecond line.",
+        doi="10.1086/520497 10.1088/0004-637X/704/2/1743",
+    )
+    text = to_ris(citation_entries([paper]), note="Cut at 1 paper.")
+    assert text.startswith("TY  - JOUR\r\n") and text.endswith("ER  - \r\n")
+    assert "\n" not in text.replace("\r\n", "")  # every line ends CR LF, no bare LF
+    (record,) = rispy.loads(text)
+    assert record["title"] == "Two DOIs and a line break"
+    assert record["abstract"] == "First line. Second line."
+    assert record["doi"] == "10.1086/520497"
+    assert record["notes"] == ["Also DOI 10.1088/0004-637X/704/2/1743", "Cut at 1 paper."]
+    assert record["accession_number"] == f"arXiv:{paper.arxiv_id}"
 
 
 @pytest.mark.parametrize(
