@@ -275,6 +275,40 @@ def readable_formula_html(tex: str, display: bool = False) -> str | None:
     return html.replace("<math", f'<math alttext="{alt}"', 1)
 
 
+# A sub- or superscript written in running text, without dollars: "AdS_3", "Cu^{II}", "T_c".
+SCRIPT_RUN = re.compile(r"(?:[_^](?:\{[^{}$]*\}|[A-Za-z0-9+\-*'])+)")
+_AFTER_BASE = re.compile(r"[\w)\]}]")
+_WEB_ADDRESS = re.compile(r"\S*://\S*")
+# A script of several characters without braces: "s_NN" means s with NN below, not TeX's
+# N below and N after it.
+_BARE_SCRIPT = re.compile(r"([_^])([A-Za-z0-9+\-*']{2,})")
+
+
+def text_scripts(text: str) -> Iterator[re.Match[str]]:
+    """The sub- and superscripts of running text: only those that follow a letter, digit or
+    bracket ("T_c", "(1)_N"; not "_" alone or "x ^ y"), never inside a web address."""
+    addresses = [m.span() for m in _WEB_ADDRESS.finditer(text)] if "://" in text else []
+    for match in SCRIPT_RUN.finditer(text):
+        if match.start() == 0 or not _AFTER_BASE.match(text[match.start() - 1]):
+            continue
+        if any(start <= match.start() < end for start, end in addresses):
+            continue
+        yield match
+
+
+def script_tex(script: str) -> str:
+    """A script of running text as TeX, each script of several characters in braces."""
+    return _BARE_SCRIPT.sub(r"\1{\2}", script)
+
+
+def _script_html(script: str) -> str | None:
+    # An empty base ({}) carries the script: the letters before it stay text.
+    html = _mathml("{}" + script_tex(script), False)
+    if html is None:
+        return None
+    return html.replace("<math", f'<math alttext="{escape(script)}"', 1)
+
+
 # A brace in running text protects case for BibTeX ("{\beta} Pictoris b"); an escaped one
 # is the brace itself.
 _TEXT_BRACE = re.compile(r"\\([{}])|[{}]")
@@ -286,7 +320,17 @@ def _shown_text(text: str) -> str:
 
 
 def _text_html(text: str) -> str:
-    return escape(_shown_text(text))
+    if "_" not in text and "^" not in text:
+        return escape(_shown_text(text))
+    out: list[str] = []
+    at = 0
+    for match in text_scripts(text):
+        html = _script_html(match[0])
+        if html is not None:
+            out += [escape(_shown_text(text[at : match.start()])), html]
+            at = match.end()
+    out.append(escape(_shown_text(text[at:])))
+    return "".join(out)
 
 
 def _after_command(pieces: Iterator[tuple[str, str, bool]]) -> Iterator[tuple[str, str, bool]]:

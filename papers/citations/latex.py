@@ -6,18 +6,17 @@ characters LaTeX reads as commands ("&", "%", "#", "~", "_", "^"). In a BibTeX f
 formula is kept in balanced `$...$` (the pieces papers.mathtext finds: `$...$`, `$$...$$`,
 `\\(...\\)`, `\\[...\\]` and bare commands with their sub- and superscripts); a bare
 sub- or superscript in the text ("AdS_3", "Cu^{II}") is set as a formula of its own
-("AdS$_3$"); every other special character outside a formula is escaped; Unicode is kept as it
-is (biber reads UTF-8), and braces stay (they protect case in BibTeX) once balanced.
+("AdS$_3$"; papers.mathtext.text_scripts finds them, as for the pages); every other special
+character outside a formula is escaped; Unicode is kept as it is (biber reads UTF-8), and
+braces stay (they protect case in BibTeX) once balanced.
 """
 
 from __future__ import annotations
 
 import re
 
-from papers.mathtext import formula_html, segments
+from papers.mathtext import formula_html, script_tex, segments, text_scripts
 
-# A sub- or superscript written in running text: "_3", "^{II}", "_{1-x}", "^*".
-_SCRIPT_RUN = re.compile(r"(?:[_^](?:\{[^{}$]*\}|[A-Za-z0-9+\-*'])+)")
 # Outside formulas: characters LaTeX reads as commands, unless already escaped.
 _TEXT_SPECIAL = {
     "&": r"\&",
@@ -59,12 +58,9 @@ def _plain_text(text: str) -> str:
     """Running text, LaTeX-safe: scripts set as formulas, specials escaped, escapes kept."""
     out: list[str] = []
     at = 0
-    for match in _SCRIPT_RUN.finditer(text):
-        # Only a script that follows a letter, digit or bracket is a script ("T_c", "(1)_N").
-        if match.start() == 0 or not re.match(r"[\w)\]}]", text[match.start() - 1]):
-            continue
+    for match in text_scripts(text):
         out.append(_escaped(text[at : match.start()]))
-        out.append(f"${match.group(0)}$")
+        out.append(f"${script_tex(match[0])}$")
         at = match.end()
     out.append(_escaped(text[at:]))
     return "".join(out)

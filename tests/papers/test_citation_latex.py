@@ -93,6 +93,9 @@ def test_the_rule_check_itself_finds_what_the_old_writer_left():
         (r"Revelations of the E_6/U(1)_N Model", r"Revelations of the E$_6$/U(1)$_N$ Model"),
         (r"Cu^{II} ions", r"Cu$^{II}$ ions"),
         (r"AdS_3, Black Holes", r"AdS$_3$, Black Holes"),
+        # Several characters without braces are one script; a web address is no formula.
+        (r"sqrt(s_NN) = 200 GeV", r"sqrt(s$_{NN}$) = 200 GeV"),
+        (r"(http://www.swift.ac.uk/xrt_curves)", r"(http://www.swift.ac.uk/xrt\_curves)"),
         (r"\chi_{c0,2} decay", r"$\chi_{c0,2}$ decay"),
         (r"J/\psi \to \gamma", r"J/$\psi$ $\to$ $\gamma$"),
         (
