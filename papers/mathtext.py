@@ -309,6 +309,10 @@ def _script_html(script: str) -> str | None:
     return html.replace("<math", f'<math alttext="{escape(script)}"', 1)
 
 
+# A newline that a source wrote as the two characters "\\n" ("Cold\\n Starts", from OpenAlex).
+LITERAL_NEWLINE = re.compile(r"\\n(?![A-Za-z])")
+
+
 # A brace in running text protects case for BibTeX ("{\beta} Pictoris b"); an escaped one
 # is the brace itself.
 _TEXT_BRACE = re.compile(r"\\([{}])|[{}]")
@@ -349,6 +353,8 @@ def _after_command(pieces: Iterator[tuple[str, str, bool]]) -> Iterator[tuple[st
 def _piece_html(source: str, tex: str, display: bool) -> str:
     if not tex:
         return escape(source) if display else _text_html(source)
+    if source == tex and LITERAL_NEWLINE.fullmatch(source):
+        return " "
     if source == tex:
         # A bare command is a formula only when it converts as it stands: \emph, \cite, an
         # accent or a word after a backslash would read worse upright.
@@ -373,6 +379,9 @@ def plain_text(text: str) -> str:
     for source, tex, as_written in _after_command(_pieces(text or "")):
         if not tex:
             out.append(source if as_written else _shown_text(source))
+            continue
+        if source == tex and LITERAL_NEWLINE.fullmatch(source):
+            out.append(" ")
             continue
         if source == tex and formula_html(tex) is None:
             out.append(source)  # as on the page: a bare command that is no formula

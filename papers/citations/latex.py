@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import re
 
-from papers.mathtext import formula_html, script_tex, segments, text_scripts
+from papers.mathtext import (
+    LITERAL_NEWLINE,
+    formula_html,
+    script_tex,
+    segments,
+    text_scripts,
+)
 
 # Outside formulas: characters LaTeX reads as commands, unless already escaped.
 _TEXT_SPECIAL = {
@@ -30,8 +36,6 @@ _TEXT_SPECIAL = {
 }
 # A backslash followed by one of these is already a text-mode escape or accent (\&, \', \"o).
 _TEXT_ESCAPES = set("&%#$_{}'\"`^~=.,;: \\-")
-# A newline that a source wrote as the two characters "\n" ("Cold\n Starts").
-_LITERAL_NEWLINE = re.compile(r"\\n(?![A-Za-z])")
 
 
 def balanced_braces(text: str) -> str:
@@ -100,7 +104,7 @@ def _with_lost_dollar_restored(text: str) -> str:
 
 def latex_safe(text: str) -> str:
     """`text` as a BibTeX field value that LaTeX typesets without an error."""
-    text = " ".join(_LITERAL_NEWLINE.sub(" ", text or "").split())
+    text = " ".join(LITERAL_NEWLINE.sub(" ", text or "").split())
     text = _with_lost_dollar_restored(text)
     out: list[str] = []
     for source, tex, _display in segments(text):

@@ -238,3 +238,12 @@ def test_scripts_written_without_dollars_are_shown_as_scripts():
     words = QueryWords("holes")
     assert "<msub>" in tex_html_passage("AdS_3 black holes", words, 5)
     assert "<msub>" in tex_html_words("AdS_3 black holes", 5)
+
+
+def test_a_newline_written_as_backslash_n_is_a_space():
+    # 2010.03455's title as OpenAlex gave it (the demo).
+    title = r"A Search-based Recommendation System with Cold\n Starts"
+    assert tex_html(title) == "A Search-based Recommendation System with Cold  Starts"
+    assert plain_text(title) == "A Search-based Recommendation System with Cold Starts"
+    # A command that starts with n is not one.
+    assert "<mo>∇</mo>" in tex_html(r"the $\nabla$") and "<mi>ν</mi>" in tex_html(r"\nu")
