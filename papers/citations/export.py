@@ -23,7 +23,9 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import bibtexparser
 import rispy
+from bibtexparser.model import Entry, Field, ImplicitComment
 from django.conf import settings
 from django.db.models import Q
 from django.http import HttpResponse
@@ -208,47 +210,51 @@ def _bibtex_name(author: AuthorName) -> str:
     return f"{family}, {_bibtex_value(author.given)}" if author.given else family
 
 
+def _bibtex_fields(entry: CitationEntry) -> list[Field]:
+    paper = entry.paper
+    names = [_bibtex_name(a) for a in entry.authors]
+    if entry.more_authors:
+        names.append("others")
+    fields = [Field("title", _bibtex_value(paper.title)), Field("author", " and ".join(names))]
+    if paper.journal_ref:
+        fields.append(Field("journal", _bibtex_value(paper.journal_ref)))
+    if entry.year:
+        fields.append(Field("year", str(entry.year)))
+    if paper.published and not paper.journal_ref:
+        month = Field("month", _MONTHS[paper.published.month - 1])
+        month.enclosing = "no-enclosing"  # BibTeX's month macro, which every style reads
+        fields.append(month)
+    dois = paper.doi_list
+    if dois:
+        # A verbatim field in biblatex: one DOI, as registered.
+        fields.append(Field("doi", balanced_braces(dois[0])))
+    if len(dois) > 1:
+        fields.append(Field("note", "Also DOI " + ", ".join(latex_safe(d) for d in dois[1:])))
+    fields += [Field("eprint", paper.arxiv_id), Field("archivePrefix", "arXiv")]
+    if entry.reader_note:
+        # Where reference managers (Zotero, JabRef) keep a reader's own note.
+        fields.append(Field("annote", latex_safe(entry.reader_note)))
+    if paper.primary_category:
+        fields.append(Field("primaryClass", paper.primary_category))
+    fields.append(Field("url", paper.abs_url))
+    return fields
+
+
+_BIBTEX_FORMAT = bibtexparser.BibtexFormat()
+_BIBTEX_FORMAT.indent = "  "
+
+
 def to_bibtex(entries: Sequence[CitationEntry], *, note: str = "") -> str:
-    """BibTeX: @article for a published paper, @misc for a preprint, arXiv's eprint fields on
-    both. `note` becomes a comment at the top (e.g. that the export was cut)."""
-    blocks = [f"% {line}" for line in note.splitlines()] if note else []
-    if blocks:
-        blocks.append("")
+    """BibTeX, written by bibtexparser: @article for a paper with a journal reference, @misc
+    for a preprint (a DOI alone names no journal, which @article requires), arXiv's eprint
+    fields on both. `note` becomes a comment at the top (e.g. that the export was cut)."""
+    library = bibtexparser.Library()
+    for line in note.splitlines():
+        library.add(ImplicitComment(f"% {line}"))
     for entry in entries:
-        paper = entry.paper
-        names = [_bibtex_name(a) for a in entry.authors]
-        if entry.more_authors:
-            names.append("others")
-        fields: list[tuple[str, str]] = [
-            ("title", _bibtex_value(paper.title)),
-            ("author", " and ".join(names)),
-        ]
-        if paper.journal_ref:
-            fields.append(("journal", _bibtex_value(paper.journal_ref)))
-        if entry.year:
-            fields.append(("year", str(entry.year)))
-        if paper.published and not paper.journal_ref:
-            fields.append(("month", _MONTHS[paper.published.month - 1]))
-        dois = paper.doi_list
-        if dois:
-            # A verbatim field in biblatex: one DOI, as registered.
-            fields.append(("doi", balanced_braces(dois[0])))
-        if len(dois) > 1:
-            fields.append(("note", "Also DOI " + ", ".join(latex_safe(d) for d in dois[1:])))
-        fields += [("eprint", paper.arxiv_id), ("archivePrefix", "arXiv")]
-        if entry.reader_note:
-            # Where reference managers (Zotero, JabRef) keep a reader's own note.
-            fields.append(("annote", latex_safe(entry.reader_note)))
-        if paper.primary_category:
-            fields.append(("primaryClass", paper.primary_category))
-        fields.append(("url", paper.abs_url))
-        kind = "article" if entry.is_published else "misc"
-        body = ",\n".join(
-            f"  {name} = {value}" if name == "month" else f"  {name} = {{{value}}}"
-            for name, value in fields
-        )
-        blocks.append(f"@{kind}{{{entry.key},\n{body}\n}}\n")
-    return "\n".join(blocks)
+        kind = "article" if entry.paper.journal_ref else "misc"
+        library.add(Entry(kind, entry.key, _bibtex_fields(entry)))
+    return bibtexparser.write_string(library, bibtex_format=_BIBTEX_FORMAT)
 
 
 # RIS (https://en.wikipedia.org/wiki/RIS_(file_format)): tagged lines ending CR LF, written by

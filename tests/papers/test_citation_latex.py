@@ -152,3 +152,16 @@ def test_a_long_byline_has_no_author_named_others_in_csl(paper_factory):
     assert len(item["author"]) == AUTHORS_MAX
     assert all(a.get("literal") != "others" for a in item["author"])
     assert f"First {AUTHORS_MAX} authors listed." in item["note"]
+
+
+@pytest.mark.django_db
+def test_a_doi_without_a_journal_is_no_article_and_the_month_is_the_macro(paper_factory):
+    """@article requires a journal: 377 demo papers have a DOI and no journal reference."""
+    paper = paper_factory(
+        doi="10.1103/PhysRevD.87.072004", published=datetime(2013, 2, 5, tzinfo=UTC)
+    )
+    text = to_bibtex(citation_entries([paper]))
+    pybtex.errors.set_strict_mode(True)
+    (entry,) = parse_string(text, "bibtex").entries.values()
+    assert entry.type == "misc" and entry.fields["doi"] == "10.1103/PhysRevD.87.072004"
+    assert "month = feb," in text and entry.fields["month"] == "February"
