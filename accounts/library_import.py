@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 import bibtexparser
 import rispy
 from django.contrib.auth.models import User
-from django.db.models.functions import Lower
 from pylatexenc.latex2text import LatexNodes2Text
 
 from papers.converters import normalize_old_style
 from papers.models import Paper
 from papers.search import paper_search
+from papers.selectors import papers_by_doi
 from wovepaper.lib.identifiers import ARXIV_MENTION, DOI_IN_TEXT, arxiv_id_parsed
 
 from . import services
@@ -302,13 +302,7 @@ def references_match(references: list[Reference]) -> ImportReport:
     report = ImportReport()
     held = Paper.objects.filter(is_deleted=False)
     by_arxiv = held.in_bulk({r.arxiv_id for r in references if r.arxiv_id}, field_name="arxiv_id")
-    dois = {r.doi.lower() for r in references if r.doi}
-    by_doi: dict[str, Paper] = {}
-    if dois:
-        # The DOI index is partial (no empty DOIs): the query says so to be able to use it.
-        with_doi = held.exclude(doi="").annotate(doi_lower=Lower("doi"))
-        for found in with_doi.filter(doi_lower__in=dois):
-            by_doi.setdefault(found.doi.lower(), found)
+    by_doi = papers_by_doi((r.doi for r in references if r.doi), held)
     searches = 0
     for reference in references:
         paper: Paper | None = by_arxiv.get(reference.arxiv_id) if reference.arxiv_id else None

@@ -15,6 +15,7 @@ from django.db.models import (
     When,
     prefetch_related_objects,
 )
+from django.db.models.functions import Lower
 
 from . import registry
 from .bylines import BYLINE_FULL, BylineRow, byline_short
@@ -113,6 +114,27 @@ def paper_for_page(arxiv_id: str) -> Paper | None:
         # For the page: each authorship's institutions, read in one query above.
         authorship.institutions = institutions.get(authorship.pk, [])  # type: ignore[attr-defined]
     return paper
+
+
+def papers_by_doi(dois: Iterable[str], papers: QuerySet[Paper] | None = None) -> dict[str, Paper]:
+    """The papers that DOIs name, by each DOI folded to lower case: those whose doi is that
+    DOI (the partial lower(doi) index), then those whose doi field lists it among several (the
+    partial index of such papers, read whole: they are few). Two queries."""
+    wanted = {doi.lower() for doi in dois if doi}
+    if not wanted:
+        return {}
+    held = papers if papers is not None else Paper.objects.all()
+    found: dict[str, Paper] = {}
+    # The lower(doi) index is partial (no empty DOIs): the query says so to be able to use it.
+    equal = held.exclude(doi="").annotate(doi_lower=Lower("doi")).filter(doi_lower__in=wanted)
+    for one in equal:
+        found.setdefault(one.doi.lower(), one)
+    if missing := wanted - set(found):
+        for several in held.filter(doi__contains=" "):
+            for doi in several.doi_list:
+                if doi.lower() in missing:
+                    found.setdefault(doi.lower(), several)
+    return found
 
 
 def papers_for_citation(*, arxiv_ids: list[str]) -> list[Paper]:

@@ -356,3 +356,15 @@ def test_notes_go_both_ways_and_stay_out_of_a_shared_lists_export(user_factory, 
     shared = services.reading_list_share(reading_list=reading_list)
     public = Client().get(f"/lists/shared/{shared.share_token}/cite.bib").content.decode()
     assert first.arxiv_id in public and "My own words" not in public
+
+
+def test_a_doi_that_a_paper_lists_beside_another_is_found(user_factory, paper_factory):
+    """0705.0020's doi field holds the article's DOI and its erratum's: either finds it."""
+    paper = paper_factory(doi="10.1086/520497 10.1088/0004-637X/704/2/1743")
+    paper_factory(doi="10.1000/other")
+    bib = "@article{a, doi={10.1088/0004-637x/704/2/1743}}\n@article{b, doi={10.1086/520497}}\n"
+    report = _import(user_factory(), bib)
+    assert [(ref.key, found.pk, how) for ref, found, how in report.matched] == [
+        ("a", paper.pk, "DOI"),
+        ("b", paper.pk, "DOI"),
+    ]
