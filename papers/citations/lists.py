@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, F, Max, QuerySet
+from django.db.models import Case, Count, F, Max, Q, QuerySet, Value, When
 
 from ..models import CITATION_SOURCES, Authorship, Citation, CitationCoverage, Paper
 
@@ -30,6 +30,8 @@ class SourceReferences:
     held: int
     coverage: CitationCoverage | None
     latest: datetime | None = None  # the newest of the held edges' fetch times
+    # Edges with a year or a count: with none, the two sorts give one order.
+    sortable: int = 0
 
     @property
     def name(self) -> str:
@@ -70,22 +72,36 @@ class CitedBy:
     sources: list[tuple[str, datetime]] = field(default_factory=list)  # (source name, latest)
 
 
+# A work the source names by an id alone: listed last, in one line, on the pages.
+UNTITLED = Q(cited_paper__isnull=True, cited_title="")
+
+
 def _sort_order(sort: str, *, year: str, count: str) -> list[Any]:
-    # Where the source gives neither (OpenAlex), the archive's papers come first.
+    # Where the source gives neither (OpenAlex), the archive's papers come first; works known
+    # by an id alone come last whatever the sort.
+    untitled_last = Case(When(UNTITLED, then=Value(1)), default=Value(0))
     archive_first = F("cited_paper").asc(nulls_last=True)
     if sort == "citations":
-        return [F(count).desc(nulls_last=True), F(year).desc(nulls_last=True), archive_first, "id"]
-    return [F(year).desc(nulls_last=True), F(count).desc(nulls_last=True), archive_first, "id"]
+        keys = [F(count).desc(nulls_last=True), F(year).desc(nulls_last=True)]
+    else:
+        keys = [F(year).desc(nulls_last=True), F(count).desc(nulls_last=True)]
+    return [untitled_last, *keys, archive_first, "id"]
 
 
 def paper_references(paper: Paper, *, source: str | None = None) -> References:
     """Each source's reference list of `paper` (two queries), and the one to show: `source` if
     it has one, else the first of SOURCE_ORDER that holds edges, else that was asked."""
     held = {
-        row["source"]: (row["n"], row["latest"])
+        row["source"]: (row["n"], row["latest"], row["sortable"])
         for row in Citation.objects.filter(citing_paper=paper)
         .values("source")
-        .annotate(n=Count("id"), latest=Max("fetched_at"))
+        .annotate(
+            n=Count("id"),
+            latest=Max("fetched_at"),
+            sortable=Count(
+                "id", filter=Q(cited_year__isnull=False) | Q(cited_citation_count__isnull=False)
+            ),
+        )
         .order_by("source")
     }
     coverage = {c.source: c for c in CitationCoverage.objects.filter(paper=paper)}
@@ -94,7 +110,13 @@ def paper_references(paper: Paper, *, source: str | None = None) -> References:
         key=lambda s: (SOURCE_ORDER.index(s) if s in SOURCE_ORDER else len(SOURCE_ORDER), s),
     )
     by_source = [
-        SourceReferences(s, held.get(s, (0, None))[0], coverage.get(s), held.get(s, (0, None))[1])
+        SourceReferences(
+            s,
+            held.get(s, (0, None, 0))[0],
+            coverage.get(s),
+            held.get(s, (0, None, 0))[1],
+            held.get(s, (0, None, 0))[2],
+        )
         for s in sources
     ]
     shown = next((s for s in by_source if s.source == source), None)

@@ -69,6 +69,18 @@ def tex_text(text: str) -> str:
 
 
 @register.filter
+def titled_references(edges) -> list:
+    """The references a page lists one by one: an archive paper, or a work with a title."""
+    return [e for e in edges if e.cited_paper_id or e.cited_title]
+
+
+@register.filter
+def untitled_references(edges) -> list:
+    """The works a source names by an id alone: the page names them in one line."""
+    return [e for e in edges if not (e.cited_paper_id or e.cited_title)]
+
+
+@register.filter
 def tex_words(text: str, limit: int) -> SafeString:
     """As `tex`, cut after `limit` words without cutting a formula."""
     return mathtext.tex_html_words(str(text or ""), int(limit))
