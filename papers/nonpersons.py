@@ -311,6 +311,15 @@ def entry_kind(name: str) -> str:
 DUMP_RUN = 3
 
 
+def _names_groups(text: str) -> bool:
+    """Whether `text` holds a collective word in the plural. Every byline entry of an import
+    comes here: a substring test rules out nearly all of them before the tokens are read."""
+    # Only for ASCII: the tokens are read after folding (unidecode), which the test must match.
+    if text.isascii() and not any(word in text.lower() for word in COLLECTIVE_PLURAL):
+        return False
+    return bool(COLLECTIVE_PLURAL & set(_tokens(text)))
+
+
 def list_kinds(names: Sequence[str], *, source_list: bool = False) -> list[str]:
     """`entry_kind` of each entry of one list, with rule 5: a one-word entry right after an
     affiliation or a place (or after such a one-word entry) is a place; rule 7: an entry right
@@ -328,7 +337,7 @@ def list_kinds(names: Sequence[str], *, source_list: bool = False) -> list[str]:
             elif len(tokens) == 2 and name.lstrip().startswith("U."):
                 kind = AFFILIATION
         following = names[index + 1] if index + 1 < len(names) else ""
-        if kind == PERSON and COLLECTIVE_PLURAL & set(_tokens(following.partition(":")[0])):
+        if kind == PERSON and _names_groups(following.partition(":")[0]):
             kind = COLLABORATION
         kinds.append(kind)
     if source_list:
