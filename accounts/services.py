@@ -20,6 +20,7 @@ from papers.models import Paper
 from researchers import ownership
 from researchers.models import IdentityConflict, Researcher, ResearcherExternalId
 from researchers.selectors import researcher_survivor_id
+from wovepaper.lib.bounds import made_in_the_last_hour
 
 from . import claim_evidence
 from .models import (
@@ -175,8 +176,7 @@ def _claim_limits(user: User) -> None:
             f"You have {pending} claims waiting for the curators, the most one account may "
             "have; a new one can be made once they are decided."
         )
-    since = timezone.now() - timedelta(hours=1)
-    recent = Claim.objects.filter(user=user, created_at__gte=since).count()
+    recent = made_in_the_last_hour(Claim.objects.filter(user=user))
     if recent >= settings.CLAIMS_PER_HOUR:
         raise ClaimRefused(
             f"You have made {recent} claims in the last hour, the most we take from one "

@@ -9,8 +9,6 @@ why (`report_decline`). The reporter sees the outcome on their account page.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -18,6 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from papers.models import Authorship
+from wovepaper.lib.bounds import made_in_the_last_hour
 
 from ..models import CurationEntry, MatchReport, Researcher
 
@@ -83,8 +82,7 @@ def _report_file(
     authorship_id: int | None,
     note: str,
 ) -> MatchReport:
-    since = timezone.now() - timedelta(hours=1)
-    recent = MatchReport.objects.filter(reporter=user, created_at__gte=since).count()
+    recent = made_in_the_last_hour(MatchReport.objects.filter(reporter=user))
     if recent >= settings.MATCH_REPORTS_PER_HOUR:
         raise ReportThrottled(
             f"You have sent {recent} reports in the last hour, the most we take from one "

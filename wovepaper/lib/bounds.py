@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from django.db.models import QuerySet
+from django.utils import timezone
+
 # Enough for any database id (bigint) and any page; longer digit strings are not numbers we use.
 MAX_DIGITS = 18
 
@@ -30,3 +33,9 @@ def day_after(end: date | None) -> date | None:
     if end is None or end >= date.max:
         return None
     return end + timedelta(days=1)
+
+
+def made_in_the_last_hour(rows: QuerySet, *, field: str = "created_at") -> int:
+    """How many of `rows` were made in the last hour: what a per-hour limit on a reader's
+    writes (claims, reports) counts."""
+    return rows.filter(**{f"{field}__gte": timezone.now() - timedelta(hours=1)}).count()
