@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import NamedTuple
 
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from institutions.models import AuthorshipInstitution, Institution
@@ -86,6 +87,8 @@ class SharedPaper:
     published: datetime | None
     author_byline: BylineEvidence
     reviewer_byline: BylineEvidence
+    # "month" where the date is the month the arXiv identifier names (no source gave the day).
+    published_precision: str | None = None
 
 
 @dataclass
@@ -94,6 +97,7 @@ class InstitutionEvidence:
     published: datetime | None
     byline: BylineEvidence | None
     set_by_researcher: bool = False
+    published_precision: str | None = None
 
 
 @dataclass
@@ -115,6 +119,17 @@ class Flag:
 
 
 @dataclass
+class EarlierCoauthorship:
+    """An author and a reviewer who wrote papers together before the window: not a flag, but
+    counted, so that the window never leaves a co-authorship out without a word."""
+
+    author_record: Researcher
+    reviewer_record: Researcher
+    papers: int
+    newest_year: int | None
+
+
+@dataclass
 class ConflictReport:
     years: int
     since: date
@@ -122,6 +137,7 @@ class ConflictReport:
     authors: list[Resolved]
     reviewers: list[Resolved]
     flags: list[Flag]
+    earlier: list[EarlierCoauthorship] = field(default_factory=list)
 
     @property
     def unresolved(self) -> list[Resolved]:
@@ -361,7 +377,11 @@ def conflict_check(
     paper_ids.discard(0)
     papers: dict[int, Paper] = {}
     for chunk in _chunks(sorted(paper_ids)):
-        papers.update(Paper.objects.only("arxiv_id", "title", "published").in_bulk(chunk))
+        papers.update(
+            Paper.objects.only("arxiv_id", "title", "published", "published_precision").in_bulk(
+                chunk
+            )
+        )
     institutions = Institution.objects.in_bulk({i for insts in pairs.values() for i in insts})
 
     candidates = [
@@ -373,8 +393,47 @@ def conflict_check(
         if (flag := _flag(a, ar, r, rr, shared, pairs, at, papers, institutions)) is not None
     ]
     return ConflictReport(
-        years=years, since=since, paper=paper, authors=authors, reviewers=reviewers, flags=flags
+        years=years,
+        since=since,
+        paper=paper,
+        authors=authors,
+        reviewers=reviewers,
+        flags=flags,
+        earlier=_earlier_coauthorships(records, author_ids, reviewer_ids, start),
     )
+
+
+def _earlier_coauthorships(
+    records: dict[int, Researcher], author_ids: list[int], reviewer_ids: list[int], start: datetime
+) -> list[EarlierCoauthorship]:
+    """Every (author, reviewer) pair with papers together before the window, counted in the
+    database (one query per chunk of reviewers): bounded by the authors' own papers."""
+    found: list[EarlierCoauthorship] = []
+    if not author_ids or not reviewer_ids:
+        return found
+    for chunk in _chunks(reviewer_ids):
+        rows = (
+            Authorship.objects.filter(
+                researcher_id__in=author_ids,
+                paper__published__lt=start,
+                paper__authorships__researcher_id__in=chunk,
+            )
+            .values_list("researcher_id", "paper__authorships__researcher_id")
+            .annotate(papers=Count("paper_id", distinct=True), newest=Max("paper__published"))
+            .order_by()
+        )
+        for author_id, reviewer_id, count, newest in rows:
+            if author_id != reviewer_id:
+                found.append(
+                    EarlierCoauthorship(
+                        records[author_id],
+                        records[reviewer_id],
+                        count,
+                        newest.year if newest else None,
+                    )
+                )
+    found.sort(key=lambda e: (-e.papers, e.author_record.pk, e.reviewer_record.pk))
+    return found
 
 
 def _check_budget(
@@ -494,6 +553,7 @@ def _dated(
         arxiv_id=paper.arxiv_id if paper else "",
         published=paper.published if paper else None,
         byline=byline,
+        published_precision=paper.published_precision if paper else None,
     )
 
 
@@ -513,7 +573,12 @@ def _flag(a, ar, r, rr, shared, pairs, at, papers, institutions) -> Flag | None:
         seen.add(pid)
         flag.papers.append(
             SharedPaper(
-                paper.arxiv_id, paper.title, paper.published, author_evidence, reviewer_evidence
+                paper.arxiv_id,
+                paper.title,
+                paper.published,
+                author_evidence,
+                reviewer_evidence,
+                paper.published_precision,
             )
         )
     flag.papers.sort(key=lambda p: (p.published is None, p.published), reverse=True)
@@ -583,6 +648,7 @@ def _evidence_data(evidence: InstitutionEvidence) -> dict:
     return {
         "arxiv_id": evidence.arxiv_id,
         "published": evidence.published.isoformat() if evidence.published else None,
+        "published_precision": evidence.published_precision,
         "byline": _byline_data(evidence.byline),
         "set_by_researcher": evidence.set_by_researcher,
     }
@@ -614,6 +680,7 @@ def conflict_report_data(report: ConflictReport, *, site: str = "") -> dict:
                         "arxiv_id": p.arxiv_id,
                         "title": p.title,
                         "published": p.published.isoformat() if p.published else None,
+                        "published_precision": p.published_precision,
                         "author_byline": _byline_data(p.author_byline),
                         "reviewer_byline": _byline_data(p.reviewer_byline),
                     }
@@ -633,5 +700,14 @@ def conflict_report_data(report: ConflictReport, *, site: str = "") -> dict:
                 ],
             }
             for f in report.flags
+        ],
+        "earlier": [
+            {
+                "author": _record_data(e.author_record, site),
+                "reviewer": _record_data(e.reviewer_record, site),
+                "papers": e.papers,
+                "newest_year": e.newest_year,
+            }
+            for e in report.earlier
         ],
     }

@@ -107,6 +107,14 @@ class ConflictSharedPaperSerializer(serializers.Serializer):
     arxiv_id = serializers.CharField()
     title = serializers.CharField()
     published = serializers.DateTimeField(allow_null=True)
+    published_precision = serializers.ChoiceField(
+        choices=["month"],
+        allow_null=True,
+        help_text=(
+            "`month` where `published` is the first day of the month the arXiv identifier names "
+            "(no source gives the day); null where arXiv gave the day."
+        ),
+    )
     author_byline = ConflictBylineSerializer()
     reviewer_byline = ConflictBylineSerializer()
 
@@ -120,6 +128,14 @@ class ConflictInstitutionRefSerializer(serializers.Serializer):
 class ConflictInstitutionEvidenceSerializer(serializers.Serializer):
     arxiv_id = serializers.CharField(help_text="The newest paper in the window listing it.")
     published = serializers.DateTimeField(allow_null=True)
+    published_precision = serializers.ChoiceField(
+        choices=["month"],
+        allow_null=True,
+        help_text=(
+            "`month` where `published` is the first day of the month the arXiv identifier names "
+            "(no source gives the day); null where arXiv gave the day."
+        ),
+    )
     byline = ConflictBylineSerializer(allow_null=True)
     set_by_researcher = serializers.BooleanField(
         help_text="The current affiliation the researcher set on their verified page."
@@ -140,6 +156,13 @@ class ConflictFlagSerializer(serializers.Serializer):
     shared_institutions = ConflictSharedInstitutionSerializer(many=True)
 
 
+class ConflictEarlierSerializer(serializers.Serializer):
+    author = ConflictRecordSerializer()
+    reviewer = ConflictRecordSerializer()
+    papers = JSONIntegerField(help_text="Papers the two wrote together before `since`.")
+    newest_year = JSONIntegerField(allow_null=True, help_text="The year of the newest of them.")
+
+
 class ConflictPaperRefSerializer(serializers.Serializer):
     arxiv_id = serializers.CharField()
     title = serializers.CharField()
@@ -155,6 +178,13 @@ class ConflictReportSerializer(serializers.Serializer):
         child=serializers.CharField(), help_text="Names no record here answers to."
     )
     flags = ConflictFlagSerializer(many=True)
+    earlier = ConflictEarlierSerializer(
+        many=True,
+        help_text=(
+            "Author and reviewer records that wrote papers together before the window: not "
+            "flagged, counted so that the window leaves nothing out without a word."
+        ),
+    )
 
 
 class ConflictCheckApi(APIView):

@@ -100,6 +100,66 @@ def test_coauthorship_within_the_window_is_flagged_with_papers_dates_and_confide
     assert {f.reviewer_record.pk for f in wider.flags} == {alan.pk, grace.pk}
 
 
+def test_coauthorship_before_the_window_is_counted_not_left_out_silently(
+    researcher_factory, coauthored, client
+):
+    ada, grace, alan = (
+        researcher_factory("Ada Lovelace"),
+        researcher_factory("Grace Hopper"),
+        researcher_factory("Alan Turing"),
+    )
+    coauthored([ada, grace], published=datetime(2019, 4, 1, tzinfo=UTC))
+    coauthored([grace, ada], published=datetime(2021, 1, 1, tzinfo=UTC))
+    coauthored([ada, alan], published=datetime(2025, 3, 1, tzinfo=UTC))
+    report = conflict_check_request(
+        author_lines=["Ada Lovelace"], reviewer_lines=["Grace Hopper", "Alan Turing"], today=TODAY
+    )
+    assert [f.reviewer_record for f in report.flags] == [alan]
+    (earlier,) = report.earlier
+    assert (earlier.author_record, earlier.reviewer_record) == (ada, grace)
+    assert (earlier.papers, earlier.newest_year) == (2, 2021)
+    api = _api_for("reader")
+    client.force_login(get_user_model().objects.get(username="reader"))
+    page = client.post(
+        "/conflicts",
+        {"authors": "Ada Lovelace", "reviewers": "Grace Hopper\nAlan Turing", "years": 3},
+    ).content.decode()
+    assert "Co-authors before the window" in page and "2 papers, the newest in 2021" in page
+    data = api.post(
+        "/api/v1/conflicts/",
+        {"authors": ["Ada Lovelace"], "reviewers": ["Grace Hopper"], "years": 3},
+        format="json",
+    )
+    assert data.status_code == 200, data.content
+    assert [
+        (e["author"]["id"], e["reviewer"]["id"], e["papers"], e["newest_year"])
+        for e in data.json()["earlier"]
+    ] == [(ada.pk, grace.pk, 2, 2021)]
+
+
+def test_a_month_dated_shared_paper_says_its_precision(researcher_factory, coauthored, client):
+    ada, alan = researcher_factory("Ada Lovelace"), researcher_factory("Alan Turing")
+    paper = coauthored([ada, alan], published=datetime(2025, 3, 1, tzinfo=UTC))
+    paper.published_precision = "month"
+    paper.save(update_fields=["published_precision"])
+    data = (
+        _api_for("reader")
+        .post(
+            "/api/v1/conflicts/",
+            {"authors": ["Ada Lovelace"], "reviewers": ["Alan Turing"], "years": 3},
+            format="json",
+        )
+        .json()
+    )
+    (shared,) = data["flags"][0]["coauthored"]
+    assert shared["published_precision"] == "month"
+    client.force_login(get_user_model().objects.get(username="reader"))
+    page = client.post(
+        "/conflicts", {"authors": "Ada Lovelace", "reviewers": "Alan Turing", "years": 3}
+    ).content.decode()
+    assert "Mar 2025 <span" in page and "1 Mar 2025" not in page
+
+
 def test_shared_institution_is_flagged_with_each_sides_newest_paper_there(
     researcher_factory, coauthored, ror_institution
 ):
