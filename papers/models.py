@@ -42,6 +42,10 @@ class Paper(models.Model):
     report_no = models.TextField(blank=True)
     license = models.CharField(max_length=255, blank=True)
     submitter = models.CharField(max_length=255, blank=True)
+    # NULL: the title and byline are arXiv's own record. "s2" or "openalex": arXiv's record is
+    # not in the archive yet, and they are as that source lists them (said on the page). Nullable
+    # so that adding it is an ALTER TABLE ADD COLUMN (see published_precision).
+    record_source = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
     cited_by_count = models.PositiveIntegerField(null=True, blank=True)
     # Where `cited_by_count` came from ("s2" or "openalex", as ResearcherExternalId.source) and
     # when matching read it. Nullable so that adding it is an ALTER TABLE ADD COLUMN: SQLite
@@ -104,6 +108,11 @@ class Paper(models.Model):
     @property
     def category_list(self) -> list[str]:
         return self.categories.split()
+
+    @property
+    def record_source_name(self) -> str:
+        """The source whose title and byline stand in for arXiv's record ("" when arXiv's)."""
+        return CITATION_SOURCES.get(self.record_source or "", "")
 
     @property
     def dated_by_arxiv(self) -> bool:

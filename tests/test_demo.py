@@ -214,6 +214,17 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(
     assert "record of this paper is not held here" in page and "Not known here." in page
     assert '<time datetime="2023-02">February 2023</time>' in page
     assert "arXiv lists no abstract" not in page
+    assert llama.record_source in ("s2", "openalex")
+    assert f"Title and authors as {llama.record_source_name} lists them" in page
+    # A source's byline is the names printed on the paper, not the names of the identities the
+    # source gave the authorships to: OpenAlex gives word2vec's "Jeffrey Dean" to "Jay B. Dean".
+    word2vec = Paper.objects.get(arxiv_id="1301.3781")
+    assert word2vec.record_source == "openalex" and "Jeffrey Dean" in word2vec.authors
+    assert not Authorship.objects.filter(name="Jay B. Dean").exists()
+    dean = Authorship.objects.select_related("researcher").get(paper=word2vec, name="Jeffrey Dean")
+    assert dean.researcher is None or "Jay" not in dean.researcher.display_name
+    arxiv_own = Paper.objects.exclude(arxiv_id__in=recorded).first()
+    assert arxiv_own is not None and arxiv_own.record_source is None
     # A new account follows a researcher and reads their papers in its feed.
     password = "a-demo-reader-passphrase-7"
     signup = client.post(

@@ -40,6 +40,7 @@ def paper_example(*, detail: bool = False) -> dict:
         "primary_category": "hep-ph",
         "published": "2007-04-02T19:18:42Z",
         "published_precision": None,
+        "record_source": None,
         "updated": "2008-11-26",
         "doi": "10.1103/PhysRevD.76.013009",
         "journal_ref": "Phys.Rev.D76:013009,2007",

@@ -187,6 +187,7 @@ class PaperSerializer(serializers.ModelSerializer):
             "primary_category",
             "published",
             "published_precision",
+            "record_source",
             "updated",
             "doi",
             "journal_ref",
@@ -217,6 +218,12 @@ class PaperSerializer(serializers.ModelSerializer):
                 "help_text": (
                     "null when `published` is the day arXiv gives; `month` when only its month "
                     "is known, from the arXiv identifier (1301.3781: January 2013)."
+                )
+            },
+            "record_source": {
+                "help_text": (
+                    "null when the title and authors are arXiv's own record; `s2` or `openalex` "
+                    "when arXiv's record is not held yet and they are as that source lists them."
                 )
             },
             "updated": {"help_text": "The last metadata change on arXiv."},

@@ -46,6 +46,9 @@ class PaperRecord:
     license: str = ""
     submitter: str = ""
     is_deleted: bool = False
+    # "" where the record is arXiv's own; "s2" or "openalex" where arXiv's record is not at hand
+    # and the title and byline are as that source lists them (Paper.record_source).
+    record_source: str = ""
 
     def validate(self) -> None:
         if not self.title.strip():
@@ -99,6 +102,8 @@ class PaperRecord:
                 self.license,
                 self.submitter,
                 "deleted" if self.is_deleted else "",
+                # Appended only when set, so that arXiv's own records keep their digests.
+                *((self.record_source,) if self.record_source else ()),
             )
         )
         return hashlib.md5(text.encode(), usedforsecurity=False).hexdigest()

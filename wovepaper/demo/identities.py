@@ -30,7 +30,7 @@ from papers.services import papers_cited_by_dated
 from researchers.models import Researcher
 from researchers.source_figures import source_figures_dated
 from researchers.tasks import match_papers
-from sources.openalex import work_arxiv_id
+from sources.openalex import clean_raw_author_name, work_arxiv_id
 from wovepaper.lib.queueing import send_after_commit
 
 from .replay import Recordings, replaying
@@ -62,19 +62,24 @@ class IdentitiesSummary:
         )
 
 
-def _source_byline(recordings: Recordings, arxiv_id: str) -> tuple[str, list[str]]:
-    """(title, author names) as a source recorded them: Semantic Scholar first, else OpenAlex."""
+def _source_byline(recordings: Recordings, arxiv_id: str) -> tuple[str, list[str], str]:
+    """(title, author names, source) as a source recorded them: Semantic Scholar first, else
+    OpenAlex. OpenAlex's names are the ones printed on the paper (`raw_author_name`), not the
+    names of the identities it gave the authorships to: it gives word2vec's "Jeffrey Dean" to an
+    identity named "Jay B. Dean", and the byline must not become that identity's name."""
     s2 = recordings.s2_papers.get(arxiv_id)
     if s2:
-        return s2["title"], [a.get("name") or "" for a in s2["answer"]["authors"]]
+        return s2["title"], [a.get("name") or "" for a in s2["answer"]["authors"]], "s2"
     for work in recordings.openalex_works:
         answer = work["answer"]
         if work_arxiv_id(answer) == arxiv_id:
             names = [
-                (s.get("author") or {}).get("display_name") or s.get("raw_author_name") or ""
+                clean_raw_author_name(s.get("raw_author_name"))
+                or (s.get("author") or {}).get("display_name")
+                or ""
                 for s in answer.get("authorships") or []
             ]
-            return answer.get("display_name") or "", names
+            return answer.get("display_name") or "", names, "openalex"
     raise KeyError(arxiv_id)
 
 
@@ -93,7 +98,7 @@ def paper_records(recordings: Recordings, arxiv_ids: list[str]) -> list[PaperRec
     where a public copy of arXiv's metadata has them; nothing guessed."""
     records = []
     for arxiv_id in arxiv_ids:
-        title, names = _source_byline(recordings, arxiv_id)
+        title, names, source = _source_byline(recordings, arxiv_id)
         # A source's list holds pieces of affiliations as authors too ("A. Building", "UK.").
         authors = author_list_cleaned(
             [parse_display_name(n) for n in names if n.strip()], source_list=True
@@ -105,6 +110,7 @@ def paper_records(recordings: Recordings, arxiv_ids: list[str]) -> list[PaperRec
                 authors_raw=", ".join(a.display for a in authors),
                 authors=authors,
                 categories=recordings.arxiv_categories.get(arxiv_id, {}).get("categories", []),
+                record_source=source,
             )
         )
     return records
