@@ -426,6 +426,9 @@ def _sync_authorships(
                     # A different person may now stand at this position: the match must go.
                     old.researcher_id = None
                     old.matched_at = None
+                    # And with it how sure it was: "exact, 1.00" beside no record is false.
+                    old.match_confidence = None
+                    old.match_method = ""
                 for f, v in fields.items():
                     setattr(old, f, v)
                 to_update.append(old)
@@ -435,7 +438,13 @@ def _sync_authorships(
     if to_update:
         Authorship.objects.bulk_update(
             to_update,
-            [*_AUTHORSHIP_COPY_FIELDS[2:], "researcher", "matched_at"],
+            [
+                *_AUTHORSHIP_COPY_FIELDS[2:],
+                "researcher",
+                "matched_at",
+                "match_confidence",
+                "match_method",
+            ],
             batch_size=2000,
         )
     Authorship.objects.bulk_create(to_create, batch_size=5000)

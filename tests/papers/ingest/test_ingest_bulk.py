@@ -76,8 +76,8 @@ def test_batch_of_new_changed_and_unchanged_papers(records, db):
     first, second, third = records[0], records[1], records[2]
     papers_upsert([first, second])
     researcher = Researcher.objects.create(display_name="Ileana Streinu")
-    Authorship.objects.filter(paper__arxiv_id=second.arxiv_id, position=1).update(
-        researcher=researcher
+    Authorship.objects.filter(paper__arxiv_id=second.arxiv_id).update(
+        researcher=researcher, match_confidence=1.0, match_method="exact"
     )
     second_pk = Paper.objects.get(arxiv_id=second.arxiv_id).pk
 
@@ -110,10 +110,12 @@ def test_batch_of_new_changed_and_unchanged_papers(records, db):
         ("cs.CG", True),
         ("math.CO", False),
     ]
-    assert list(revised.authorships.order_by("position").values_list("name", "researcher_id")) == [
-        ("Ileana Streinu", researcher.pk),
-        ("Audrey Lee", None),
-    ]
+    # The position whose name changed loses its match, and how sure that match was with it.
+    assert list(
+        revised.authorships.order_by("position").values_list(
+            "name", "researcher_id", "match_confidence", "match_method"
+        )
+    ) == [("Ileana Streinu", researcher.pk, 1.0, "exact"), ("Audrey Lee", None, None, "")]
 
     created = _stored(Paper.objects.get(pk=third_pk))
     assert created["authorships"] == [
