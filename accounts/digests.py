@@ -25,9 +25,9 @@ from django.utils import timezone
 from papers.citations.lists import citations_of_researchers
 from papers.selectors import papers_with_short_bylines
 
-from .alerts import AlertGroup, alerts_for_user, alerts_grouped
+from .library.alerts import AlertGroup, alerts_for_user, alerts_grouped
+from .library.recommendations import library_recommendations
 from .models import Profile, SentDigest
-from .recommendations import library_recommendations
 from .selectors import (
     digest_papers,
     followed_institution_ids,
@@ -132,7 +132,7 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
         total = len(papers) if len(papers) <= limit else papers_qs.count()
         papers = papers[:limit]
     # The saved searches' alerts since the last digest: one range of the reader's alerts,
-    # however many searches they saved (accounts.alerts).
+    # however many searches they saved (accounts.library.alerts).
     found = alerts_for_user(user=user, since=since, limit=limit)
     papers_with_short_bylines([alert.paper for alert in found])
     alert_groups = alerts_grouped(found)

@@ -6,8 +6,6 @@ from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.contrib.auth.hashers import make_password
 
-from wovepaper.lib.identifiers import CATEGORY_CODE
-
 from .categories import category_codes
 from .models import Profile
 
@@ -126,26 +124,3 @@ class OwnerProfileForm(forms.Form):
         cast(forms.ChoiceField, self.fields["institution"]).choices = [
             ("", "As on my newest paper")
         ] + [(i.pk, i.name) for i in institutions]
-
-
-class ListNameForm(forms.Form):
-    name = forms.CharField(max_length=100, strip=True, label="Name")
-
-
-class NoteForm(forms.Form):
-    # Long notes are refused by the service with its own message, not cut by the form.
-    note = forms.CharField(required=False, strip=True, widget=forms.Textarea)
-
-
-class SavedSearchForm(forms.Form):
-    """A search as the search page's query string holds it (its `q`, `mode`, `category`,
-    `date_from`, `date_to`): what "Save this search" saves."""
-
-    q = forms.CharField(max_length=300, strip=True)
-    mode = forms.ChoiceField(
-        required=False,
-        choices=[("hybrid", "hybrid"), ("keyword", "keyword"), ("semantic", "semantic")],
-    )
-    category = forms.RegexField(required=False, max_length=32, regex=f"^{CATEGORY_CODE}$")
-    date_from = forms.DateField(required=False)
-    date_to = forms.DateField(required=False)

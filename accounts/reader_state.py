@@ -33,7 +33,8 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from . import selectors
-from .models import SavedPaper
+from .library.lists import reading_lists_for_user
+from .library.models import SavedPaper
 
 COOKIE = "wp_state"
 _CHANGING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -44,7 +45,7 @@ def reader_state(request: HttpRequest, user: User) -> dict[str, Any]:
     plus one per merge level present) and of institutions (one), the lists (one), the saved
     papers (one), the claims (one) and the unfinished setup (one), whatever the page or the size
     of the reader's library; the answer grows with it (about 15 bytes per saved paper)."""
-    lists = selectors.reading_lists_for_user(user=user)
+    lists = reading_lists_for_user(user=user)
     saved: dict[str, list[int]] = {}
     rows = (
         SavedPaper.objects.filter(reading_list__user=user)

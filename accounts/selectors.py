@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.auth.models import User
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -18,14 +18,12 @@ from papers.models import Authorship, Paper, PaperCategory, PaperChange
 from researchers.models import Researcher
 from researchers.selectors import researcher_same_name, researcher_survivor_ids
 
+from .library.models import SavedPaper
 from .models import (
     Claim,
     Follow,
     InstitutionFollow,
     Profile,
-    ReadingList,
-    RecommendationDismissal,
-    SavedPaper,
 )
 
 # How many of the newest papers in the chosen fields suggestions look at: enough to find the
@@ -390,133 +388,7 @@ def owner_page(researcher: Researcher, *, page: int = 1) -> OwnerPage:
     )
 
 
-# --- the library ---------------------------------------------------------------------------------
-
-
-def reading_lists_with_counts(*, user: User) -> QuerySet[ReadingList]:
-    """The reader's lists, oldest first ("Reading list" leads), each with `paper_count`."""
-    return (
-        ReadingList.objects.filter(user=user)
-        .annotate(paper_count=Count("saved"))
-        .order_by("created_at", "pk")
-    )
-
-
-def reading_lists_for_user(*, user: User) -> list[ReadingList]:
-    """All the reader's lists with their counts: one query, at most LIBRARY_MAX_LISTS rows."""
-    return list(reading_lists_with_counts(user=user))
-
-
-def reading_list_of_user(*, user: User, pk: int) -> ReadingList | None:
-    return ReadingList.objects.filter(user=user, pk=pk).first()
-
-
-def reading_list_shared(*, token: str) -> ReadingList | None:
-    """The list shared under this link, if it still is."""
-    if not token:
-        return None
-    return ReadingList.objects.filter(share_token=token).select_related("user").first()
-
-
-def saved_papers(*, reading_list: ReadingList) -> QuerySet[SavedPaper]:
-    """A list's saved papers, newest saved first, with their papers: slice it (one index range
-    scan of (list, -created_at, -id) per page)."""
-    return (
-        SavedPaper.objects.filter(reading_list=reading_list)
-        .select_related("paper")
-        .order_by("-created_at", "-id")
-    )
-
-
-def saved_paper_of_user(*, user: User, reading_list_id: int, paper_id: int) -> SavedPaper | None:
-    return (
-        SavedPaper.objects.filter(
-            reading_list_id=reading_list_id, reading_list__user=user, paper_id=paper_id
-        )
-        .select_related("reading_list", "paper")
-        .first()
-    )
-
-
-def saved_paper_by_arxiv_id(
-    *, user: User, reading_list_id: int, arxiv_id: str
-) -> SavedPaper | None:
-    return (
-        SavedPaper.objects.filter(
-            reading_list_id=reading_list_id,
-            reading_list__user=user,
-            paper__arxiv_id=arxiv_id,
-        )
-        .select_related("reading_list", "paper")
-        .first()
-    )
-
-
-def saved_list_ids(*, user: User | AnonymousUser, paper_ids: Sequence[int]) -> dict[int, list[int]]:
-    """For each of these papers the reader saved, the ids of the lists it is in (one query on
-    the paper index, joined to the reader's lists)."""
-    found: dict[int, list[int]] = {}
-    if not paper_ids or not user.is_authenticated:
-        return found
-    rows = (
-        SavedPaper.objects.filter(paper_id__in=list(paper_ids), reading_list__user=user)
-        .order_by("reading_list_id")
-        .values_list("paper_id", "reading_list_id")
-    )
-    for paper_id, list_id in rows:
-        found.setdefault(paper_id, []).append(list_id)
-    return found
-
-
-@dataclass(frozen=True)
-class SaveControl:
-    """What one paper's save control shows to one reader."""
-
-    paper: Paper
-    signed_in: bool
-    lists: Sequence[ReadingList]
-    saved_in: Sequence[ReadingList]
-    next_url: str
-    # Reversed once per batch of controls: a list page's fragment holds dozens of them.
-    save_url: str = ""
-    unsave_url: str = ""
-
-    @property
-    def dom_id(self) -> str:
-        return f"save-{self.paper.pk}"
-
-    @property
-    def unsaved_lists(self) -> list[ReadingList]:
-        saved = {r.pk for r in self.saved_in}
-        return [r for r in self.lists if r.pk not in saved]
-
-
-def save_controls(
-    *, user: User | AnonymousUser, papers: Sequence[Paper], next_url: str
-) -> list[SaveControl]:
-    """The save controls of these papers for this reader: two queries whatever their number
-    (the reader's lists, and which of the papers they saved)."""
-    if not user.is_authenticated:
-        return [
-            SaveControl(paper=p, signed_in=False, lists=(), saved_in=(), next_url=next_url)
-            for p in papers
-        ]
-    lists = reading_lists_for_user(user=user)
-    by_id = {r.pk: r for r in lists}
-    saved = saved_list_ids(user=user, paper_ids=[p.pk for p in papers])
-    save_url, unsave_url = reverse("accounts:save"), reverse("accounts:unsave")
-    return [
-        SaveControl(
-            paper=p,
-            signed_in=True,
-            lists=lists,
-            saved_in=[by_id[pk] for pk in saved.get(p.pk, []) if pk in by_id],
-            next_url=next_url,
-            save_url=save_url,
-            unsave_url=unsave_url,
-        )
-        for p in papers
-    ]
+# --- news of the papers a reader keeps ----------------------------------------------------------
 
 
 def paper_changes_for_user(
@@ -541,33 +413,3 @@ def paper_changes_for_user(
     if since is not None:
         changes = changes.filter(recorded_at__gte=since)
     return list(changes.order_by("-recorded_at", "-id")[:limit])
-
-
-def reading_list_citation_export(
-    reading_list: ReadingList, *, limit: int
-) -> tuple[list[Paper], str, dict[int, str]]:
-    """A list's papers for its citation export (site, shared link and API), saved last first,
-    deleted papers left out; the note that says the export was cut at `limit` (empty when it
-    holds them all); and the reader's notes by paper id, for the owner's own exports only (a
-    shared list's link shows no note). One query."""
-    kept = saved_papers(reading_list=reading_list).filter(paper__is_deleted=False)
-    rows = list(kept[: limit + 1])
-    notes = {row.paper_id: row.note for row in rows[:limit] if row.note}
-    if len(rows) <= limit:
-        return [row.paper for row in rows], "", notes
-    return (
-        [row.paper for row in rows[:limit]],
-        f"The {limit} papers saved last in {reading_list.name}; "
-        "earlier ones are not in this export.",
-        notes,
-    )
-
-
-def recommendation_dismissals(*, user: User) -> QuerySet[RecommendationDismissal]:
-    """The papers the reader marked not relevant, newest first (the (user, -created_at, -id)
-    index), with the papers."""
-    return (
-        RecommendationDismissal.objects.filter(user=user)
-        .select_related("paper")
-        .order_by("-created_at", "-id")
-    )

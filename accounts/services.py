@@ -1,10 +1,8 @@
-"""Writes for accounts: profiles, onboarding, follows, claims, the library (lists, saved papers,
-notes, sharing), export and deletion."""
+"""Writes for accounts: profiles, onboarding, follows, claims, the account's export and deletion
+(the library's writes are in accounts.library)."""
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Iterable, Sequence
 from datetime import timedelta
 
 from allauth.account.models import EmailAddress
@@ -16,38 +14,23 @@ from django.db.models import Prefetch, Q
 from django.utils import timezone
 
 from institutions.models import Institution
-from papers.models import Paper
 from researchers import ownership
 from researchers.models import IdentityConflict, Researcher, ResearcherExternalId
 from researchers.selectors import researcher_survivor_id
 from wovepaper.lib.bounds import made_in_the_last_hour
 
 from . import claim_evidence
+from .library.models import RecommendationDismissal, SavedPaper, SearchAlert
 from .models import (
     Claim,
     Follow,
     InstitutionFollow,
     Profile,
-    ReadingList,
-    RecommendationDismissal,
-    SavedPaper,
-    SearchAlert,
 )
-
-# A reader's lists: enough for any way of sorting papers, few enough that every save control
-# can offer them all.
-LIBRARY_MAX_LISTS = 100
-NOTE_MAX_CHARS = 10_000
-# Bytes of entropy in a shared list's link (token_urlsafe's argument): 32 characters.
-SHARE_TOKEN_BYTES = 24
 
 
 class FollowError(ValueError):
     """A follow that cannot be made; the message is shown to the user."""
-
-
-class LibraryError(ValueError):
-    """A change to a reader's library that cannot be made; the message is shown to them."""
 
 
 def profile_get_or_create(*, user: User) -> Profile:
@@ -321,157 +304,7 @@ def claim_review(*, claim: Claim, reviewer: User | None, confirm: bool, note: st
     return claim
 
 
-# --- the library ---------------------------------------------------------------------------------
-
-
-def reading_list_default(*, user: User) -> ReadingList:
-    """The reader's "Reading list", made on first use. Idempotent (the (user, name) constraint
-    decides between two concurrent first saves)."""
-    try:
-        with transaction.atomic():
-            reading_list, _ = ReadingList.objects.get_or_create(
-                user=user, name=ReadingList.DEFAULT_NAME
-            )
-    except IntegrityError:
-        reading_list = ReadingList.objects.get(user=user, name=ReadingList.DEFAULT_NAME)
-    return reading_list
-
-
-def _list_name(name: str) -> str:
-    cleaned = " ".join(name.split())[:100]
-    if not cleaned:
-        raise LibraryError("A list needs a name.")
-    return cleaned
-
-
-def reading_list_create(*, user: User, name: str) -> ReadingList:
-    """A new named list. Raises LibraryError for an empty name, a name the reader already uses,
-    or past LIBRARY_MAX_LISTS lists."""
-    cleaned = _list_name(name)
-    try:
-        with transaction.atomic():
-            # Counted with the reader's row locked until the list is made, so lists made at
-            # once count each other (8 at 96 lists left 101). SQLite serialises writers.
-            list(User.objects.select_for_update().filter(pk=user.pk).values("pk"))
-            if ReadingList.objects.filter(user=user).count() >= LIBRARY_MAX_LISTS:
-                raise LibraryError(
-                    f"You have {LIBRARY_MAX_LISTS} lists, as many as a library holds."
-                )
-            return ReadingList.objects.create(user=user, name=cleaned)
-    except IntegrityError as exc:
-        raise LibraryError(f"You already have a list called “{cleaned}”.") from exc
-
-
-def reading_list_rename(*, reading_list: ReadingList, name: str) -> ReadingList:
-    cleaned = _list_name(name)
-    if cleaned == reading_list.name:
-        return reading_list
-    reading_list.name = cleaned
-    try:
-        with transaction.atomic():
-            reading_list.save(update_fields=["name", "modified_at"])
-    except IntegrityError as exc:
-        raise LibraryError(f"You already have a list called “{cleaned}”.") from exc
-    return reading_list
-
-
-def reading_list_delete(*, reading_list: ReadingList) -> None:
-    """Delete the list with its saved papers and notes; its shared link stops working."""
-    reading_list.delete()
-
-
-def reading_list_share(*, reading_list: ReadingList) -> ReadingList:
-    """Give the list a read-only link. Idempotent: a shared list keeps its link."""
-    if not reading_list.share_token:
-        reading_list.share_token = secrets.token_urlsafe(SHARE_TOKEN_BYTES)
-        reading_list.shared_at = timezone.now()
-        reading_list.save(update_fields=["share_token", "shared_at", "modified_at"])
-    return reading_list
-
-
-def reading_list_unshare(*, reading_list: ReadingList) -> ReadingList:
-    """Make the list private again: its link stops working for good (sharing again makes a new
-    one)."""
-    if reading_list.share_token:
-        reading_list.share_token = None
-        reading_list.shared_at = None
-        reading_list.save(update_fields=["share_token", "shared_at", "modified_at"])
-    return reading_list
-
-
-def paper_save(*, user: User, paper: Paper, reading_list: ReadingList | None = None) -> SavedPaper:
-    """Save the paper into one of the reader's lists ("Reading list" when none is named).
-    Idempotent: saving twice returns the saved paper, its note kept."""
-    target = reading_list or reading_list_default(user=user)
-    if target.user_id != user.pk:
-        raise LibraryError("That list is not yours.")
-    try:
-        with transaction.atomic():
-            saved, _ = SavedPaper.objects.get_or_create(reading_list=target, paper=paper)
-    except IntegrityError:
-        saved = SavedPaper.objects.get(reading_list=target, paper=paper)
-    return saved
-
-
-def papers_save(
-    *, reading_list: ReadingList, papers: Sequence[Paper], notes: dict[int, str] | None = None
-) -> int:
-    """Save many papers into a list at once (an import): one insert, papers already in it are
-    left as they are, but for `notes` (paper id → note, from the file), written where the saved
-    paper has none (a note the reader wrote here is never replaced). Returns how many were
-    added."""
-    before = SavedPaper.objects.filter(reading_list=reading_list).count()
-    SavedPaper.objects.bulk_create(
-        [SavedPaper(reading_list=reading_list, paper=paper) for paper in papers],
-        batch_size=500,
-        ignore_conflicts=True,
-    )
-    notes = {pk: note[:NOTE_MAX_CHARS] for pk, note in (notes or {}).items() if note.strip()}
-    if notes:
-        noted = list(
-            SavedPaper.objects.filter(reading_list=reading_list, paper_id__in=notes, note="")
-        )
-        for saved in noted:
-            saved.note = notes[saved.paper_id]
-        SavedPaper.objects.bulk_update(noted, ["note"], batch_size=500)
-    return SavedPaper.objects.filter(reading_list=reading_list).count() - before
-
-
-def paper_unsave(
-    *, user: User, paper_id: int, reading_lists: Iterable[ReadingList] | None = None
-) -> int:
-    """Take the paper out of these lists of the reader's (all of them when none are named), its
-    notes with it. Returns rows removed; 0 when it was not saved, which is not an error."""
-    saved = SavedPaper.objects.filter(reading_list__user=user, paper_id=paper_id)
-    if reading_lists is not None:
-        saved = saved.filter(reading_list__in=[r.pk for r in reading_lists])
-    deleted, _ = saved.delete()
-    return deleted
-
-
-def recommendation_dismiss(*, user: User, paper: Paper) -> bool:
-    """Mark a recommended paper "not relevant": it is not recommended again and weighs against
-    its neighbours (accounts.recommendations). Returns whether it is new; twice is once."""
-    _, created = RecommendationDismissal.objects.get_or_create(user=user, paper=paper)
-    return created
-
-
-def recommendation_undismiss(*, user: User, paper_id: int) -> bool:
-    """Take back a "not relevant": the paper may be recommended again and stops weighing
-    against its neighbours. Returns whether it was marked; undoing twice is harmless."""
-    deleted, _ = RecommendationDismissal.objects.filter(user=user, paper_id=paper_id).delete()
-    return bool(deleted)
-
-
-def saved_paper_note_set(*, saved: SavedPaper, note: str) -> SavedPaper:
-    """Replace the note (an empty one removes it). Longer than NOTE_MAX_CHARS is refused, not
-    cut, so nothing the reader wrote is lost silently."""
-    if len(note) > NOTE_MAX_CHARS:
-        raise LibraryError(f"A note holds at most {NOTE_MAX_CHARS:,} characters.")
-    saved.note = note.strip()
-    saved.note_updated_at = timezone.now()
-    saved.save(update_fields=["note", "note_updated_at"])
-    return saved
+# --- the account's data --------------------------------------------------------------------------
 
 
 def user_export(*, user: User) -> dict:

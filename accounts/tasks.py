@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from .alerts import saved_searches_check_due
 from .digests import digests_send_due
+from .library.alerts import saved_searches_check_due
 from .services import unverified_accounts_expire
 
 

@@ -2,9 +2,8 @@ from __future__ import annotations
 
 from django.urls import path
 
-from wovepaper.lib.api.throttles import throttled_like_the_api
-
-from . import alert_views, library_views, owner_views, views
+from . import owner_views, views
+from .library import urls as library_urls
 
 app_name = "accounts"
 
@@ -53,49 +52,5 @@ urlpatterns = [
         name="owner_profile",
     ),
     path("digest/unsubscribe/<str:token>", views.digest_unsubscribe, name="digest_unsubscribe"),
-    path("me/library", library_views.library, name="library"),
-    path("me/library/save", library_views.save, name="save"),
-    path("me/library/unsave", library_views.unsave, name="unsave"),
-    path("me/library/not-relevant", library_views.not_relevant, name="not_relevant"),
-    path(
-        "me/library/not-relevant/undo",
-        library_views.not_relevant_undo,
-        name="not_relevant_undo",
-    ),
-    path("me/library/<api_id:list_id>", library_views.library_list, name="library_list"),
-    path(
-        "me/library/<api_id:list_id>/cite.<cite_ext:extension>",
-        throttled_like_the_api(library_views.library_cite),
-        name="library_cite",
-    ),
-    path("me/library/<api_id:list_id>/rename", library_views.list_rename, name="list_rename"),
-    path("me/library/<api_id:list_id>/import", library_views.list_import, name="list_import"),
-    path("me/library/<api_id:list_id>/delete", library_views.list_delete, name="list_delete"),
-    path("me/library/<api_id:list_id>/share", library_views.list_share, name="list_share"),
-    path("me/library/<api_id:list_id>/unshare", library_views.list_unshare, name="list_unshare"),
-    path(
-        "me/library/<api_id:list_id>/papers/<api_id:paper_id>/note", library_views.note, name="note"
-    ),
-    path(
-        "me/library/<api_id:list_id>/papers/<api_id:paper_id>/remove",
-        library_views.remove,
-        name="remove",
-    ),
-    path("lists/shared/<secret_token:token>", library_views.shared_list, name="shared_list"),
-    path(
-        "lists/shared/<secret_token:token>/cite.<cite_ext:extension>",
-        throttled_like_the_api(library_views.shared_list_cite),
-        name="shared_list_cite",
-    ),
-    path("me/searches", alert_views.saved_searches, name="saved_searches"),
-    path(
-        "me/searches/<api_id:search_id>/delete",
-        alert_views.saved_search_delete,
-        name="saved_search_delete",
-    ),
-    path("me/searches/feed/reset", alert_views.alert_feed_reset, name="alert_feed_reset"),
-    path(
-        "me/alerts/<secret_token:token>.atom", alert_views.alert_feed_atom, name="alert_feed_atom"
-    ),
-    path("me/alerts/<secret_token:token>.rss", alert_views.alert_feed_rss, name="alert_feed_rss"),
+    *library_urls.urlpatterns,
 ]

@@ -36,9 +36,10 @@ from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.next_url import next_url_or
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from . import alerts, digests, reader_state, recommendations, selectors, services
+from . import digests, reader_state, selectors, services
 from .categories import categories_by_code, categories_search, category_list
 from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
+from .library import alerts, recommendations
 from .models import Claim, Profile
 
 FEED_PAGE_SIZE = 20

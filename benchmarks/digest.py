@@ -12,10 +12,10 @@ DATABASE_URL names (made anew on each run; the papers are the database's own):
 
 The researchers are made here (the synthetic archive has none before matching): 20, each the
 second author of about 200 papers spread over the archive and of 25 of the newest 500.
-Each saved search is checked once by `accounts.alerts.saved_search_check`, as the hourly sweep
-does, at the day after the newest paper (the digest's "now", so that the windows hold papers),
-and the alerts it keeps are dated an hour before; the archive is given a month of synthetic
-news before that day and before today (the feed's 30 days) (`--changes`, 1,000 a day by
+Each saved search is checked once by `accounts.library.alerts.saved_search_check`, as the hourly
+sweep does, at the day after the newest paper (the digest's "now", so that the windows hold
+papers), and the alerts it keeps are dated an hour before; the archive is given a month of
+synthetic news before that day and before today (the feed's 30 days) (`--changes`, 1,000 a day by
 default, about arXiv's daily replacements: journal references of papers drawn at random,
 "Bench. Synth. J." in their detail, replaced on each run). Then, interleaved reader by reader
 for `--repeat` rounds, in this process with production settings (Redis cache, page cache off):
@@ -74,15 +74,11 @@ from django.db.models import Max  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from accounts import alerts, digests, selectors  # noqa: E402
-from accounts.models import (  # noqa: E402
-    Follow,
-    Profile,
-    ReadingList,
-    SavedPaper,
-    SearchAlert,
-    SentDigest,
-)
+from accounts import digests, selectors  # noqa: E402
+from accounts.library import alerts  # noqa: E402
+from accounts.library.models import ReadingList, SavedPaper, SearchAlert  # noqa: E402
+from accounts.library.saved_searches import SearchTerms, saved_search_create  # noqa: E402
+from accounts.models import Follow, Profile, SentDigest  # noqa: E402
 from benchmarks.semantic import LATENCY_QUERIES  # noqa: E402
 from papers.models import Authorship, Paper, PaperChange  # noqa: E402
 from researchers.models import Researcher  # noqa: E402
@@ -206,26 +202,26 @@ def make_reader(kind: str, *, data_now, rng: random.Random, researchers: list[in
             ],
             batch_size=1000,
         )
-    terms: list[alerts.SearchTerms]
+    terms: list[SearchTerms]
     if large:
         first_year = data_now.date().replace(year=data_now.year - 5, month=1, day=1)
-        terms = [alerts.SearchTerms(q, mode="keyword") for q in BY_WORDS]
+        terms = [SearchTerms(q, mode="keyword") for q in BY_WORDS]
         terms += [
-            alerts.SearchTerms(
+            SearchTerms(
                 q,
                 category=CATEGORIES[n % len(CATEGORIES)],
                 date_from=first_year if n % 3 == 0 else None,
             )
             if n % 3 != 2
-            else alerts.SearchTerms(q, date_from=first_year, date_to=date(data_now.year, 12, 31))
+            else SearchTerms(q, date_from=first_year, date_to=date(data_now.year, 12, 31))
             for n, q in enumerate(BY_WORDS[:15])
         ]
-        terms += [alerts.SearchTerms(q, mode="semantic") for q in BY_MEANING]
+        terms += [SearchTerms(q, mode="semantic") for q in BY_MEANING]
     else:
-        terms = [alerts.SearchTerms("black hole")]
+        terms = [SearchTerms("black hole")]
     checks = []
     for term in terms:
-        saved = alerts.saved_search_create(user=user, terms=term)
+        saved = saved_search_create(user=user, terms=term)
         started = time.perf_counter()
         alerts.saved_search_check(saved=saved, now=data_now)
         checks.append((time.perf_counter() - started) * 1000)

@@ -16,9 +16,9 @@ their own papers, the newest held out. The candidates are every paper published 
 newest paper left in the library (the held-out one among them), none of the library's. Each
 method ranks the candidates; a hit is the held-out paper in the first 20 (recall@20). Methods:
 
-- vectors: accounts.recommendations.rank_candidates, the site's ranking (best cosine similarity
-  to one saved paper), over every candidate (the site reads its candidates from the vector
-  index's nearest; this measures the ranking, not the index);
+- vectors: accounts.library.recommendations.rank_candidates, the site's ranking (best cosine
+  similarity to one saved paper), over every candidate (the site reads its candidates from the
+  vector index's nearest; this measures the ranking, not the index);
 - newest in the list's categories: candidates sharing a category with the library, newest
   first, then the rest newest first;
 - keywords: TF-IDF (scikit-learn, English stop words, titles and abstracts of the whole
@@ -75,7 +75,7 @@ def measure(
     their index in `arxiv_ids`, the newest held out), printed under `label`."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from accounts.recommendations import rank_candidates
+    from accounts.library.recommendations import rank_candidates
 
     # "Newer" is later in arXiv's order of submission (see submission_order).
     published = np.array([submission_order(a) for a in arxiv_ids], dtype=np.int64)

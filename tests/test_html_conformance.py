@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from accounts import services as account_services
+from accounts.library.lists import reading_list_default
 from institutions.models import Institution
 from tests.researchers.conftest import link_author, researcher_factory  # noqa: F401
 
@@ -38,7 +38,7 @@ def site(paper_factory, researcher_factory, link_author):  # noqa: F811
     link_author(paper, 1, researcher)
     Institution.objects.create(name="University of Example", ror_id="02bfwt286")
     user = get_user_model().objects.create_user("reader", "reader@example.org", "pw-reader-123")
-    account_services.reading_list_default(user=user)
+    reading_list_default(user=user)
     return paper, researcher, user
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 
-from accounts import services
+from accounts.library.lists import paper_save, reading_list_share
 from researchers.models import Researcher
 
 pytestmark = pytest.mark.django_db
@@ -22,9 +22,7 @@ def test_site_exports_are_throttled_like_the_apis(
 ):
     paper = paper_factory(title="Graphs and their citations")
     owner = django_user_model.objects.create_user("owner", "o@example.org", "pw-12345678")
-    shared = services.reading_list_share(
-        reading_list=services.paper_save(user=owner, paper=paper).reading_list
-    )
+    shared = reading_list_share(reading_list=paper_save(user=owner, paper=paper).reading_list)
     researcher = Researcher.objects.create(display_name="Ada Lovelace")
     _limited(settings, "2/minute")
     for url in (

@@ -103,7 +103,7 @@ MIDDLEWARE = [
 ]
 
 # The largest request body read at all (wovepaper.middleware.RequestBodyLimitMiddleware): a
-# library import's 5 MB file (accounts.library_import.IMPORT_MAX_BYTES) and its form around it.
+# library import's 5 MB file (accounts.library.importing.IMPORT_MAX_BYTES) and its form around it.
 REQUEST_MAX_BODY_BYTES = env_int("REQUEST_MAX_BODY_BYTES", 6 * 1024 * 1024)
 
 ROOT_URLCONF = "wovepaper.urls"
@@ -629,7 +629,8 @@ EMBEDDING_ENCODER = env("EMBEDDING_ENCODER", "wovepaper.lib.embeddings.MiniLMOnn
 # (`python benchmarks/semantic.py floor`: 0.45 keeps 89.8% of hand-written paraphrases' papers
 # and no query that means nothing here); another EMBEDDING_ENCODER needs its own measurement.
 SEARCH_SIMILARITY_FLOOR = float(env("SEARCH_SIMILARITY_FLOOR", "0.45"))
-# "Papers like your list" (accounts.recommendations) come from papers this many days old at most.
+# "Papers like your list" (accounts.library.recommendations) come from papers this many days old
+# at most.
 RECOMMENDATION_DAYS = env_int("RECOMMENDATION_DAYS", 30)
 # Where the ONNX encoders keep the model's ONNX export, made from the bundled weights on first
 # use (seconds; nothing is downloaded).
@@ -686,7 +687,7 @@ LOGGING: dict[str, Any] = {
         # clients log what an operator needs themselves: retries, waits and failures.
         "httpx": {"level": "WARNING"},
         # bibtexparser logs each block it cannot read (1.4 million lines for a 2.4 MB file of
-        # broken blocks); accounts.library_import reports them to the reader instead.
+        # broken blocks); accounts.library.importing reports them to the reader instead.
         "bibtexparser": {"level": "CRITICAL"},
     },
 }
@@ -763,7 +764,7 @@ API_THROTTLE_RATES = {
     # The conflict-of-interest check (page and API, one count per account): each check reads
     # every named record's recent bylines, so it has a daily quota of its own.
     "conflicts": env("API_THROTTLE_CONFLICTS", "200/day"),
-    # Library imports (accounts.library_import): each parses a file of up to 5 MB and runs up
+    # Library imports (accounts.library.importing): each parses a file of up to 5 MB and runs up
     # to 200 title searches.
     "imports": env("API_THROTTLE_IMPORTS", "30/hour"),
 }

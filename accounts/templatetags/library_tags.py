@@ -7,12 +7,12 @@ from django.contrib.auth.models import AnonymousUser
 
 from papers.models import Paper
 
-from ..selectors import save_controls
+from ..library.lists import save_controls
 
 register = template.Library()
 
 
-@register.inclusion_tag("accounts/_save_button.html", takes_context=True)
+@register.inclusion_tag("accounts/library/_save_button.html", takes_context=True)
 def save_button(context, paper: Paper) -> dict:
     """On the page every signed-in reader shares it shows the signed-out control, which
     reader.js makes the reader's; rendered for one reader, it shows theirs (two queries)."""

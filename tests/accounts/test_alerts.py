@@ -12,9 +12,16 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from accounts import alerts
 from accounts.digests import digest_send
-from accounts.models import SavedSearch, SearchAlert
+from accounts.library import alerts
+from accounts.library.lists import paper_save, reading_list_default
+from accounts.library.models import SavedSearch, SearchAlert
+from accounts.library.saved_searches import (
+    SAVED_SEARCH_MAX,
+    SavedSearchError,
+    SearchTerms,
+    saved_search_create,
+)
 from papers.search import PAPERS
 from papers.search.embedding_stage import embed_papers
 from tests.feed_conformance import conforming_feed
@@ -63,9 +70,7 @@ def test_a_check_keeps_new_matching_papers_once(user_factory, recent):
     wanted = recent("Surface codes under circuit noise", "Logical error rates of surface codes.")
     recent("Dwarf galaxy halos", "Dark matter density profiles.")
     old = recent("Surface codes in 2019", "Older surface codes work.", days_ago=400)
-    saved = alerts.saved_search_create(
-        user=user, terms=alerts.SearchTerms(query="surface codes", mode="keyword")
-    )
+    saved = saved_search_create(user=user, terms=SearchTerms(query="surface codes", mode="keyword"))
     assert alerts.saved_search_check(saved=saved) == 1
     assert list(SearchAlert.objects.values_list("paper_id", flat=True)) == [wanted.pk]
     saved.refresh_from_db()
@@ -79,9 +84,9 @@ def test_the_category_filter_holds(user_factory, recent):
     user = user_factory()
     recent("Surface codes for qubits", categories=["quant-ph"])
     in_cs = recent("Surface codes for storage", categories=["cs.IT"])
-    saved = alerts.saved_search_create(
+    saved = saved_search_create(
         user=user,
-        terms=alerts.SearchTerms(query="surface codes", mode="keyword", category="cs.IT"),
+        terms=SearchTerms(query="surface codes", mode="keyword", category="cs.IT"),
     )
     alerts.saved_search_check(saved=saved)
     assert list(SearchAlert.objects.values_list("paper_id", flat=True)) == [in_cs.pk]
@@ -104,9 +109,9 @@ def test_a_meaning_search_alerts_only_above_the_similarity_floor(user_factory, r
     embed_papers([p.pk for p in papers], feed_index=False)
     backend_for(PAPERS, "semantic").rebuild()
     user = user_factory()
-    saved = alerts.saved_search_create(
+    saved = saved_search_create(
         user=user,
-        terms=alerts.SearchTerms(query="quantum error correcting codes", mode="semantic"),
+        terms=SearchTerms(query="quantum error correcting codes", mode="semantic"),
     )
     alerts.saved_search_check(saved=saved)
     assert list(SearchAlert.objects.values_list("paper_id", flat=True)) == [papers[0].pk]
@@ -125,9 +130,7 @@ def test_the_saved_searches_page_groups_alerts_by_search(user_factory, recent):
     first = recent("Surface codes under noise")
     second = recent("Transformers for protein folding")
     for query in ("surface codes", "protein folding"):
-        saved = alerts.saved_search_create(
-            user=user, terms=alerts.SearchTerms(query=query, mode="keyword")
-        )
+        saved = saved_search_create(user=user, terms=SearchTerms(query=query, mode="keyword"))
         alerts.saved_search_check(saved=saved)
     client = _signed_in(user)
     html = client.get("/me/searches").content.decode()
@@ -142,9 +145,7 @@ def test_the_saved_searches_page_groups_alerts_by_search(user_factory, recent):
 def test_the_alert_feed_is_private_to_its_secret_address(user_factory, recent):
     user = user_factory()
     paper = recent("Surface codes under noise")
-    saved = alerts.saved_search_create(
-        user=user, terms=alerts.SearchTerms(query="surface codes", mode="keyword")
-    )
+    saved = saved_search_create(user=user, terms=SearchTerms(query="surface codes", mode="keyword"))
     alerts.saved_search_check(saved=saved)
     token = alerts.alert_feed_token(user=user)
     assert len(token) >= 32
@@ -168,13 +169,13 @@ def test_the_digest_carries_alerts_grouped_by_search_in_bounded_queries(
     user = user_factory(email="alerts@example.org")
     papers = [recent(f"Surface codes number {n}") for n in range(3)]
     searches = [
-        alerts.saved_search_create(
-            user=user, terms=alerts.SearchTerms(query=f"surface codes number {n}", mode="keyword")
+        saved_search_create(
+            user=user, terms=SearchTerms(query=f"surface codes number {n}", mode="keyword")
         )
         for n in range(3)
     ]
     # 50 saved searches: the digest reads their alerts in one range, not per search.
-    for n in range(alerts.SAVED_SEARCH_MAX - 3):
+    for n in range(SAVED_SEARCH_MAX - 3):
         SavedSearch.objects.create(user=user, query=f"unmatched words {n}", mode="keyword")
     for saved in searches:
         alerts.saved_search_check(saved=saved)
@@ -192,8 +193,8 @@ def test_the_digest_carries_alerts_grouped_by_search_in_bounded_queries(
 
 def test_other_readers_searches_cannot_be_deleted(user_factory):
     owner, other = user_factory(), user_factory()
-    saved = alerts.saved_search_create(
-        user=owner, terms=alerts.SearchTerms(query="surface codes", mode="keyword")
+    saved = saved_search_create(
+        user=owner, terms=SearchTerms(query="surface codes", mode="keyword")
     )
     assert _signed_in(other).post(f"/me/searches/{saved.pk}/delete").status_code == 404
     assert SavedSearch.objects.filter(pk=saved.pk).exists()
@@ -204,15 +205,13 @@ def test_other_readers_searches_cannot_be_deleted(user_factory):
 def test_saved_searches_are_bounded_and_exported(user_factory, recent):
     user = user_factory()
     recent("Surface codes under noise")
-    saved = alerts.saved_search_create(
-        user=user, terms=alerts.SearchTerms(query="surface codes", mode="keyword")
-    )
+    saved = saved_search_create(user=user, terms=SearchTerms(query="surface codes", mode="keyword"))
     alerts.saved_search_check(saved=saved)
     SavedSearch.objects.bulk_create(
-        SavedSearch(user=user, query=f"words {n}") for n in range(alerts.SAVED_SEARCH_MAX - 1)
+        SavedSearch(user=user, query=f"words {n}") for n in range(SAVED_SEARCH_MAX - 1)
     )
-    with pytest.raises(alerts.SavedSearchError):
-        alerts.saved_search_create(user=user, terms=alerts.SearchTerms(query="one more"))
+    with pytest.raises(SavedSearchError):
+        saved_search_create(user=user, terms=SearchTerms(query="one more"))
     from accounts.services import user_delete, user_export
 
     data = user_export(user=user)
@@ -267,7 +266,6 @@ def test_the_alert_feed_announces_news_of_kept_and_followed_papers_in_bounded_qu
     the reader neither keeps nor follows (not announced), beside a saved search's alert."""
     from dataclasses import replace
 
-    from accounts import services
     from accounts.models import Follow
     from papers.ingest.snapshot import parse_snapshot_line
     from papers.ingest.upsert import papers_upsert
@@ -281,16 +279,12 @@ def test_the_alert_feed_announces_news_of_kept_and_followed_papers_in_bounded_qu
     kept, followed, neither = (Paper.objects.get(arxiv_id=r.arxiv_id) for r in plain)
 
     user = user_factory()
-    services.paper_save(
-        user=user, paper=kept, reading_list=services.reading_list_default(user=user)
-    )
+    paper_save(user=user, paper=kept, reading_list=reading_list_default(user=user))
     author = researcher_factory("Followed Author")
     Authorship.objects.filter(paper=followed, position=1).update(researcher=author)
     Follow.objects.create(user=user, researcher=author)
     alerted = recent("Surface codes under noise")
-    saved = alerts.saved_search_create(
-        user=user, terms=alerts.SearchTerms(query="surface codes", mode="keyword")
-    )
+    saved = saved_search_create(user=user, terms=SearchTerms(query="surface codes", mode="keyword"))
     alerts.saved_search_check(saved=saved)
     papers_upsert(
         [
@@ -328,9 +322,7 @@ def test_the_alert_feeds_carry_what_the_feed_formats_require(user_factory, recen
     settings.SITE_URL = "https://wovepaper.example"
     user = user_factory()
     recent("Surface codes under noise")
-    saved = alerts.saved_search_create(
-        user=user, terms=alerts.SearchTerms(query="surface codes", mode="keyword")
-    )
+    saved = saved_search_create(user=user, terms=SearchTerms(query="surface codes", mode="keyword"))
     alerts.saved_search_check(saved=saved)
     token = alerts.alert_feed_token(user=user)
     atom_ns = {"a": "http://www.w3.org/2005/Atom"}

@@ -11,7 +11,19 @@ import pytest
 from django.test import Client
 
 from accounts import services
-from accounts.models import ReadingList, SavedPaper
+from accounts.library.importing import papers_save
+from accounts.library.lists import (
+    LIBRARY_MAX_LISTS,
+    LibraryError,
+    paper_save,
+    paper_unsave,
+    reading_list_create,
+    reading_list_default,
+    reading_list_share,
+    reading_list_unshare,
+)
+from accounts.library.models import ReadingList, SavedPaper
+from accounts.library.notes import NOTE_MAX_CHARS, saved_paper_note_set
 from papers.models import Paper
 
 pytestmark = pytest.mark.django_db
@@ -47,9 +59,9 @@ def test_the_first_save_makes_the_reading_list_and_saving_again_changes_nothing(
 ):
     user, paper = user_factory(), paper_factory()
     assert not ReadingList.objects.filter(user=user).exists()
-    first = services.paper_save(user=user, paper=paper)
-    services.saved_paper_note_set(saved=first, note="Read section 3.")
-    again = services.paper_save(user=user, paper=paper)
+    first = paper_save(user=user, paper=paper)
+    saved_paper_note_set(saved=first, note="Read section 3.")
+    again = paper_save(user=user, paper=paper)
     assert first.pk == again.pk and again.reading_list.name == "Reading list"
     assert SavedPaper.objects.get().note == "Read section 3."
     assert ReadingList.objects.filter(user=user).count() == 1
@@ -57,63 +69,59 @@ def test_the_first_save_makes_the_reading_list_and_saving_again_changes_nothing(
 
 def test_a_paper_can_be_in_two_lists_and_removed_from_one(user_factory, paper_factory):
     user, paper = user_factory(), paper_factory()
-    theory = services.reading_list_create(user=user, name="  Theory   papers ")
+    theory = reading_list_create(user=user, name="  Theory   papers ")
     assert theory.name == "Theory papers"
-    services.paper_save(user=user, paper=paper)
-    services.paper_save(user=user, paper=paper, reading_list=theory)
-    assert services.paper_unsave(user=user, paper_id=paper.pk, reading_lists=[theory]) == 1
+    paper_save(user=user, paper=paper)
+    paper_save(user=user, paper=paper, reading_list=theory)
+    assert paper_unsave(user=user, paper_id=paper.pk, reading_lists=[theory]) == 1
     assert list(SavedPaper.objects.values_list("reading_list__name", flat=True)) == ["Reading list"]
 
 
 def test_names_are_unique_per_reader_and_lists_are_bounded(user_factory, settings):
     user, other = user_factory(), user_factory()
-    services.reading_list_create(user=user, name="Theory")
-    services.reading_list_create(user=other, name="Theory")
-    with pytest.raises(services.LibraryError, match="already have a list"):
-        services.reading_list_create(user=user, name="Theory")
-    with pytest.raises(services.LibraryError, match="needs a name"):
-        services.reading_list_create(user=user, name="   ")
+    reading_list_create(user=user, name="Theory")
+    reading_list_create(user=other, name="Theory")
+    with pytest.raises(LibraryError, match="already have a list"):
+        reading_list_create(user=user, name="Theory")
+    with pytest.raises(LibraryError, match="needs a name"):
+        reading_list_create(user=user, name="   ")
     ReadingList.objects.bulk_create(
-        ReadingList(user=user, name=f"List {n}") for n in range(services.LIBRARY_MAX_LISTS - 1)
+        ReadingList(user=user, name=f"List {n}") for n in range(LIBRARY_MAX_LISTS - 1)
     )
-    with pytest.raises(services.LibraryError, match="as many as a library holds"):
-        services.reading_list_create(user=user, name="One too many")
+    with pytest.raises(LibraryError, match="as many as a library holds"):
+        reading_list_create(user=user, name="One too many")
 
 
 def test_a_reader_cannot_save_into_someone_elses_list(user_factory, paper_factory):
     owner, intruder = user_factory(), user_factory()
-    theirs = services.reading_list_create(user=owner, name="Mine")
-    with pytest.raises(services.LibraryError):
-        services.paper_save(user=intruder, paper=paper_factory(), reading_list=theirs)
+    theirs = reading_list_create(user=owner, name="Mine")
+    with pytest.raises(LibraryError):
+        paper_save(user=intruder, paper=paper_factory(), reading_list=theirs)
     assert not SavedPaper.objects.exists()
 
 
 def test_a_note_too_long_is_refused_whole(user_factory, paper_factory):
-    saved = services.paper_save(user=user_factory(), paper=paper_factory())
-    with pytest.raises(services.LibraryError):
-        services.saved_paper_note_set(saved=saved, note="x" * (services.NOTE_MAX_CHARS + 1))
+    saved = paper_save(user=user_factory(), paper=paper_factory())
+    with pytest.raises(LibraryError):
+        saved_paper_note_set(saved=saved, note="x" * (NOTE_MAX_CHARS + 1))
     saved.refresh_from_db()
     assert saved.note == ""
 
 
 def test_sharing_gives_an_unguessable_link_that_unsharing_ends(user_factory, client):
     user = user_factory()
-    one = services.reading_list_share(
-        reading_list=services.reading_list_create(user=user, name="One")
-    )
-    two = services.reading_list_share(
-        reading_list=services.reading_list_create(user=user, name="Two")
-    )
+    one = reading_list_share(reading_list=reading_list_create(user=user, name="One"))
+    two = reading_list_share(reading_list=reading_list_create(user=user, name="Two"))
     assert one.share_token and two.share_token and one.share_token != two.share_token
     assert len(one.share_token) >= 32
     # Sharing again keeps the link that was given out.
-    assert services.reading_list_share(reading_list=one).share_token == one.share_token
+    assert reading_list_share(reading_list=one).share_token == one.share_token
     url = f"/lists/shared/{one.share_token}"
     assert client.get(url).status_code == 200
     old_token = one.share_token
-    services.reading_list_unshare(reading_list=one)
+    reading_list_unshare(reading_list=one)
     assert client.get(url).status_code == 404
-    assert services.reading_list_share(reading_list=one).share_token != old_token
+    assert reading_list_share(reading_list=one).share_token != old_token
 
 
 # --- the save control -----------------------------------------------------------------------
@@ -164,7 +172,7 @@ def test_the_paper_page_stays_shared_and_the_saved_state_comes_from_the_readers_
 ):
     paper = paper_factory(title="A paper worth keeping")
     reader, other = user_factory(), user_factory()
-    services.paper_save(user=reader, paper=paper)
+    paper_save(user=reader, paper=paper)
     anonymous = client.get(paper.get_absolute_url())
     assert "Sign in to save" in anonymous.content.decode()
     assert "public" in anonymous["Cache-Control"]
@@ -182,7 +190,7 @@ def test_the_paper_page_stays_shared_and_the_saved_state_comes_from_the_readers_
 def test_list_items_leave_their_save_slots_to_the_readers_state(user_factory, paper_factory):
     papers = [paper_factory(categories=["math.CO"]) for _ in range(3)]
     reader = user_factory()
-    services.paper_save(user=reader, paper=papers[1])
+    paper_save(user=reader, paper=papers[1])
     client = _signed_in(reader)
     html = client.get("/categories/math.CO").content.decode()
     for paper in papers:
@@ -230,7 +238,7 @@ def test_the_library_lists_the_lists_and_makes_new_ones(user_factory, paper_fact
     assert response["Location"] == f"/me/library/{made.pk}"
     duplicate = client.post("/me/library", {"name": "To cite"}).content.decode()
     assert "already have a list" in duplicate
-    services.paper_save(user=user, paper=paper_factory(), reading_list=made)
+    paper_save(user=user, paper=paper_factory(), reading_list=made)
     markdown = client.get("/me/library", HTTP_ACCEPT="text/markdown")
     assert markdown["Content-Type"].startswith("text/markdown")
     assert "- [To cite](" in markdown.content.decode()
@@ -240,7 +248,7 @@ def test_the_library_lists_the_lists_and_makes_new_ones(user_factory, paper_fact
 def test_a_list_page_edits_notes_and_removes_papers(user_factory, paper_factory):
     user = user_factory()
     paper = paper_factory(title="Notes <b>escaped</b>")
-    saved = services.paper_save(user=user, paper=paper)
+    saved = paper_save(user=user, paper=paper)
     client = _signed_in(user)
     url = f"/me/library/{saved.reading_list_id}"
     page = client.get(url).content.decode()
@@ -252,9 +260,7 @@ def test_a_list_page_edits_notes_and_removes_papers(user_factory, paper_factory)
     assert saved.note == "<script>x</script> key lemma"
     markdown = client.get(url, HTTP_ACCEPT="text/markdown").content.decode()
     assert "Note: " in markdown and "key lemma" in markdown
-    too_long = client.post(
-        note_url, {"note": "y" * (services.NOTE_MAX_CHARS + 1)}, HTTP_HX_REQUEST="true"
-    )
+    too_long = client.post(note_url, {"note": "y" * (NOTE_MAX_CHARS + 1)}, HTTP_HX_REQUEST="true")
     assert too_long.status_code == 400
     client.post(f"{url}/papers/{paper.pk}/remove")
     assert not SavedPaper.objects.exists()
@@ -262,7 +268,7 @@ def test_a_list_page_edits_notes_and_removes_papers(user_factory, paper_factory)
 
 def test_another_readers_list_is_not_found(user_factory, paper_factory):
     owner, other = user_factory(), user_factory()
-    saved = services.paper_save(user=owner, paper=paper_factory())
+    saved = paper_save(user=owner, paper=paper_factory())
     client = _signed_in(other)
     base = f"/me/library/{saved.reading_list_id}"
     assert client.get(base).status_code == 404
@@ -277,8 +283,8 @@ def test_a_list_of_two_thousand_papers_pages_in_bounded_queries(
     user_factory, django_assert_max_num_queries
 ):
     user = user_factory()
-    reading_list = services.reading_list_default(user=user)
-    services.papers_save(reading_list=reading_list, papers=_many_papers(2000))
+    reading_list = reading_list_default(user=user)
+    papers_save(reading_list=reading_list, papers=_many_papers(2000))
     client = _signed_in(user)
     client.get("/me/library")
     with django_assert_max_num_queries(8):
@@ -296,9 +302,9 @@ def test_a_list_exports_as_bibtex_ris_and_csl_json(user_factory, paper_factory):
         paper_factory(title="Deep sets", authors=["Manzil Zaheer", "Satwik Kottur"]),
         paper_factory(title="Set transformer", doi="10.5555/3327144", journal_ref="ICML (2019)"),
     ]
-    theory = services.reading_list_create(user=user, name="Sets")
+    theory = reading_list_create(user=user, name="Sets")
     for paper in papers:
-        services.paper_save(user=user, paper=paper, reading_list=theory)
+        paper_save(user=user, paper=paper, reading_list=theory)
     client = _signed_in(user)
     bib = client.get(f"/me/library/{theory.pk}/cite.bib")
     assert bib["Content-Type"].startswith("application/x-bibtex")
@@ -321,9 +327,9 @@ def test_the_shared_page_is_public_unindexed_and_shows_no_notes(
 ):
     owner = user_factory(email="owner-private@example.org")
     paper = paper_factory(title="A shared favourite")
-    saved = services.paper_save(user=owner, paper=paper)
-    services.saved_paper_note_set(saved=saved, note="my private thought")
-    shared = services.reading_list_share(reading_list=saved.reading_list)
+    saved = paper_save(user=owner, paper=paper)
+    saved_paper_note_set(saved=saved, note="my private thought")
+    shared = reading_list_share(reading_list=saved.reading_list)
     response = client.get(f"/lists/shared/{shared.share_token}")
     html = response.content.decode()
     assert response.status_code == 200 and "A shared favourite" in html
@@ -344,9 +350,9 @@ def test_the_shared_page_is_public_unindexed_and_shows_no_notes(
 def test_the_account_export_holds_the_library_and_deletion_removes_it(user_factory, paper_factory):
     user = user_factory()
     paper = paper_factory(title="Exported with its note")
-    saved = services.paper_save(user=user, paper=paper)
-    services.saved_paper_note_set(saved=saved, note="cite in chapter 2")
-    services.reading_list_create(user=user, name="Empty one")
+    saved = paper_save(user=user, paper=paper)
+    saved_paper_note_set(saved=saved, note="cite in chapter 2")
+    reading_list_create(user=user, name="Empty one")
     data = services.user_export(user=user)
     assert [entry["name"] for entry in data["library"]] == ["Reading list", "Empty one"]
     (exported,) = data["library"][0]["papers"]

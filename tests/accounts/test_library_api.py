@@ -7,8 +7,9 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from accounts import services
-from accounts.models import ReadingList, SavedPaper
+from accounts.library.lists import paper_save, reading_list_create
+from accounts.library.models import ReadingList, SavedPaper
+from accounts.library.notes import NOTE_MAX_CHARS
 
 pytestmark = pytest.mark.django_db
 
@@ -59,7 +60,7 @@ def test_make_a_list_save_a_paper_write_a_note_and_remove_it(api, paper_factory)
 
 
 def test_share_and_unshare_through_the_api(api):
-    reading_list = services.reading_list_create(user=api.user, name="Share me")
+    reading_list = reading_list_create(user=api.user, name="Share me")
     url = f"/api/v1/me/lists/{reading_list.pk}/"
     shared = api.patch(url, {"shared": True}, format="json").json()
     assert shared["shared"] is True and "/lists/shared/" in shared["share_url"]
@@ -75,7 +76,7 @@ def test_share_and_unshare_through_the_api(api):
 def test_other_readers_lists_are_not_found(api, user_factory, paper_factory):
     owner = user_factory()
     paper = paper_factory()
-    theirs = services.paper_save(user=owner, paper=paper).reading_list
+    theirs = paper_save(user=owner, paper=paper).reading_list
     for method, url, data in [
         ("get", f"/api/v1/me/lists/{theirs.pk}/", None),
         ("patch", f"/api/v1/me/lists/{theirs.pk}/", {"shared": True}),
@@ -92,7 +93,7 @@ def test_other_readers_lists_are_not_found(api, user_factory, paper_factory):
 
 
 def test_bad_input_gets_clear_errors(api):
-    reading_list = services.reading_list_create(user=api.user, name="Taken")
+    reading_list = reading_list_create(user=api.user, name="Taken")
     assert api.post("/api/v1/me/lists/", {"name": "Taken"}, format="json").status_code == 409
     assert api.post("/api/v1/me/lists/", {"name": "   "}, format="json").status_code == 400
     assert api.post("/api/v1/me/lists/", {"name": 7}, format="json").status_code == 400
@@ -103,7 +104,7 @@ def test_bad_input_gets_clear_errors(api):
     assert missing.status_code == 404
     too_long = api.post(
         base,
-        {"arxiv_id": "2401.99999", "note": "n" * (services.NOTE_MAX_CHARS + 1)},
+        {"arxiv_id": "2401.99999", "note": "n" * (NOTE_MAX_CHARS + 1)},
         format="json",
     )
     assert too_long.status_code == 400
@@ -113,7 +114,7 @@ def test_a_session_works_too(user_factory, paper_factory):
     user = user_factory()
     client = APIClient()
     client.force_login(user)
-    services.paper_save(user=user, paper=paper_factory())
+    paper_save(user=user, paper=paper_factory())
     body = client.get("/api/v1/me/lists/").json()
     assert body["count"] == 1 and body["results"][0]["name"] == "Reading list"
     assert body["results"][0]["paper_count"] == 1

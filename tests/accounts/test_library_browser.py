@@ -13,8 +13,8 @@ import bibtexparser
 import pytest
 from django.utils import timezone
 
-from accounts import alerts
-from accounts.models import RecommendationDismissal, SavedPaper, SavedSearch
+from accounts.library import alerts
+from accounts.library.models import RecommendationDismissal, SavedPaper, SavedSearch
 from papers.search import PAPERS
 from papers.search.embedding_stage import embed_papers
 from tests.conftest import ARTIFACTS, csp_violations, signed_in_browser_page

@@ -13,8 +13,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from lxml import etree
 
-from accounts import library_import, services
-from accounts.models import SavedPaper
+from accounts.library import importing
+from accounts.library.lists import reading_list_create, reading_list_default, reading_list_share
+from accounts.library.models import SavedPaper
+from accounts.library.notes import saved_paper_note_set
 from papers.citations.export import citation_entries, to_bibtex, to_ris
 from papers.ingest.importing import snapshot_import
 from papers.models import Paper
@@ -56,23 +58,23 @@ def test_our_bibtex_export_of_real_papers_comes_back_whole_by_arxiv_id(
     user_factory, snapshot_papers
 ):
     user = user_factory()
-    reading_list = services.reading_list_create(user=user, name="Imported")
+    reading_list = reading_list_create(user=user, name="Imported")
     text = to_bibtex(citation_entries(snapshot_papers))
-    report = library_import.library_import(user=user, reading_list=reading_list, text=text)
+    report = importing.library_import(user=user, reading_list=reading_list, text=text)
     assert not report.error and not report.unmatched
     assert {paper.pk for _, paper, _ in report.matched} == {p.pk for p in snapshot_papers}
     assert {how for _, _, how in report.matched} == {"arXiv id"}
     assert report.added == len(snapshot_papers)
-    again = library_import.library_import(user=user, reading_list=reading_list, text=text)
+    again = importing.library_import(user=user, reading_list=reading_list, text=text)
     assert again.added == 0 and len(again.matched) == len(snapshot_papers)
     assert SavedPaper.objects.filter(reading_list=reading_list).count() == len(snapshot_papers)
 
 
 def test_our_ris_export_comes_back_by_arxiv_id(user_factory, snapshot_papers):
     user = user_factory()
-    reading_list = services.reading_list_default(user=user)
+    reading_list = reading_list_default(user=user)
     text = to_ris(citation_entries(snapshot_papers[:5]))
-    report = library_import.library_import(
+    report = importing.library_import(
         user=user, reading_list=reading_list, text=text, filename="zotero.ris"
     )
     assert [paper.arxiv_id for _, paper, _ in report.matched] == [
@@ -88,8 +90,8 @@ def test_doi_org_bibtex_without_an_arxiv_id_matches_by_doi(
     assert held.doi == "10.1086/307221"
     user = user_factory()
     text = (imports_dir / "doi-10.1086-307221.bib").read_text()
-    report = library_import.library_import(
-        user=user, reading_list=services.reading_list_default(user=user), text=text
+    report = importing.library_import(
+        user=user, reading_list=reading_list_default(user=user), text=text
     )
     ((reference, paper, how),) = report.matched
     assert paper == held and how == "DOI" and reference.doi == "10.1086/307221"
@@ -106,15 +108,15 @@ def test_a_published_title_unlike_the_preprints_is_reported_unmatched(
     )
     user = user_factory()
     text = (imports_dir / "doi-10.1186-s12984-017-0305-3.bib").read_text()
-    report = library_import.library_import(
-        user=user, reading_list=services.reading_list_default(user=user), text=text
+    report = importing.library_import(
+        user=user, reading_list=reading_list_default(user=user), text=text
     )
     assert not report.matched and report.unmatched[0].doi == "10.1186/s12984-017-0305-3"
     assert not SavedPaper.objects.filter(paper=held).exists()
     # With the DOI the archive records, the same file finds it.
     Paper.objects.filter(pk=held.pk).update(doi="10.1186/s12984-017-0305-3")
-    report = library_import.library_import(
-        user=user, reading_list=services.reading_list_default(user=user), text=text
+    report = importing.library_import(
+        user=user, reading_list=reading_list_default(user=user), text=text
     )
     assert [(paper.pk, how) for _, paper, how in report.matched] == [(held.pk, "DOI")]
 
@@ -129,20 +131,20 @@ def test_an_entry_with_a_title_alone_matches_by_title(user_factory, snapshot_pap
         if not line.strip().startswith(("eprint", "archivePrefix", "url", "doi", "journal"))
     )
     assert paper.arxiv_id not in bare
-    (reference,) = library_import.references_from_bibtex(bare).references
+    (reference,) = importing.references_from_bibtex(bare).references
     assert not reference.arxiv_id and not reference.doi
-    report = library_import.references_match([reference])
+    report = importing.references_match([reference])
     assert [(p.pk, how) for _, p, how in report.matched] == [(paper.pk, "title")]
 
 
 def test_a_sciencedirect_ris_file_is_read_and_reported_unmatched(user_factory, imports_dir):
     text = (imports_dir / "sciencedirect-jabref.ris").read_text()
-    (reference,) = library_import.references_read(text, filename="export.ris").references
+    (reference,) = importing.references_read(text, filename="export.ris").references
     assert reference.doi == "10.1016/j.actamat.2016.09.028"
     assert reference.title.startswith("Phase separation and ω transformation")
     user = user_factory()
-    report = library_import.library_import(
-        user=user, reading_list=services.reading_list_default(user=user), text=text
+    report = importing.library_import(
+        user=user, reading_list=reading_list_default(user=user), text=text
     )
     assert report.unmatched == [reference] and report.added == 0
 
@@ -158,18 +160,18 @@ def test_a_sciencedirect_ris_file_is_read_and_reported_unmatched(user_factory, i
     ],
 )
 def test_arxiv_ids_are_read_where_reference_managers_write_them(text, arxiv_id):
-    assert library_import._arxiv_id([text]) == arxiv_id
+    assert importing._arxiv_id([text]) == arxiv_id
 
 
 def test_matching_many_entries_by_id_and_doi_is_two_queries(
     snapshot_papers, django_assert_num_queries
 ):
     entries = to_bibtex(citation_entries(snapshot_papers))
-    references = library_import.references_from_bibtex(entries).references
+    references = importing.references_from_bibtex(entries).references
     with_dois = [r for r in references if r.doi]
     assert with_dois, "the snapshot's first papers include published ones"
     with django_assert_num_queries(2):
-        report = library_import.references_match(references)
+        report = importing.references_match(references)
     assert len(report.matched) == len(snapshot_papers)
 
 
@@ -177,7 +179,7 @@ def test_the_import_page_says_what_matched_and_what_did_not(
     user_factory, snapshot_papers, imports_dir
 ):
     user = user_factory()
-    reading_list = services.reading_list_default(user=user)
+    reading_list = reading_list_default(user=user)
     client = Client()
     client.force_login(user)
     bib = to_bibtex(citation_entries(snapshot_papers[:2]))
@@ -203,7 +205,7 @@ def test_the_import_page_says_what_matched_and_what_did_not(
 
 def test_an_import_into_someone_elses_list_is_not_found(user_factory, snapshot_papers):
     owner, other = user_factory(), user_factory()
-    theirs = services.reading_list_default(user=owner)
+    theirs = reading_list_default(user=owner)
     client = Client()
     client.force_login(other)
     upload = SimpleUploadedFile("x.bib", to_bibtex(citation_entries(snapshot_papers[:1])).encode())
@@ -211,10 +213,10 @@ def test_an_import_into_someone_elses_list_is_not_found(user_factory, snapshot_p
     assert not SavedPaper.objects.exists()
 
 
-def _import(user, text: str, filename: str = "library.bib") -> library_import.ImportReport:
-    return library_import.library_import(
+def _import(user, text: str, filename: str = "library.bib") -> importing.ImportReport:
+    return importing.library_import(
         user=user,
-        reading_list=services.reading_list_default(user=user),
+        reading_list=reading_list_default(user=user),
         text=text,
         filename=filename,
     )
@@ -263,8 +265,8 @@ def test_a_file_of_800000_broken_blocks_is_refused_at_once(user_factory):
 
 
 def test_parsing_stops_past_its_time_budget(user_factory, snapshot_papers, monkeypatch):
-    monkeypatch.setattr(library_import, "IMPORT_PARSE_SECONDS", 0.0)
-    monkeypatch.setattr(library_import, "PARSE_CHUNK_BLOCKS", 1)
+    monkeypatch.setattr(importing, "IMPORT_PARSE_SECONDS", 0.0)
+    monkeypatch.setattr(importing, "PARSE_CHUNK_BLOCKS", 1)
     report = _import(user_factory(), to_bibtex(citation_entries(snapshot_papers[:3])))
     assert "took longer than 0 s to read" in report.error and report.added == 0
 
@@ -272,7 +274,7 @@ def test_parsing_stops_past_its_time_budget(user_factory, snapshot_papers, monke
 def test_imports_have_a_rate_limit(user_factory, settings):
     settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "imports": "2/hour"}
     user = user_factory()
-    reading_list = services.reading_list_default(user=user)
+    reading_list = reading_list_default(user=user)
     client = Client()
     client.force_login(user)
     answers = []
@@ -315,7 +317,7 @@ def test_notes_go_both_ways_and_stay_out_of_a_shared_lists_export(user_factory, 
     import rispy
 
     user = user_factory()
-    reading_list = services.reading_list_default(user=user)
+    reading_list = reading_list_default(user=user)
     first, second = snapshot_papers[:2]
     bib = to_bibtex(citation_entries([first, second]))
     # Zotero writes a reader's note as annote.
@@ -329,7 +331,7 @@ def test_notes_go_both_ways_and_stay_out_of_a_shared_lists_export(user_factory, 
     saved = SavedPaper.objects.get(reading_list=reading_list, paper=first)
     assert saved.note == "Read section 3 again"
     # A second import never overwrites what the reader wrote here.
-    services.saved_paper_note_set(saved=saved, note="My own words")
+    saved_paper_note_set(saved=saved, note="My own words")
     _import(user, bib)
     saved.refresh_from_db()
     assert saved.note == "My own words"
@@ -353,7 +355,7 @@ def test_notes_go_both_ways_and_stay_out_of_a_shared_lists_export(user_factory, 
     _import(other, ris_text, filename="mine.ris")
     assert SavedPaper.objects.get(reading_list__user=other, paper=first).note == "My own words"
     # The link a reader shares shows the papers, never the owner's notes.
-    shared = services.reading_list_share(reading_list=reading_list)
+    shared = reading_list_share(reading_list=reading_list)
     public = Client().get(f"/lists/shared/{shared.share_token}/cite.bib").content.decode()
     assert first.arxiv_id in public and "My own words" not in public
 

@@ -10,8 +10,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts import services
-from accounts.models import RecommendationDismissal
+from accounts.library.lists import paper_save, reading_list_default
+from accounts.library.models import RecommendationDismissal
 from papers.search import PAPERS
 from papers.search.embedding_stage import embed_papers
 from tests.conftest import ARTIFACTS, csp_violations, signed_in_browser_page
@@ -29,8 +29,8 @@ def test_not_relevant_then_undo(live_server, browser, user_factory, paper_factor
     embed_papers([saved.pk, new.pk], feed_index=False)
     backend_for(PAPERS, "semantic").rebuild()
     reader = user_factory()
-    reading_list = services.reading_list_default(user=reader)
-    services.paper_save(user=reader, paper=saved, reading_list=reading_list)
+    reading_list = reading_list_default(user=reader)
+    paper_save(user=reader, paper=saved, reading_list=reading_list)
 
     page, errors = signed_in_browser_page(browser, live_server, reader)
     page.set_viewport_size({"width": width, "height": 900})

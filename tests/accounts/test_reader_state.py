@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 
-from accounts import services
+from accounts.library.lists import paper_save
 from accounts.models import Claim, Follow, InstitutionFollow
 from institutions.models import Institution
 from researchers.models import Researcher
@@ -97,7 +97,7 @@ def test_institution_follows_lists_saves_and_claims_are_in_the_state(
     institution = Institution.objects.create(name="NASA Langley", country_code="US")
     InstitutionFollow.objects.create(user=user, institution=institution)
     paper = paper_factory(title="Orbits")
-    saved = services.paper_save(user=user, paper=paper)
+    saved = paper_save(user=user, paper=paper)
     client = _signed_in(user)
 
     html = client.get(institution.get_absolute_url()).content.decode()
@@ -145,7 +145,7 @@ def test_the_state_runs_a_bounded_number_of_queries(
         researcher = researcher_factory(f"Record Number{n}")
         Follow.objects.create(user=user, researcher=researcher)
         Claim.objects.create(user=user, researcher=researcher)
-        services.paper_save(user=user, paper=paper_factory())
+        paper_save(user=user, paper=paper_factory())
     with django_assert_max_num_queries(9):
         many = client.get(STATE)
     assert few.json()["saved"] == {} and len(many.json()["saved"]) == 30

@@ -10,8 +10,9 @@ import pytest
 from django.core.signals import request_started
 from django.test import Client
 
-from accounts import services
-from accounts.models import Follow, SavedPaper
+from accounts.library.lists import paper_save
+from accounts.library.models import SavedPaper
+from accounts.models import Follow
 from tests.conftest import ARTIFACTS, csp_violations, signed_in_browser_page
 
 
@@ -81,7 +82,7 @@ def test_the_next_page_is_the_readers_from_the_state_the_browser_kept(
     kept = paper_factory(title="A kept paper", categories=["math.CO"])
     new = paper_factory(title="A new paper", categories=["math.CO"])
     reader = user_factory()
-    services.paper_save(user=reader, paper=kept)
+    paper_save(user=reader, paper=kept)
 
     page, errors = signed_in_browser_page(browser, live_server, reader)
     page.set_viewport_size({"width": width, "height": 900})

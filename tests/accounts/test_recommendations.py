@@ -13,9 +13,12 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from accounts import recommendations, services
+from accounts import services
 from accounts.digests import digest_send
-from accounts.models import RecommendationDismissal
+from accounts.library import recommendations
+from accounts.library.lists import paper_save, reading_list_create, reading_list_default
+from accounts.library.models import RecommendationDismissal
+from accounts.library.recommendations import recommendation_dismiss
 from papers.models import Authorship
 from papers.search import PAPERS
 from papers.search.embedding_stage import embed_papers
@@ -83,9 +86,9 @@ def library(paper_factory, user_factory):
     embed_papers([p.pk for p in [*saved, *new, old]], feed_index=False)
     backend_for(PAPERS, "semantic").rebuild()
     user = user_factory(email="reader@example.org")
-    reading_list = services.reading_list_default(user=user)
+    reading_list = reading_list_default(user=user)
     for paper in saved:
-        services.paper_save(user=user, paper=paper, reading_list=reading_list)
+        paper_save(user=user, paper=paper, reading_list=reading_list)
     yield user, reading_list, saved, new, old
     cache.clear()
 
@@ -117,8 +120,8 @@ def test_new_papers_close_to_the_list_are_recommended_with_the_saved_paper_they_
 
 def test_a_paper_already_saved_is_not_recommended(library):
     user, reading_list, _, (decoding, *_), _ = library
-    other = services.reading_list_create(user=user, name="Elsewhere")
-    services.paper_save(user=user, paper=decoding, reading_list=other)
+    other = reading_list_create(user=user, name="Elsewhere")
+    paper_save(user=user, paper=decoding, reading_list=other)
     found = recommendations.list_recommendations(reading_list=reading_list)
     assert decoding.pk not in {r.paper.pk for r in found} and found
 
@@ -210,7 +213,7 @@ def test_the_digest_carries_papers_like_the_library(library, authored_paper, res
 
 def test_the_account_export_holds_what_was_marked_not_relevant(library):
     user, _, _, (decoding, *_), _ = library
-    services.recommendation_dismiss(user=user, paper=decoding)
+    recommendation_dismiss(user=user, paper=decoding)
     exported = services.user_export(user=user)
     assert [d["arxiv_id"] for d in exported["not_relevant"]] == [decoding.arxiv_id]
 
@@ -375,7 +378,7 @@ def test_undo_on_the_feed_names_the_list_and_a_plain_post_is_redirected(library)
     assert 'name="list"' not in item
 
     # Without htmx: back to `next` with a message; a foreign `next` goes to the marks' page.
-    services.recommendation_dismiss(user=user, paper=kinematics)
+    recommendation_dismiss(user=user, paper=kinematics)
     plain = client.post(
         "/me/library/not-relevant/undo",
         {"paper": kinematics.pk, "next": "/following"},
@@ -384,7 +387,7 @@ def test_undo_on_the_feed_names_the_list_and_a_plain_post_is_redirected(library)
     assert plain.redirect_chain == [("/following", 302)]
     assert "may be recommended again" in plain.content.decode()
     assert not RecommendationDismissal.objects.exists()
-    services.recommendation_dismiss(user=user, paper=kinematics)
+    recommendation_dismiss(user=user, paper=kinematics)
     hostile = client.post(
         "/me/library/not-relevant/undo",
         {"paper": kinematics.pk, "next": "https://evil.example/x"},
@@ -397,7 +400,7 @@ def test_undo_on_the_feed_names_the_list_and_a_plain_post_is_redirected(library)
 
 def test_the_undo_needs_a_post_a_signed_in_reader_and_csrf(library):
     user, _, _, (decoding, *_), _ = library
-    services.recommendation_dismiss(user=user, paper=decoding)
+    recommendation_dismiss(user=user, paper=decoding)
     client = _signed_in(user)
     assert client.get("/me/library/not-relevant/undo", {"paper": decoding.pk}).status_code == 405
     anonymous = Client().post("/me/library/not-relevant/undo", {"paper": decoding.pk})
@@ -423,8 +426,8 @@ def test_the_not_relevant_page_lists_the_marks_newest_first_in_bounded_queries(
 
     marked = [*(paper_factory() for _ in range(3)), paper_factory(title="<b>Bold</b> claims")]
     for paper in marked:
-        services.recommendation_dismiss(user=user, paper=paper)
-    services.recommendation_dismiss(user=user_factory(), paper=decoding)  # another reader's
+        recommendation_dismiss(user=user, paper=paper)
+    recommendation_dismiss(user=user_factory(), paper=decoding)  # another reader's
     with CaptureQueriesContext(connection) as few:
         html = client.get("/me/library/not-relevant").content.decode()
     assert "4 papers" in html and decoding.title not in html
@@ -436,7 +439,7 @@ def test_the_not_relevant_page_lists_the_marks_newest_first_in_bounded_queries(
     assert 'name="next" value="/me/library/not-relevant"' in html
 
     for _ in range(60):
-        services.recommendation_dismiss(user=user, paper=paper_factory())
+        recommendation_dismiss(user=user, paper=paper_factory())
     with django_assert_max_num_queries(len(few.captured_queries)):
         page = client.get("/me/library/not-relevant").content.decode()
     assert "64 papers" in page and page.count('class="not-relevant-item"') == 50

@@ -14,7 +14,7 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from accounts import services
+from accounts.library.lists import paper_save, reading_list_create
 from papers.models import Authorship
 from tests.papers.test_citation_export import csl_bibliography, parse_bibtex
 
@@ -123,9 +123,9 @@ def test_search_export_holds_what_the_api_search_lists(paper_factory):
 
 def test_list_export_is_private_and_only_the_owners(client, paper_factory, preprint, published):
     owner, other = make_user("owner"), make_user("other")
-    reading_list = services.reading_list_create(user=owner, name="Entropy")
-    services.paper_save(user=owner, paper=published, reading_list=reading_list)
-    services.paper_save(user=owner, paper=preprint, reading_list=reading_list)
+    reading_list = reading_list_create(user=owner, name="Entropy")
+    paper_save(user=owner, paper=published, reading_list=reading_list)
+    paper_save(user=owner, paper=preprint, reading_list=reading_list)
     url = f"/api/v1/me/lists/{reading_list.pk}/cite.bib"
 
     assert APIClient().get(url).status_code == 401
@@ -144,13 +144,13 @@ def test_list_export_is_private_and_only_the_owners(client, paper_factory, prepr
 
 
 def test_list_export_says_where_it_was_cut(preprint, published, monkeypatch):
-    from accounts.api import views
+    from accounts.library.api import lists
 
     owner = make_user()
-    reading_list = services.reading_list_create(user=owner, name="Two")
-    services.paper_save(user=owner, paper=published, reading_list=reading_list)
-    services.paper_save(user=owner, paper=preprint, reading_list=reading_list)
-    monkeypatch.setattr(views, "LIST_EXPORT_MAX", 1)
+    reading_list = reading_list_create(user=owner, name="Two")
+    paper_save(user=owner, paper=published, reading_list=reading_list)
+    paper_save(user=owner, paper=preprint, reading_list=reading_list)
+    monkeypatch.setattr(lists, "LIST_EXPORT_MAX", 1)
     response = token_client(owner).get(f"/api/v1/me/lists/{reading_list.pk}/cite.ris")
     (record,) = rispy.loads(response.content.decode(), skip_unknown_tags=True)
     assert record["accession_number"] == "arXiv:2401.00042"

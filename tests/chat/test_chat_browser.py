@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from accounts.models import Profile, SavedPaper
+from accounts.library.models import SavedPaper
+from accounts.models import Profile
 from chat.models import ChatMessage, Conversation
 from tests.conftest import ARTIFACTS, csp_violations, signed_in_browser_page
 

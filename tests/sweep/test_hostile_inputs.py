@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from accounts import services
+from accounts.library.lists import reading_list_default
 from accounts.services import claim_review, researcher_claim
 from researchers.models import Researcher
 from researchers.names import name_key
@@ -46,7 +46,7 @@ def reader(db):
 def test_hostile_files_to_the_import_are_answered_never_a_500(reader, settings):
     settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "imports": "1000/hour"}
     user, client = reader
-    reading_list = services.reading_list_default(user=user)
+    reading_list = reading_list_default(user=user)
     answers = {}
     for name, data in HOSTILE_FILES.items():
         upload = SimpleUploadedFile(name, data)
@@ -104,8 +104,8 @@ def test_hostile_numbers_and_dates_on_the_readers_pages(reader, settings):
         answer = client.get(f"/me/researchers/{record.pk}", {"page": page})
         assert answer.status_code == 200, page
     client.post("/me/searches", {"q": "graphs", "mode": "keyword", "date_to": "9999-12-31"})
-    from accounts import alerts
-    from accounts.models import SavedSearch
+    from accounts.library import alerts
+    from accounts.library.models import SavedSearch
 
     for saved in SavedSearch.objects.filter(user=user):
         alerts.saved_search_check(saved=saved)

@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from accounts.library.lists import LIBRARY_MAX_LISTS, LibraryError, reading_list_create
 from chat.answers import QuotaExceeded, ask
 from chat.models import ChatMessage
 from researchers.curation.reports import ReportThrottled, match_report_create
@@ -94,19 +95,18 @@ def test_questions_asked_at_once_reserve_the_days_token_budget(settings):
 
 
 def test_eight_lists_made_at_once_at_96_stop_at_the_librarys_100():
-    from accounts import services
-    from accounts.models import ReadingList
+    from accounts.library.models import ReadingList
 
     reader = get_user_model().objects.create_user("lister", "l@example.org", "pw-l-123456")
     ReadingList.objects.bulk_create(
-        [ReadingList(user=reader, name=f"List {i}") for i in range(services.LIBRARY_MAX_LISTS - 4)]
+        [ReadingList(user=reader, name=f"List {i}") for i in range(LIBRARY_MAX_LISTS - 4)]
     )
 
-    outcomes = _at_once(8, lambda i: services.reading_list_create(user=reader, name=f"New {i}"))
+    outcomes = _at_once(8, lambda i: reading_list_create(user=reader, name=f"New {i}"))
     made = [o for o in outcomes if isinstance(o, ReadingList)]
-    refused = [o for o in outcomes if isinstance(o, services.LibraryError)]
+    refused = [o for o in outcomes if isinstance(o, LibraryError)]
     assert (len(made), len(refused)) == (4, 4), outcomes
-    assert ReadingList.objects.filter(user=reader).count() == services.LIBRARY_MAX_LISTS
+    assert ReadingList.objects.filter(user=reader).count() == LIBRARY_MAX_LISTS
 
 
 def test_claims_made_at_once_stop_at_the_pending_cap(settings):

@@ -21,13 +21,14 @@ from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from . import alerts
+from . import saved_searches as saving
 from .forms import SavedSearchForm
 from .models import SavedSearch, SearchAlert
 
 
-def _terms(form: SavedSearchForm) -> alerts.SearchTerms:
+def _terms(form: SavedSearchForm) -> saving.SearchTerms:
     data = form.cleaned_data
-    return alerts.SearchTerms(
+    return saving.SearchTerms(
         query=data.get("q", ""),
         mode=data.get("mode") or "hybrid",
         category=data.get("category", ""),
@@ -49,13 +50,13 @@ def saved_searches(request: AuthenticatedHttpRequest) -> HttpResponse:
             messages.error(request, "There is no search to save: search for some words first.")
             return redirect("accounts:saved_searches")
         try:
-            saved = alerts.saved_search_create(user=request.user, terms=_terms(form))
-        except alerts.SavedSearchError as exc:
+            saved = saving.saved_search_create(user=request.user, terms=_terms(form))
+        except saving.SavedSearchError as exc:
             messages.error(request, str(exc))
         else:
             messages.success(
                 request,
-                f"Saved {alerts.saved_search_label(saved)}: new papers it finds will show in "
+                f"Saved {saving.saved_search_label(saved)}: new papers it finds will show in "
                 "your feed, your digest and your alert feed.",
             )
         return redirect("accounts:saved_searches")
@@ -69,20 +70,20 @@ def saved_searches(request: AuthenticatedHttpRequest) -> HttpResponse:
             date_from=terms.date_from,
             date_to=terms.date_to,
         )
-    searches = alerts.saved_searches_for_user(user=request.user)
+    searches = saving.saved_searches_for_user(user=request.user)
     groups = alerts.alerts_grouped(alerts.alerts_for_user(user=request.user))
     token = alerts.alert_feed_token(user=request.user)
     context = {
-        "searches": [(s, alerts.saved_search_label(s)) for s in searches],
+        "searches": [(s, saving.saved_search_label(s)) for s in searches],
         "groups": groups,
         "offered": offered,
-        "offered_label": alerts.saved_search_label(offered) if offered else "",
+        "offered_label": saving.saved_search_label(offered) if offered else "",
         "offered_query": source.urlencode() if offered else "",
-        "max_searches": alerts.SAVED_SEARCH_MAX,
+        "max_searches": saving.SAVED_SEARCH_MAX,
         "atom_url": request.build_absolute_uri(reverse("accounts:alert_feed_atom", args=[token])),
         "rss_url": request.build_absolute_uri(reverse("accounts:alert_feed_rss", args=[token])),
     }
-    response = render_page(request, "accounts/saved_searches", context)
+    response = render_page(request, "accounts/library/saved_searches", context)
     patch_cache_control(response, private=True, no_store=True)
     return response
 
@@ -93,8 +94,8 @@ def saved_search_delete(request: AuthenticatedHttpRequest, search_id: int) -> Ht
     saved = SavedSearch.objects.filter(user=request.user, pk=search_id).first()
     if saved is None:
         raise Http404("no such saved search of yours")
-    alerts.saved_search_delete(saved=saved)
-    messages.success(request, f"Deleted {alerts.saved_search_label(saved)} and its alerts.")
+    saving.saved_search_delete(saved=saved)
+    messages.success(request, f"Deleted {saving.saved_search_label(saved)} and its alerts.")
     return redirect("accounts:saved_searches")
 
 
@@ -127,7 +128,7 @@ class AlertFeed(Feed):
     the papers they keep or follow, each titled with what changed. The URL is the secret:
     anyone holding it reads the feed, as feed readers cannot sign in."""
 
-    description_template = "accounts/alert_feed_item.html"
+    description_template = "accounts/library/alert_feed_item.html"
     route = "accounts:alert_feed_rss"
 
     def get_object(self, request: HttpRequest, token: str):
@@ -165,7 +166,7 @@ class AlertFeed(Feed):
     def item_title(self, item: SearchAlert | PaperChange) -> str:
         if isinstance(item, PaperChange):
             return f"{item.paper.title}: {item.announcement}"
-        return f"[{alerts.saved_search_label(item.saved_search)}] {item.paper.title}"
+        return f"[{saving.saved_search_label(item.saved_search)}] {item.paper.title}"
 
     def item_link(self, item: SearchAlert | PaperChange) -> str:
         return site_url(item.paper.get_absolute_url())
@@ -191,7 +192,7 @@ class AlertFeed(Feed):
     def item_categories(self, item: SearchAlert | PaperChange) -> list[str]:
         if isinstance(item, PaperChange):
             return [NEWS_CATEGORY]
-        return [alerts.saved_search_label(item.saved_search)]
+        return [saving.saved_search_label(item.saved_search)]
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)

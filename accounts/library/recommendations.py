@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -29,8 +30,8 @@ from papers.selectors import papers_with_short_bylines
 from wovepaper.lib.search import vector_backend_for
 from wovepaper.lib.search.vectors import similarity_floor
 
+from ..selectors import followed_researcher_ids
 from .models import ReadingList, RecommendationDismissal, SavedPaper
-from .selectors import followed_researcher_ids
 
 # The saved papers (newest saved first) and dismissals whose vectors are read, at most.
 SAVED_LOOKED_AT = 200
@@ -250,4 +251,28 @@ def recommendation_of(
         score=float(score[0]),
         closest=closest_paper,
         closest_list=(lists or {}).get(dict(saved_rows)[closest_id]),
+    )
+
+
+def recommendation_dismiss(*, user: User, paper: Paper) -> bool:
+    """Mark a recommended paper "not relevant": it is not recommended again and weighs against
+    its neighbours (accounts.library.recommendations). Returns whether it is new; twice is once."""
+    _, created = RecommendationDismissal.objects.get_or_create(user=user, paper=paper)
+    return created
+
+
+def recommendation_undismiss(*, user: User, paper_id: int) -> bool:
+    """Take back a "not relevant": the paper may be recommended again and stops weighing
+    against its neighbours. Returns whether it was marked; undoing twice is harmless."""
+    deleted, _ = RecommendationDismissal.objects.filter(user=user, paper_id=paper_id).delete()
+    return bool(deleted)
+
+
+def recommendation_dismissals(*, user: User) -> QuerySet[RecommendationDismissal]:
+    """The papers the reader marked not relevant, newest first (the (user, -created_at, -id)
+    index), with the papers."""
+    return (
+        RecommendationDismissal.objects.filter(user=user)
+        .select_related("paper")
+        .order_by("-created_at", "-id")
     )

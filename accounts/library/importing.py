@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import bibtexparser
@@ -34,8 +34,9 @@ from papers.search import paper_search
 from papers.selectors import papers_by_doi
 from wovepaper.lib.identifiers import ARXIV_MENTION, DOI_IN_TEXT, arxiv_id_parsed
 
-from . import services
-from .models import ReadingList
+from .lists import LibraryError
+from .models import ReadingList, SavedPaper
+from .notes import NOTE_MAX_CHARS
 
 IMPORT_MAX_BYTES = 5 * 1024 * 1024
 IMPORT_MAX_ENTRIES = 2000
@@ -341,7 +342,7 @@ def library_import(
     already in it stay as they were, notes included). Idempotent: importing the same file
     again adds nothing. A file that cannot be read comes back as a report with `error`."""
     if reading_list.user_id != user.pk:
-        raise services.LibraryError("That list is not yours.")
+        raise LibraryError("That list is not yours.")
     try:
         parsed = references_read(text, filename=filename)
     except UnreadableFile as exc:
@@ -353,5 +354,29 @@ def library_import(
     report.unreadable, report.unreadable_count = parsed.unreadable, parsed.unreadable_count
     papers = list({paper.pk: paper for _, paper, _ in report.matched}.values())
     notes = {paper.pk: reference.note for reference, paper, _ in report.matched if reference.note}
-    report.added = services.papers_save(reading_list=reading_list, papers=papers, notes=notes)
+    report.added = papers_save(reading_list=reading_list, papers=papers, notes=notes)
     return report
+
+
+def papers_save(
+    *, reading_list: ReadingList, papers: Sequence[Paper], notes: dict[int, str] | None = None
+) -> int:
+    """Save many papers into a list at once (an import): one insert, papers already in it are
+    left as they are, but for `notes` (paper id → note, from the file), written where the saved
+    paper has none (a note the reader wrote here is never replaced). Returns how many were
+    added."""
+    before = SavedPaper.objects.filter(reading_list=reading_list).count()
+    SavedPaper.objects.bulk_create(
+        [SavedPaper(reading_list=reading_list, paper=paper) for paper in papers],
+        batch_size=500,
+        ignore_conflicts=True,
+    )
+    notes = {pk: note[:NOTE_MAX_CHARS] for pk, note in (notes or {}).items() if note.strip()}
+    if notes:
+        noted = list(
+            SavedPaper.objects.filter(reading_list=reading_list, paper_id__in=notes, note="")
+        )
+        for saved in noted:
+            saved.note = notes[saved.paper_id]
+        SavedPaper.objects.bulk_update(noted, ["note"], batch_size=500)
+    return SavedPaper.objects.filter(reading_list=reading_list).count() - before

@@ -1,8 +1,9 @@
-"""Saved searches and their alerts: a reader saves a search as it stands (words, mode, filters),
-and a periodic sweep (`accounts.tasks.check_saved_searches`) runs each one over the papers
-published since its last check, keeping what it finds as SearchAlert rows. The feed, the digest
-and the reader's private Atom/RSS feed read those rows (a range of one index), so they cost the
-same few queries whether a reader has one saved search or SAVED_SEARCH_MAX.
+"""Saved searches' alerts: a reader saves a search as it stands (words, mode, filters; see
+accounts.library.saved_searches), and a periodic sweep (`accounts.tasks.check_saved_searches`)
+runs each one over the papers published since its last check, keeping what it finds as
+SearchAlert rows. The feed, the digest and the reader's private Atom/RSS feed read those rows (a
+range of one index), so they cost the same few queries whether a reader has one saved search or
+SAVED_SEARCH_MAX.
 
 A search runs through the paper search the site's search page uses (`papers.search`), mode for
 mode: by words, a paper contains them; by meaning, the vector backends stop at the similarity
@@ -15,7 +16,7 @@ from __future__ import annotations
 import logging
 import secrets
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -23,15 +24,16 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from papers.models import Paper, PaperChange
-from papers.search import MODES, paper_search
+from papers.search import paper_search
 from wovepaper.lib.bounds import day_after
 
-from . import selectors
-from .models import Profile, SavedSearch, SearchAlert
+from .. import selectors
+from ..models import Profile
+from .models import SavedSearch, SearchAlert
+from .saved_searches import saved_search_label
 
 logger = logging.getLogger(__name__)
 
-SAVED_SEARCH_MAX = 50
 # The first check looks this far back, so that a new saved search shows what it would have
 # announced lately rather than nothing.
 FIRST_CHECK_DAYS = 7
@@ -45,61 +47,6 @@ ALERTS_PER_CHECK = 50
 ALERT_FEED_ITEMS = 100
 # News of kept papers in the private feed goes back as far as on /following.
 ALERT_FEED_CHANGES_AGE = timedelta(days=30)
-
-
-class SavedSearchError(ValueError):
-    """A search that cannot be saved; the message is shown to the reader."""
-
-
-@dataclass(frozen=True)
-class SearchTerms:
-    query: str
-    mode: str = "hybrid"
-    category: str = ""
-    date_from: date | None = None
-    date_to: date | None = None
-
-
-def saved_search_label(saved: SavedSearch) -> str:
-    """How a saved search is named on pages, in the digest and in the feed."""
-    parts = [f"“{saved.query}”"]
-    if saved.mode != "hybrid":
-        parts.append("by meaning" if saved.mode == "semantic" else "by words")
-    if saved.category:
-        parts.append(f"in {saved.category}")
-    if saved.date_from:
-        parts.append(f"from {saved.date_from.isoformat()}")
-    if saved.date_to:
-        parts.append(f"to {saved.date_to.isoformat()}")
-    return " ".join(parts)
-
-
-def saved_search_create(*, user: User, terms: SearchTerms) -> SavedSearch:
-    """Save a search. Saving the same search twice returns the one saved; at most
-    SAVED_SEARCH_MAX a reader."""
-    query = " ".join(terms.query.split())[:300]
-    if not query:
-        raise SavedSearchError("A saved search needs words to look for.")
-    mode = terms.mode if terms.mode in MODES else "hybrid"
-    search = {
-        "user": user,
-        "query": query,
-        "mode": mode,
-        "category": terms.category,
-        "date_from": terms.date_from,
-        "date_to": terms.date_to,
-    }
-    same = SavedSearch.objects.filter(**search).first()
-    if same is not None:
-        return same
-    if SavedSearch.objects.filter(user=user).count() >= SAVED_SEARCH_MAX:
-        raise SavedSearchError(f"You have {SAVED_SEARCH_MAX} saved searches, as many as we keep.")
-    return SavedSearch.objects.create(**search)
-
-
-def saved_search_delete(*, saved: SavedSearch) -> None:
-    """Delete the search and the alerts it found."""
-    saved.delete()
 
 
 def saved_search_check(*, saved: SavedSearch, now: datetime | None = None) -> int:
@@ -156,11 +103,6 @@ def saved_searches_check_due(*, now: datetime | None = None, batch_size: int = 2
                 new += saved_search_check(saved=saved, now=now)
             except Exception:
                 logger.exception("saved search %s: check failed", saved.pk)
-
-
-def saved_searches_for_user(*, user: User) -> list[SavedSearch]:
-    """The reader's saved searches, newest first (at most SAVED_SEARCH_MAX: one query)."""
-    return list(SavedSearch.objects.filter(user=user).order_by("-created_at", "-id"))
 
 
 def alerts_for_user(

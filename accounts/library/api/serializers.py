@@ -1,0 +1,248 @@
+from __future__ import annotations
+
+from django.core.validators import RegexValidator
+from django.urls import reverse
+from rest_framework import serializers
+
+from papers.converters import ArxivIdConverter
+from wovepaper.lib.api.schema import JSONStringField
+from wovepaper.lib.identifiers import CATEGORY_CODE
+
+from ..models import ReadingList, SavedPaper, SavedSearch, SearchAlert
+from ..notes import NOTE_MAX_CHARS
+from ..saved_searches import saved_search_label
+
+
+class ReadingListSerializer(serializers.ModelSerializer):
+    shared = serializers.BooleanField(
+        source="is_shared", read_only=True, help_text="Whether the list can be read by link."
+    )
+    share_url = serializers.SerializerMethodField(
+        help_text="The read-only link anyone can read the list at (not its notes), or null."
+    )
+    paper_count = serializers.IntegerField(read_only=True, help_text="Papers in the list.")
+
+    class Meta:
+        model = ReadingList
+        fields = ["id", "name", "shared", "share_url", "paper_count", "created_at"]
+
+    def get_share_url(self, reading_list: ReadingList) -> str | None:
+        if not reading_list.share_token:
+            return None
+        path = reverse("accounts:shared_list", args=[reading_list.share_token])
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+
+class ReadingListPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="How many lists you have.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+    results = ReadingListSerializer(many=True)
+
+
+# A name has a letter, digit or sign in it: blanks alone are no name. No NUL anywhere (the site
+# refuses it before any view, wovepaper.middleware): the schema says both.
+_NO_NUL = RegexValidator(r"^[^\x00]*$", "Text may not contain NUL characters (U+0000).")
+
+
+_NAMED = RegexValidator(r"^[^\x00]*[^\s\x00][^\x00]*$", "Needs a letter, digit or sign.")
+
+
+class ReadingListInputSerializer(serializers.Serializer):
+    name = JSONStringField(
+        max_length=100, validators=[_NAMED], help_text="The list's name, unique among yours."
+    )
+
+
+class ReadingListChangeSerializer(serializers.Serializer):
+    name = JSONStringField(
+        max_length=100, required=False, validators=[_NAMED], help_text="A new name."
+    )
+    shared = serializers.BooleanField(
+        required=False,
+        help_text="true gives the list a read-only link (kept if it has one); false makes it "
+        "private again, and its link stops working for good.",
+    )
+
+
+class SavedPaperSerializer(serializers.ModelSerializer):
+    arxiv_id = serializers.CharField(source="paper.arxiv_id", read_only=True)
+    title = serializers.CharField(source="paper.title", read_only=True)
+    url = serializers.SerializerMethodField(help_text="The paper's page here.")
+    saved_at = serializers.DateTimeField(source="created_at", read_only=True)
+
+    class Meta:
+        model = SavedPaper
+        fields = ["arxiv_id", "title", "url", "saved_at", "note", "note_updated_at"]
+
+    def get_url(self, saved: SavedPaper) -> str:
+        request = self.context.get("request")
+        path = saved.paper.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+
+class SavedPaperPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="How many papers the list holds.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+    results = SavedPaperSerializer(many=True)
+
+
+class SavePaperInputSerializer(serializers.Serializer):
+    arxiv_id = JSONStringField(
+        max_length=64,
+        validators=[
+            RegexValidator(f"^(?:{ArxivIdConverter.regex})$", "Must be an arXiv id."),
+        ],
+        help_text="The paper's arXiv id (`2401.01234`, `astro-ph/9901001`; a version suffix is "
+        "ignored).",
+    )
+    note = JSONStringField(
+        required=False,
+        allow_blank=True,
+        max_length=NOTE_MAX_CHARS,
+        validators=[_NO_NUL],
+        help_text="Your note.",
+    )
+
+
+class NoteInputSerializer(serializers.Serializer):
+    note = JSONStringField(
+        allow_blank=True,
+        max_length=NOTE_MAX_CHARS,
+        validators=[_NO_NUL],
+        help_text="The note, replacing the one held; empty removes it.",
+    )
+
+
+class SavedSearchSerializer(serializers.ModelSerializer):
+    name = serializers.SerializerMethodField(help_text="How the search is named on pages.")
+    alerts_url = serializers.SerializerMethodField(help_text="The papers this search found.")
+
+    class Meta:
+        model = SavedSearch
+        fields = [
+            "id",
+            "query",
+            "mode",
+            "category",
+            "date_from",
+            "date_to",
+            "name",
+            "created_at",
+            "checked_at",
+            "alerts_url",
+        ]
+
+    def get_name(self, saved: SavedSearch) -> str:
+        return saved_search_label(saved)
+
+    def get_alerts_url(self, saved: SavedSearch) -> str:
+        path = reverse("accounts_api:search_alerts", args=[saved.pk])
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+
+class SavedSearchPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="How many searches you saved.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+    results = SavedSearchSerializer(many=True)
+
+
+class SavedSearchInputSerializer(serializers.Serializer):
+    query = JSONStringField(
+        max_length=300, validators=[_NAMED], help_text="The words, as on the search page."
+    )
+    mode = serializers.ChoiceField(
+        choices=["hybrid", "keyword", "semantic"],
+        required=False,
+        default="hybrid",
+        help_text="By words and meaning (default), words only, or meaning only (alerts only "
+        "above the search page's similarity floor).",
+    )
+    category = JSONStringField(
+        required=False,
+        allow_blank=True,
+        max_length=32,
+        validators=[RegexValidator(f"^(?:{CATEGORY_CODE})?$")],
+        help_text="An arXiv category code such as `cs.LG`.",
+    )
+    date_from = serializers.DateField(required=False, allow_null=True, help_text="First day.")
+    date_to = serializers.DateField(required=False, allow_null=True, help_text="Last day.")
+
+
+class SearchAlertSerializer(serializers.ModelSerializer):
+    arxiv_id = serializers.CharField(source="paper.arxiv_id", read_only=True)
+    title = serializers.CharField(source="paper.title", read_only=True)
+    url = serializers.SerializerMethodField(help_text="The paper's page here.")
+
+    class Meta:
+        model = SearchAlert
+        fields = ["arxiv_id", "title", "url", "found_at"]
+
+    def get_url(self, alert: SearchAlert) -> str:
+        request = self.context.get("request")
+        path = alert.paper.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+
+class SearchAlertPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="How many papers the search found.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+    results = SearchAlertSerializer(many=True)
+
+
+class RecommendationSerializer(serializers.Serializer):
+    arxiv_id = serializers.CharField(source="paper.arxiv_id")
+    title = serializers.CharField(source="paper.title")
+    url = serializers.SerializerMethodField(help_text="The paper's page here.")
+    score = serializers.FloatField(
+        help_text="Cosine similarity to the closest saved paper, less half the similarity to "
+        "the closest paper marked not relevant."
+    )
+    closest_arxiv_id = serializers.CharField(
+        source="closest.arxiv_id", help_text="The saved paper it is closest to."
+    )
+    closest_title = serializers.CharField(source="closest.title")
+
+    def get_url(self, recommendation) -> str:
+        request = self.context.get("request")
+        path = recommendation.paper.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+
+class NotRelevantSerializer(serializers.Serializer):
+    arxiv_id = serializers.CharField(source="paper.arxiv_id")
+    title = serializers.CharField(source="paper.title")
+    url = serializers.SerializerMethodField(help_text="The paper's page here.")
+    marked_at = serializers.DateTimeField(source="created_at")
+
+    def get_url(self, dismissal) -> str:
+        request = self.context.get("request")
+        path = dismissal.paper.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+
+class NotRelevantPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="How many papers you marked not relevant.")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+    results = NotRelevantSerializer(many=True)
+
+
+class NotRelevantInputSerializer(serializers.Serializer):
+    arxiv_id = JSONStringField(
+        max_length=64,
+        validators=[
+            RegexValidator(f"^(?:{ArxivIdConverter.regex})$", "Must be an arXiv id."),
+        ],
+        help_text="The paper's arXiv id (`2401.01234`, `astro-ph/9901001`; a version suffix is "
+        "ignored).",
+    )
+
+
+class RecommendationListSerializer(serializers.Serializer):
+    results = RecommendationSerializer(many=True)
