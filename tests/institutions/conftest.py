@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (factory fixtures imported from tests/researchers/conftest.py)
+# ruff: noqa: F811  (fixtures imported from tests/researchers/ and tests/sources/conftest.py)
 from __future__ import annotations
 
 import itertools
@@ -6,12 +6,11 @@ import itertools
 import pytest
 
 from institutions.models import AuthorshipInstitution, Institution
-from tests.researchers.conftest import (  # noqa: F401  (fixtures shared with researchers)
+from tests.researchers.conftest import link_author, researcher_factory  # noqa: F401  (shared)
+from tests.sources.conftest import (  # noqa: F401  (the recorded sources, ROR's among them)
     api_settings,
     clean_cache,
-    link_author,
     local_server,
-    researcher_factory,
     sources,
 )
 

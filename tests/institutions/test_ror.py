@@ -7,7 +7,7 @@ import pytest
 from institutions.clients.ror import RorClient, parse_organization
 from institutions.models import Institution
 from institutions.services import institutions_complete_from_ror
-from tests.researchers.conftest import load
+from tests.sources.conftest import load
 from wovepaper.lib.http import ServiceError
 
 

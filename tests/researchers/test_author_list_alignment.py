@@ -20,7 +20,7 @@ from researchers.names import (
     parse_name,
     person_part,
 )
-from tests.researchers.conftest import load, recorded_s2_papers
+from tests.sources.conftest import load, recorded_s2_papers
 
 
 def name_similarity(a: str, b: str) -> float:

@@ -17,8 +17,8 @@ from werkzeug import Request, Response
 
 from papers.models import Paper
 from researchers.models import PaperMatchState
-from tests.researchers.conftest import Sources
 from tests.researchers.test_matching import BYLINES
+from tests.sources.conftest import Sources
 from tests.workers import BROKERS, WorkerPool, wait_for
 
 pytestmark = pytest.mark.postgres

@@ -22,7 +22,7 @@ from researchers.models import (
     Researcher,
     ResearcherExternalId,
 )
-from tests.researchers.conftest import load
+from tests.sources.conftest import load
 
 LLAMA = [
     "Hugo Touvron",

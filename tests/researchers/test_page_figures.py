@@ -11,7 +11,7 @@ from papers.models import Authorship, Paper
 from researchers.matching import match_papers
 from researchers.models import Researcher, ResearcherExternalId
 from researchers.page_figures import researchers_update_stats
-from tests.researchers.conftest import recorded_s2_authors
+from tests.sources.conftest import recorded_s2_authors
 
 SOMMERVILLE_PAPERS = {
     # arXiv id: (byline, categories); citation counts come from the recorded S2 papers.
@@ -30,7 +30,7 @@ SOMMERVILLE_PAPERS = {
 @pytest.fixture
 def sommerville_papers(paper_factory, sources):
     # 1002.3492 has no recording in the fixture set: add the recorded S2 object for it.
-    from tests.researchers.conftest import load
+    from tests.sources.conftest import load
 
     batch = load("semanticscholar/author_batch_full_fields.json")
     for author in batch:

@@ -29,8 +29,7 @@ from sources.semantic_scholar import (
     REFERENCE_FIELDS,
     REFERENCES_PAGE_SIZE,
 )
-
-from .conftest import load
+from tests.sources.conftest import load
 
 FETCHED = datetime(2026, 11, 12, tzinfo=UTC)
 TURING = load("semanticscholar/paper_doi_full_fields_with_authors.json")

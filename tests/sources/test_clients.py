@@ -11,7 +11,7 @@ from werkzeug import Request, Response
 from sources import openalex, semantic_scholar
 from sources.openalex import OpenAlexClient
 from sources.semantic_scholar import SemanticScholarClient
-from tests.researchers.conftest import load
+from tests.sources.conftest import load
 from wovepaper.lib.http import RateLimiter, ServiceError, parse_retry_after
 
 

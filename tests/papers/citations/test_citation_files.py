@@ -15,8 +15,8 @@ from django.core.management import CommandError, call_command
 from papers.citations.fetch import citations_fetch
 from papers.citations.files import openalex_works_file_load
 from papers.models import Citation, CitationCoverage, RejectedRecord
+from tests.sources.conftest import load
 
-from .conftest import load
 from .test_citation_fetch import FETCHED, OPENALEX_WORK, recorded  # noqa: F401
 
 pytestmark = pytest.mark.django_db
