@@ -49,8 +49,8 @@ from accounts.models import Profile  # noqa: E402
 from benchmarks.search import ensure_papers  # noqa: E402
 from benchmarks.serving import Server, WrkResult, production_env, wrk  # noqa: E402
 from institutions.models import AuthorshipInstitution, Institution  # noqa: E402
-from institutions.services import institutions_update_stats  # noqa: E402
 from papers.models import Authorship, Paper, PaperCategory  # noqa: E402
+from researchers.institution_members import institutions_refresh  # noqa: E402
 from researchers.models import Researcher  # noqa: E402
 from researchers.names import name_key  # noqa: E402
 from researchers.page_figures import researchers_update_stats  # noqa: E402
@@ -121,7 +121,7 @@ def ensure_researcher(papers: int) -> tuple[Researcher, Institution]:
             batch_size=1000,
         )
         researchers_update_stats([researcher.pk])
-        institutions_update_stats([institution.pk])
+        institutions_refresh([institution.pk])
         researcher.refresh_from_db()
     return researcher, institution
 

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -203,35 +203,33 @@ def institutions_complete_from_ror(
 
 
 def institutions_update_stats(institution_ids: Iterable[int]) -> None:
-    """Store paper_count and researcher_count for these institutions (one query per 500)."""
+    """Store paper_count for these institutions (one query per 500). Their researcher_count is
+    the length of their list of researchers, stored with it by
+    researchers.institution_members.institutions_refresh, which calls this first."""
     ids = sorted(set(institution_ids))
     now = timezone.now()
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        counts: dict[int, Any] = {
-            row["institution_id"]: row
-            for row in (
-                AuthorshipInstitution.objects.filter(institution_id__in=chunk)
-                .values("institution_id")
-                .annotate(
-                    papers=Count("paper_id", distinct=True),
-                    researchers=Count("authorship__researcher_id", distinct=True),
-                )
-            )
-        }
+        counts = dict(
+            AuthorshipInstitution.objects.filter(institution_id__in=chunk)
+            .values("institution_id")
+            .annotate(papers=Count("paper_id", distinct=True))
+            .values_list("institution_id", "papers")
+        )
         Institution.objects.bulk_update(
-            [
-                Institution(
-                    pk=pk,
-                    paper_count=counts.get(pk, {}).get("papers", 0),
-                    researcher_count=counts.get(pk, {}).get("researchers", 0),
-                    modified_at=now,
-                )
-                for pk in chunk
-            ],
-            ["paper_count", "researcher_count", "modified_at"],
+            [Institution(pk=pk, paper_count=counts.get(pk, 0), modified_at=now) for pk in chunk],
+            ["paper_count", "modified_at"],
             batch_size=500,
         )
     pages_changed("institution", ids)
     # Paper counts order the name search; new institutions join it.
     engine_index_enqueue(INSTITUTIONS, ids)
+
+
+def institutions_set_researcher_counts(counts: dict[int, int]) -> None:
+    """Store each institution's number of researchers (the length of the list that states it)."""
+    Institution.objects.bulk_update(
+        [Institution(pk=pk, researcher_count=n) for pk, n in counts.items()],
+        ["researcher_count"],
+        batch_size=500,
+    )

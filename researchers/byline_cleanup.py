@@ -25,8 +25,6 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from institutions.models import AuthorshipInstitution
-from institutions.services import institutions_update_stats
 from papers.authors import AuthorName, author_list_sources, parse_display_name
 from papers.models import Authorship, Paper
 from papers.nonpersons import is_person
@@ -38,6 +36,7 @@ from papers.services import (
 )
 from wovepaper.lib.pagecache import pages_changed
 
+from .institution_members import institutions_refresh, researcher_institution_ids
 from .models import CurationEntry, IdentityConflict, Researcher
 from .page_figures import researchers_update_stats
 
@@ -209,13 +208,7 @@ def bylines_clean(*, paper_ids: Iterable[int] | None = None) -> CleanupResult:
 
 
 def _refresh_institutions(researcher_ids: set[int]) -> None:
-    institution_ids = set(
-        AuthorshipInstitution.objects.filter(
-            authorship__researcher_id__in=researcher_ids
-        ).values_list("institution_id", flat=True)
-    )
-    if institution_ids:
-        institutions_update_stats(institution_ids)
+    institutions_refresh(researcher_institution_ids(researcher_ids))
 
 
 @transaction.atomic

@@ -479,3 +479,32 @@ class MatchReport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} ({self.researcher_id}, {self.status})"
+
+
+class InstitutionResearcher(models.Model):
+    """A live researcher record on an institution's bylines, and on how many of its papers: the
+    institution's full list of researchers, paged in index order at any size, and the count
+    the page states (Institution.researcher_count), both from one refresh
+    (researchers.institution_members)."""
+
+    institution = models.ForeignKey(
+        "institutions.Institution", on_delete=models.CASCADE, related_name="+"
+    )
+    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="+")
+    papers = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["institution", "researcher"], name="institution_researcher_unique"
+            )
+        ]
+        indexes = [
+            models.Index(
+                fields=["institution", "-papers", "researcher"], name="institution_members_idx"
+            ),
+            models.Index(fields=["researcher"], name="institution_member_researcher"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.researcher_id} at {self.institution_id} ({self.papers})"

@@ -26,6 +26,7 @@ from papers.services import (
     papers_touch,
 )
 from wovepaper.lib.pagecache import pages_changed
+from wovepaper.lib.queueing import send_after_commit
 
 from .curation.reports import match_report_create
 from .models import (
@@ -161,6 +162,7 @@ def owner_paper_remove(*, researcher_id: int, authorship_id: int, reason: str) -
         authorship_id=authorship.pk, defaults={"entry": entry}
     )
     researchers_update_stats([record.pk])
+    send_after_commit("researchers.refresh_institutions", [record.pk])
     _paper_changed(authorship.paper_id)
     return entry
 
@@ -219,6 +221,7 @@ def owner_paper_attach(*, researcher_id: int, authorship_id: int, reason: str) -
     entry.researchers.set([record.pk, source.pk])
     PinnedAuthorship.objects.create(authorship_id=authorship.pk, entry=entry)
     researchers_update_stats([record.pk, source.pk])
+    send_after_commit("researchers.refresh_institutions", [record.pk, source.pk])
     _paper_changed(authorship.paper_id)
     return entry
 
@@ -322,6 +325,9 @@ def owner_edit(*, researcher_id: int, field: str, value, reason: str) -> Curatio
         return None
     setattr(record, "current_institution_id" if field == "current_institution" else field, value)
     record.save(update_fields=[field, "modified_at"])
+    if field == "hidden":
+        # A hidden record leaves its institutions' lists, and their counts, too.
+        send_after_commit("researchers.refresh_institutions", [record.pk])
     entry = CurationEntry.objects.create(
         action=CurationEntry.OWNER_EDITED,
         researcher=record,
@@ -365,6 +371,8 @@ def owner_change_undo(*, entry_id: int, actor: User | None, reason: str) -> Cura
             before["value"],
         )
         record.save(update_fields=[field, "modified_at"])
+        if field == "hidden":
+            send_after_commit("researchers.refresh_institutions", [record.pk])
         what = f"{after['field']} back to {before.get('shown') or '(none)'}"
     else:
         authorship = Authorship.objects.select_for_update().filter(pk=after["authorship"]).first()
@@ -380,6 +388,7 @@ def owner_change_undo(*, entry_id: int, actor: User | None, reason: str) -> Cura
         authorship.matched_at = parse_datetime(matched_at) if matched_at else None
         authorships_save_match_links(authorships=[authorship])
         researchers_update_stats(involved)
+        send_after_commit("researchers.refresh_institutions", involved)
         _paper_changed(authorship.paper_id)
         what = f"{before.get('arxiv_id', 'a paper')} back on #{back_to.pk}"
     undo = CurationEntry.objects.create(

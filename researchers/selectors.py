@@ -17,6 +17,7 @@ from wovepaper.lib.search import given_name_initials
 
 from .models import (
     CurationEntry,
+    InstitutionResearcher,
     PaperMatchState,
     PinnedAuthorship,
     Researcher,
@@ -26,9 +27,6 @@ from .names import name_key
 
 # A chain of merges longer than this is a curation mistake (or a cycle); stop following it.
 MAX_MERGE_HOPS = 10
-# How many of an institution's most recent author listings to look through for its researchers:
-# enough for a full card, bounded for institutions with hundreds of thousands of listings.
-INSTITUTION_SCAN = 5000
 
 PAPER_SORTS = {
     "newest": ("-published", "-id"),
@@ -104,12 +102,10 @@ def researchers_sharing_name(name: str, *, exclude: int) -> QuerySet[Researcher]
 
 
 def researchers_linked_to_institution(institution: Institution) -> QuerySet[Researcher]:
-    """Live researchers with at least one author listing at the institution, unordered (the
-    API pages through all of them; the page's card reads researchers_at_institution)."""
-    authorships = Authorship.objects.filter(
-        pk__in=AuthorshipInstitution.objects.filter(institution=institution).values("authorship_id")
-    )
-    return researchers_public().filter(pk__in=authorships.values("researcher_id"))
+    """Listed researchers with at least one author listing at the institution, unordered: the
+    stored list the institution's page pages through (researchers.institution_members)."""
+    members = InstitutionResearcher.objects.filter(institution=institution)
+    return researchers_public().filter(pk__in=members.values("researcher_id"))
 
 
 def researcher_resolve(pk: int) -> tuple[Researcher | None, bool]:
@@ -213,23 +209,6 @@ def researchers_active_in_category(
         pk__in=[rid for rid, _ in counts], merged_into__isnull=True, is_person=True, hidden=False
     ).in_bulk()
     return [(live[rid], n) for rid, n in counts if rid in live][:limit]
-
-
-def researchers_at_institution(institution: Institution, *, limit: int = 30) -> list[Researcher]:
-    """Distinct live researchers among the institution's most recent author listings, most
-    papers first (one query; the institution page's card, through researcher_tags)."""
-    recent = (
-        AuthorshipInstitution.objects.filter(institution=institution)
-        .order_by("-paper_id")
-        .values("authorship_id")[:INSTITUTION_SCAN]
-    )
-    # Semi-joins keep each researcher once without a DISTINCT over the joined rows.
-    researcher_ids = Authorship.objects.filter(pk__in=recent, researcher__isnull=False).values(
-        "researcher_id"
-    )
-    return list(
-        researchers_public().filter(pk__in=researcher_ids).order_by(*LIST_SORTS["papers"])[:limit]
-    )
 
 
 def researchers_browse(

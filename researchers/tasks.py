@@ -13,6 +13,7 @@ from wovepaper.lib.http import ServiceError
 from wovepaper.lib.queueing import SourcesUnreachable, send_now, sources_retry_countdown
 
 from .identity_links import identity_links_export
+from .institution_members import institutions_refresh, researcher_institution_ids
 from .matching import BatchResult, match_run
 from .matching.chains import chain_slot_release, chain_slot_renew, chain_slots_take
 from .source_figures import researchers_refresh_figures, researchers_with_stale_figures
@@ -133,3 +134,13 @@ def refresh_figures(self, limit: int = 1000) -> dict:
 def export_identity_links() -> dict:
     """Regenerate the open bulk file of identity links (daily, celery beat)."""
     return identity_links_export()
+
+
+@shared_task(name="researchers.refresh_institutions")
+def refresh_institutions(researcher_ids: list[int]) -> int:
+    """The institutions on these records' bylines, counted and listed again after a curator's
+    merge, split or re-attribution moved bylines between records (queued, so that the curator's
+    request does not wait on the institutions' whole lists)."""
+    institution_ids = researcher_institution_ids(researcher_ids)
+    institutions_refresh(institution_ids)
+    return len(institution_ids)

@@ -25,6 +25,12 @@ researcher_urlpatterns = [
         name="cite",
     ),
     path("researchers/<page_key:pk>", views.researcher_detail, name="detail"),
+    # Before institutions.urls' lookup, whose <path:key> would take it.
+    path(
+        "institutions/<word_page_key:pk>/researchers",
+        views.institution_researchers,
+        name="institution-researchers",
+    ),
 ]
 
 urlpatterns = [

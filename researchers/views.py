@@ -6,6 +6,7 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 
+from institutions.models import Institution
 from papers.citations.export import citation_response
 from papers.citations.lists import author_citations_per_year, author_cited_within_archive
 from papers.taxonomy import category_name
@@ -19,6 +20,7 @@ from wovepaper.lib.structured_data import jsonld_with_breadcrumbs
 from . import selectors
 from .coauthors import coauthor_graph, coauthor_path
 from .curation import identity
+from .institution_members import institution_members
 from .models import Researcher
 from .similar import similar_researchers
 
@@ -209,5 +211,48 @@ def researcher_list(request: HttpRequest) -> HttpResponse:
             "researchers": pager.items,
             "sort": sort,
             "sorts": [("papers", "Papers here"), ("h_index", "h-index"), ("name", "Name")],
+        },
+    )
+
+
+INSTITUTION_RESEARCHERS_PER_PAGE = 50
+
+
+@cache_public_page(query=["page"])
+def institution_researchers(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every listed researcher on an institution's bylines, most papers there first: the list
+    whose length the institution's page states (researchers.institution_members)."""
+    institution = Institution.objects.filter(pk=pk).first()
+    if institution is None:
+        raise Http404("no such institution")
+    page_shows(request, "institution", institution.pk)
+    canonical = institution.get_absolute_url() + "/researchers"
+    if request.path != canonical:
+        return permanent_redirect(canonical, request)
+    pager = window(
+        request,
+        lambda offset, limit: institution_members(institution, offset=offset, limit=limit),
+        per_page=INSTITUTION_RESEARCHERS_PER_PAGE,
+    )
+    pager.total_pages = max(1, -(-institution.researcher_count // INSTITUTION_RESEARCHERS_PER_PAGE))
+    return render_page(
+        request,
+        "researchers/institution_researchers",
+        {
+            "institution": institution,
+            "pager": pager,
+            "members": pager.items,
+            "jsonld": jsonld_with_breadcrumbs(
+                {
+                    "@type": "CollectionPage",
+                    "name": f"Researchers of {institution.name}",
+                    "url": settings.SITE_URL + canonical,
+                },
+                [
+                    ("Institutions", "/institutions"),
+                    (institution.name, institution.get_absolute_url()),
+                    ("Researchers", canonical),
+                ],
+            ),
         },
     )

@@ -376,6 +376,7 @@ CELERY_TASK_ROUTES.update(
         "researchers.match_papers": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         "researchers.match_next_batch": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         "researchers.refresh_figures": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
+        "researchers.refresh_institutions": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         "papers.fetch_citations": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         # One worker consumes `harvest`: arXiv counts requests from all our machines together.
         "papers.harvest_window": {"queue": f"{CELERY_QUEUE_PREFIX}harvest"},

@@ -28,6 +28,7 @@ from papers.services import (
     papers_touch,
 )
 from wovepaper.lib.batches import chunked
+from wovepaper.lib.queueing import send_after_commit
 
 from ..models import (
     CurationEntry,
@@ -281,6 +282,7 @@ def researchers_merge(
             survivor_id=survivor_id, folded_ids=folded_ids
         )
     researchers_update_stats(ids)
+    send_after_commit("researchers.refresh_institutions", ids)
 
     entry = CurationEntry.objects.create(
         action=CurationEntry.MERGE,
@@ -413,6 +415,7 @@ def merge_split(*, entry_id: int, actor: User | None, note: str = "") -> Curatio
             participant.split(survivor_id=survivor_id, data=data)
     ids = [survivor_id, *folded_ids]
     researchers_update_stats(ids)
+    send_after_commit("researchers.refresh_institutions", ids)
     # Papers matched onto the survivor after the merge may have come through a folded record's
     # id, which is back on that record now: match them again and the ids decide.
     # (The authorships the merge moved are back on their records by now, so not counted here.)
@@ -488,6 +491,7 @@ def authorship_move(
     )
     reports_close_for_entry(entry)
     researchers_update_stats(involved)
+    send_after_commit("researchers.refresh_institutions", involved)
     return entry
 
 
@@ -583,6 +587,7 @@ def authorship_unlink(*, authorship_id: int, actor: User | None, note: str = "")
     )
     reports_close_for_entry(entry)
     researchers_update_stats([researcher.pk])
+    send_after_commit("researchers.refresh_institutions", [researcher.pk])
     return entry
 
 

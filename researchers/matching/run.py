@@ -10,13 +10,14 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from institutions.services import institutions_complete_from_ror, institutions_update_stats
+from institutions.services import institutions_complete_from_ror
 from papers.models import Paper
 from papers.search import PAPERS
 from wovepaper.lib.http import ServiceError
 from wovepaper.lib.leases import new_lease_token
 from wovepaper.lib.search.engine_feed import engine_index_enqueue
 
+from ..institution_members import institutions_refresh
 from ..models import MatchRun
 from ..page_figures import researchers_update_stats
 from ..selectors import papers_for_matching, researchers_without_figures
@@ -134,7 +135,7 @@ def _after_batch(result: BatchResult, *, clients: Clients | None) -> None:
         except ServiceError as exc:
             result.errors.append(f"institutions not completed from ROR: {exc}")
             logger.warning("ROR completion: %s", exc)
-        institutions_update_stats(result.institution_ids)
+        institutions_refresh(result.institution_ids)
 
 
 def match_run(

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from researchers.institution_members import institutions_refresh
+
 pytestmark = pytest.mark.django_db
 
 
@@ -45,6 +47,7 @@ def test_institution_papers_and_researchers(api, world, researcher_factory, atta
     ]
     attach(world["papers"][0], 2, None, cambridge)  # Alan, already matched, now at Cambridge
     merged = researcher_factory("Old Record", merged_into=world["ada"])
+    institutions_refresh([cambridge.pk])  # as matching does after linking bylines
     body = api.get(f"/api/v1/institutions/{cambridge.pk}/researchers/").json()
     assert [r["id"] for r in body["results"]] == [world["ada"].pk, world["alan"].pk]
     assert merged.pk not in [r["id"] for r in body["results"]]

@@ -4,6 +4,8 @@ import re
 
 import pytest
 
+from researchers.institution_members import institutions_refresh
+
 INSTITUTION_PAGE_QUERIES = 5
 
 
@@ -33,6 +35,7 @@ def test_institution_page_shows_researchers_and_papers(
         affiliate(paper, 1, stanford)
     link_author(newer, 2, gone)
     affiliate(newer, 2, stanford)
+    institutions_refresh([stanford.pk])
 
     response = client.get(stanford.get_absolute_url())
     assert response.status_code == 200
@@ -41,6 +44,7 @@ def test_institution_page_shows_researchers_and_papers(
     assert "https://ror.org/00f54p054" in html and "Leland Stanford Junior University" in html
     assert ">US<" in html and "Education" in html
     assert html.count(f'<a href="{person.get_absolute_url()}">Ada Lovelace</a> <span') == 1
+    assert "2 papers here" in html
     # The merged record is not listed among the institution's researchers (the paper list may
     # still link it: its URL redirects to the survivor).
     assert f'<a href="{gone.get_absolute_url()}">Ada Lovelace</a> <span' not in html
@@ -141,3 +145,64 @@ def test_a_funder_type_is_never_shown_as_what_the_organisation_is(client, instit
     google.types = ["funder", "company"]
     google.save()
     assert "<dd>Company</dd>" in client.get(google.get_absolute_url()).content.decode()
+
+
+def test_the_stated_count_of_researchers_is_the_list_a_reader_can_page_through(
+    client,
+    stanford,
+    paper_factory,
+    researcher_factory,
+    link_author,
+    affiliate,
+    admin_user,
+    django_capture_on_commit_callbacks,
+):
+    from researchers.curation.decisions import researchers_merge
+
+    people = [researcher_factory(f"Person Number{i:02d}") for i in range(63)]
+    hidden = researcher_factory("Hidden Person", hidden=True)
+    for i, person in enumerate([*people, hidden]):
+        paper = paper_factory(authors=[person.display_name, "Someone Else"])
+        link_author(paper, 1, person)
+        affiliate(paper, 1, stanford)
+        affiliate(paper, 2, stanford)  # a byline matched to nobody: not a researcher
+        if i < 3:  # the first three wrote two papers there
+            second = paper_factory(authors=[person.display_name])
+            link_author(second, 1, person)
+            affiliate(second, 1, stanford)
+    institutions_refresh([stanford.pk])
+    stanford.refresh_from_db()
+    assert stanford.researcher_count == 63  # the hidden record is not listed, nor counted
+
+    card = client.get(stanford.get_absolute_url()).content.decode()
+    assert "12 of 63, most papers here first" in card
+    link = f"{stanford.get_absolute_url()}/researchers"
+    assert f'<a href="{link}">all 63 researchers</a>' in card
+
+    first = client.get(link).content.decode()
+    second = client.get(link + "?page=2").content.decode()
+    listed = re.findall(r'<td><a href="/researchers/(\d+)-', first + second)
+    assert len(listed) == len(set(listed)) == 63
+    assert str(hidden.pk) not in listed
+    # Most papers there first.
+    assert set(listed[:3]) == {str(p.pk) for p in people[:3]}
+    assert 'rel="next"' in first and 'rel="next"' not in second
+    markdown = client.get(link, HTTP_ACCEPT="text/markdown").content.decode()
+    assert markdown.startswith("# Researchers of Stanford University") and "| 2 | " in markdown
+
+    # A curator's merge moves bylines between records: the list and its count follow.
+    with django_capture_on_commit_callbacks(execute=True):
+        researchers_merge(survivor_id=people[0].pk, folded_ids=[people[1].pk], actor=admin_user)
+    stanford.refresh_from_db()
+    assert stanford.researcher_count == 62
+    first = client.get(link).content.decode()
+    assert f"/researchers/{people[1].pk}-" not in first
+
+
+def test_the_researchers_page_of_an_unknown_institution_is_404_and_an_old_slug_redirects(
+    client, stanford
+):
+    assert client.get(f"/institutions/{stanford.pk + 100}/researchers").status_code == 404
+    old = client.get(f"/institutions/{stanford.pk}-old-name/researchers")
+    assert old.status_code == 301
+    assert old["Location"] == f"/institutions/{stanford.pk}-stanford-university/researchers"
