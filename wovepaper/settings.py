@@ -807,6 +807,8 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "wovepaper.lib.api.schema.schema_add_throttle_responses",
+        "wovepaper.lib.api.schema.schema_add_server_responses",
+        "wovepaper.lib.api.schema.schema_blank_strings_any_of",
     ],
     # Two fields named `source` take different choices (a researcher's ids, a citation's
     # sources): each set gets a name of its own rather than a hashed one.

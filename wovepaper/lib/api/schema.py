@@ -59,6 +59,47 @@ def schema_add_throttle_responses(result: dict, generator, request, public) -> d
     return result
 
 
+# What gunicorn answers, before any view, for a request line past its limit_request_line (its
+# default, which deploy/gunicorn.conf.py keeps): any operation can get it, as plain text.
+_URI_TOO_LONG = {
+    "description": (
+        "The request line (method, path and query) is longer than the server reads "
+        "(gunicorn's `limit_request_line`, 4,094 bytes): the server's own plain-text answer, "
+        "before the API sees the request."
+    ),
+    "content": {"text/plain": {"schema": {"type": "string"}}},
+}
+_BLANK_STRING = {"type": "string", "maxLength": 0}
+
+
+def schema_add_server_responses(result: dict, generator, request, public) -> dict:
+    """drf-spectacular hook: the 414 the server in front of every operation can answer."""
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            operation.setdefault("responses", {}).setdefault("414", _URI_TOO_LONG)
+    return result
+
+
+def schema_blank_strings_any_of(result: dict, generator, request, public) -> dict:
+    """drf-spectacular hook: a string field that may be blank is written `oneOf` [the field,
+    a string of length 0]; "" matches both, so `oneOf` refused what the API accepts. `anyOf`
+    says what the API does."""
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            choices = node.get("oneOf")
+            if isinstance(choices, list) and _BLANK_STRING in choices:
+                node["anyOf"] = node.pop("oneOf")
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(result)
+    return result
+
+
 class QueryTextField(serializers.CharField):
     """Free text from a query string: NUL characters (which PostgreSQL cannot store or compare)
     are dropped rather than refused, and blank text is allowed (it matches nothing)."""
