@@ -13,6 +13,9 @@ class AccountsConfig(AppConfig):
         # Follows and claims move with researcher merges and come back with splits.
         from researchers.curation.decisions import merge_participant_register
 
+        # Register the tasks by name in every process, so that a page can hand an import to
+        # "accounts.library_import_run" (and an eager run finds it) without importing them.
+        from . import tasks  # noqa: F401
         from .researcher_merges import PARTICIPANT
 
         merge_participant_register(PARTICIPANT)

@@ -168,6 +168,7 @@ class SentDigest(models.Model):
 # The library's models live in accounts.library.models; imported here so that Django registers
 # them under this app, as they always were.
 from .library.models import (  # noqa: E402, F401
+    LibraryImport,
     ReadingList,
     RecommendationDismissal,
     SavedPaper,

@@ -3,6 +3,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from .digests import digests_send_due
+from .library import import_jobs
 from .library.alerts import saved_searches_check_due
 from .services import unverified_accounts_expire
 
@@ -24,3 +25,9 @@ def check_saved_searches() -> int:
     """Beat task: run every saved search over the papers new since its last check and keep what
     it finds as alerts. Safe to run twice (a paper is announced once per search)."""
     return saved_searches_check_due()
+
+
+@shared_task(name="accounts.library_import_run", acks_late=True)
+def library_import_run(job_id: int) -> str:
+    """Read an imported file into its list (the job's page follows it). Safe to run twice."""
+    return import_jobs.library_import_run(job_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_http_methods
@@ -13,7 +13,7 @@ from wovepaper.lib.api.throttles import UserRateThrottle
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from . import importing
+from . import import_jobs, importing
 from .list_views import _own_list
 
 
@@ -44,10 +44,10 @@ def list_import(request: AuthenticatedHttpRequest, list_id: int) -> HttpResponse
     throttle = LibraryImportThrottle()
     if not throttle.allow_request(request, None):
         wait = int((throttle.wait() or 0) + 0.999)
-        refused = importing.ImportReport(
-            error=f"You have imported as many files as an hour allows; try again in "
+        refused = {
+            "error": f"You have imported as many files as an hour allows; try again in "
             f"{max(wait // 60, 1)} minute{'s' if wait >= 120 else ''}."
-        )
+        }
         context = {"reading_list": reading_list, "report": refused, "filename": upload.name}
         response = render_page(request, "accounts/library/library_import", context, status=429)
         response["Retry-After"] = str(wait)
@@ -61,16 +61,31 @@ def list_import(request: AuthenticatedHttpRequest, list_id: int) -> HttpResponse
             "export fewer references at a time.",
         )
         return redirect("accounts:library_list", reading_list.pk)
-    report = importing.library_import(
+    job = import_jobs.library_import_start(
         user=request.user,
         reading_list=reading_list,
-        text=data.decode("utf-8-sig", errors="replace"),
+        # Control characters go before the text is stored: PostgreSQL keeps no NUL.
+        text=importing.text_cleaned(data.decode("utf-8-sig", errors="replace")),
         filename=upload.name or "",
     )
+    return redirect("accounts:list_import_job", reading_list.pk, job.pk)
+
+
+@login_required
+@require_http_methods(["GET"])
+def list_import_job(request: AuthenticatedHttpRequest, list_id: int, job_id: int) -> HttpResponse:
+    """An import's page: queued, running (it looks again every two seconds), then its report."""
+    reading_list = _own_list(request, list_id)
+    job = import_jobs.library_import_job(
+        user=request.user, reading_list_id=reading_list.pk, job_id=job_id
+    )
+    if job is None:
+        raise Http404("No such import.")
     context = {
         "reading_list": reading_list,
-        "report": report,
-        "filename": upload.name,
+        "job": job,
+        "report": job.report,
+        "filename": job.filename,
         "max_entries": importing.IMPORT_MAX_ENTRIES,
     }
     response = render_page(request, "accounts/library/library_import", context)

@@ -285,10 +285,16 @@ def _ris_values(entry: dict, *names: str) -> list[str]:
     return out
 
 
+def text_cleaned(text: str) -> str:
+    """A file's text without control characters (NUL among them, which PostgreSQL cannot keep):
+    taken out before it is stored or read."""
+    return _CONTROL.sub("", text)
+
+
 def references_read(text: str, *, filename: str = "") -> ParsedFile:
     """The entries of a BibTeX or RIS file (told apart by the name's extension, else by the
     text: RIS lines start with a two-letter tag), and those that could not be read."""
-    text = _CONTROL.sub("", text)
+    text = text_cleaned(text)
     name = filename.lower()
     is_ris = name.endswith((".ris", ".txt")) or bool(re.match(r"\s*(?:\d+\.\s*)?TY {1,2}- ", text))
     if name.endswith((".bib", ".bibtex")):

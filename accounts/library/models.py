@@ -151,3 +151,32 @@ class RecommendationDismissal(models.Model):
 
     def __str__(self) -> str:
         return f"paper {self.paper_id} not relevant to user {self.user_id}"
+
+
+class LibraryImport(models.Model):
+    """A file a reader imports into a list, read by a worker (accounts.library_import_run) and
+    followed on its own page, as a reference manager's import is. The file's text is kept until
+    it is read, then dropped; the report stays, for the page."""
+
+    QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+    STATUSES = [(QUEUED, "queued"), (RUNNING, "running"), (DONE, "done"), (FAILED, "failed")]
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    reading_list = models.ForeignKey(ReadingList, on_delete=models.CASCADE, related_name="+")
+    filename = models.CharField(max_length=255, blank=True)
+    status = models.CharField(max_length=8, choices=STATUSES, default=QUEUED)
+    text = models.TextField(blank=True)
+    report = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "-created_at"], name="libraryimport_user_idx")]
+
+    def __str__(self) -> str:
+        return f"import {self.pk} of {self.filename!r} ({self.status})"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status in (self.QUEUED, self.RUNNING)

@@ -26,6 +26,11 @@ urlpatterns = [
     ),
     path("me/library/<api_id:list_id>/rename", list_views.list_rename, name="list_rename"),
     path("me/library/<api_id:list_id>/import", import_views.list_import, name="list_import"),
+    path(
+        "me/library/<api_id:list_id>/imports/<api_id:job_id>",
+        import_views.list_import_job,
+        name="list_import_job",
+    ),
     path("me/library/<api_id:list_id>/delete", list_views.list_delete, name="list_delete"),
     path("me/library/<api_id:list_id>/share", list_views.list_share, name="list_share"),
     path("me/library/<api_id:list_id>/unshare", list_views.list_unshare, name="list_unshare"),

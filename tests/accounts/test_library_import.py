@@ -13,9 +13,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from lxml import etree
 
-from accounts.library import importing
+from accounts.library import import_jobs, importing
 from accounts.library.lists import reading_list_create, reading_list_default, reading_list_share
-from accounts.library.models import SavedPaper
+from accounts.library.models import LibraryImport, SavedPaper
 from accounts.library.notes import saved_paper_note_set
 from papers.citations.export import citation_entries, to_bibtex, to_ris
 from papers.ingest.importing import snapshot_import
@@ -185,9 +185,15 @@ def test_the_import_page_says_what_matched_and_what_did_not(
     bib = to_bibtex(citation_entries(snapshot_papers[:2]))
     bib += "\n" + (imports_dir / "doi-10.1086-307221.bib").read_text()
     upload = SimpleUploadedFile("library.bib", bib.encode(), content_type="application/x-bibtex")
-    response = client.post(f"/me/library/{reading_list.pk}/import", {"file": upload})
+    response = client.post(f"/me/library/{reading_list.pk}/import", {"file": upload}, follow=True)
+    # The file is a job a worker reads (inline here: no broker), followed on its own page.
+    ((job_page, status),) = response.redirect_chain
+    job = LibraryImport.objects.get()
+    assert (job_page, status) == (f"/me/library/{reading_list.pk}/imports/{job.pk}", 302)
+    assert job.status == LibraryImport.DONE and job.text == ""  # the file is not kept
     html = response.content.decode()
     assert response.status_code == 200
+    assert 'http-equiv="refresh"' not in html  # done: the page stops looking again
     assert "Found (2)" in html and "Not found (1)" in html and "10.1086/307221" in html
     assert "2 papers added" in html
     # The count of what was read: it said "2 of 0 references".
@@ -198,7 +204,10 @@ def test_the_import_page_says_what_matched_and_what_did_not(
     assert "papers it added are in this list" in again.content.decode()
     upload = SimpleUploadedFile("library.bib", bib.encode())
     markdown = client.post(
-        f"/me/library/{reading_list.pk}/import", {"file": upload}, HTTP_ACCEPT="text/markdown"
+        f"/me/library/{reading_list.pk}/import",
+        {"file": upload},
+        HTTP_ACCEPT="text/markdown",
+        follow=True,
     ).content.decode()
     assert "## Not found" in markdown and "0 papers added" in markdown
 
@@ -281,7 +290,7 @@ def test_imports_have_a_rate_limit(user_factory, settings):
     for _ in range(3):
         upload = SimpleUploadedFile("library.bib", b"@article{k, title={x}}")
         answers.append(client.post(f"/me/library/{reading_list.pk}/import", {"file": upload}))
-    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert [a.status_code for a in answers] == [302, 302, 429]  # two jobs' pages, then refused
     assert 0 < int(answers[2]["Retry-After"]) <= 3600
     assert "try again in" in answers[2].content.decode()
 
@@ -370,3 +379,27 @@ def test_a_doi_that_a_paper_lists_beside_another_is_found(user_factory, paper_fa
         ("a", paper.pk, "DOI"),
         ("b", paper.pk, "DOI"),
     ]
+
+
+def test_an_import_is_followed_on_its_page_while_a_worker_has_not_read_it(
+    user_factory, snapshot_papers, client
+):
+    """With a broker, the request only queues the file: its page says so and looks again until
+    the worker's report is there; another reader cannot open it."""
+    user, other = user_factory(), user_factory()
+    reading_list = reading_list_default(user=user)
+    bib = to_bibtex(citation_entries(snapshot_papers[:2]))
+    job = LibraryImport.objects.create(
+        user=user, reading_list=reading_list, filename="library.bib", text=bib
+    )
+    client.force_login(user)
+    page = f"/me/library/{reading_list.pk}/imports/{job.pk}"
+    waiting = client.get(page).content.decode()
+    assert 'http-equiv="refresh" content="2"' in waiting and "Waiting for a worker" in waiting
+    assert import_jobs.library_import_run(job.pk) == LibraryImport.DONE
+    assert import_jobs.library_import_run(job.pk) == LibraryImport.DONE  # delivered twice: once
+    done = client.get(page).content.decode()
+    assert "Found (2)" in done and 'http-equiv="refresh"' not in done
+    assert SavedPaper.objects.filter(reading_list=reading_list).count() == 2
+    client.force_login(other)
+    assert client.get(page).status_code == 404

@@ -1,42 +1,77 @@
-"""Every request a sweep test sends through Django is held to a time budget: a hostile input
-must be refused or answered, never worked on until the worker timeout. Timed from Django's
-request_started to request_finished (the test client sends the latter when it closes the
-response), in the thread that sent it."""
+"""Every request a sweep test sends through Django is held to a time and a memory budget: a
+hostile input must be refused or answered, never worked on until the worker timeout, nor leave
+the worker larger. Timed from Django's request_started to request_finished (the test client
+sends the latter when it closes the response), in the thread that sent it. Memory is the
+process's resident size at those two moments (what a worker keeps after a request, as the sweep
+of issue 44 measured it), compared for requests no other request overlapped: concurrent
+requests of the parallel tests share one process and would count each other's."""
 
 from __future__ import annotations
 
 import threading
 import time
 
+import psutil
 import pytest
 from django.core.signals import request_finished, request_started
 
 REQUEST_BUDGET_SECONDS = 5.0
+REQUEST_BUDGET_BYTES = 50 * 1024 * 1024
+
+
+class RequestBudget:
+    """Watches Django's request signals while open; `slow` and `grown` list the requests past
+    the budgets."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+        self.process = psutil.Process()
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.overlapped = 0
+        self.slow: list[tuple[str, float]] = []
+        self.grown: list[tuple[str, int]] = []
+
+    def started(self, sender, environ=None, **kwargs) -> None:
+        with self.lock:
+            self.requests += 1
+            if self.requests > 1:
+                self.overlapped += 1
+            self.local.overlapped_before = self.overlapped
+        self.local.path = (environ or {}).get("PATH_INFO", "?")
+        self.local.rss = self.process.memory_info().rss
+        self.local.started = time.monotonic()
+
+    def finished(self, sender, **kwargs) -> None:
+        began = getattr(self.local, "started", None)
+        if began is None:
+            return
+        self.local.started = None
+        seconds = time.monotonic() - began
+        growth = self.process.memory_info().rss - self.local.rss
+        with self.lock:
+            alone = self.requests == 1 and self.overlapped == self.local.overlapped_before
+            self.requests -= 1
+        if seconds > REQUEST_BUDGET_SECONDS:
+            self.slow.append((self.local.path, round(seconds, 2)))
+        if alone and growth > REQUEST_BUDGET_BYTES:
+            self.grown.append((self.local.path, growth // (1024 * 1024)))
+
+    def __enter__(self) -> RequestBudget:
+        request_started.connect(self.started, weak=False)
+        request_finished.connect(self.finished, weak=False)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        request_started.disconnect(self.started)
+        request_finished.disconnect(self.finished)
 
 
 @pytest.fixture(autouse=True)
 def every_request_within_budget():
-    local = threading.local()
-    slow: list[tuple[str, float]] = []
-
-    def started(sender, environ=None, **kwargs):
-        local.path = (environ or {}).get("PATH_INFO", "?")
-        local.started = time.monotonic()
-
-    def finished(sender, **kwargs):
-        began = getattr(local, "started", None)
-        if began is None:
-            return
-        local.started = None
-        seconds = time.monotonic() - began
-        if seconds > REQUEST_BUDGET_SECONDS:
-            slow.append((local.path, round(seconds, 2)))
-
-    request_started.connect(started, weak=False)
-    request_finished.connect(finished, weak=False)
-    try:
-        yield slow
-    finally:
-        request_started.disconnect(started)
-        request_finished.disconnect(finished)
-    assert slow == [], f"requests past {REQUEST_BUDGET_SECONDS:g} s"
+    with RequestBudget() as budget:
+        yield budget
+    assert budget.slow == [], f"requests past {REQUEST_BUDGET_SECONDS:g} s"
+    assert budget.grown == [], (
+        f"requests that grew the process past {REQUEST_BUDGET_BYTES // 2**20} MB"
+    )

@@ -14,6 +14,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from accounts.library.lists import reading_list_default
+from accounts.library.models import LibraryImport
 from accounts.services import claim_review, researcher_claim
 from researchers.models import Researcher
 from researchers.names import name_key
@@ -50,8 +51,12 @@ def test_hostile_files_to_the_import_are_answered_never_a_500(reader, settings):
     answers = {}
     for name, data in HOSTILE_FILES.items():
         upload = SimpleUploadedFile(name, data)
-        answers[name] = client.post(f"/me/library/{reading_list.pk}/import", {"file": upload})
+        answers[name] = client.post(
+            f"/me/library/{reading_list.pk}/import", {"file": upload}, follow=True
+        )
     assert {n: r.status_code for n, r in answers.items() if r.status_code != 200} == {}
+    # Each file became a job its page reports on: read (or refused with the reason), none left.
+    assert not LibraryImport.objects.filter(status__in=["queued", "running"]).exists()
     assert "more than the 5,000 an import reads" in answers["broken-blocks.bib"].content.decode()
     assert "6,000 blocks" in answers["many-ris-entries.ris"].content.decode()
     too_big = SimpleUploadedFile("big.bib", b"%" * (settings.REQUEST_MAX_BODY_BYTES + 1))
