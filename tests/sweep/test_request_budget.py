@@ -16,7 +16,7 @@ def _request(path: str, work) -> None:
     request_finished.send(sender=None)
 
 
-def test_a_request_that_keeps_eighty_megabytes_is_caught(every_request_within_budget):
+def test_a_request_that_keeps_eighty_megabytes_is_caught(every_request_within_budget, db):
     with RequestBudget() as budget:
         _request("/keeps", lambda: KEPT.append(bytearray(80 * 1024 * 1024)))
         _request("/frees", lambda: bytearray(80 * 1024 * 1024))
