@@ -54,6 +54,16 @@ class ConflictForm(forms.Form):
         return cleaned
 
 
+def _asked(request: HttpRequest) -> dict[str, str]:
+    """What a link asks the form to hold (a researcher page's "check them for conflicts", a
+    paper's authors): the boxes filled, nothing checked until the reader sends it."""
+    return {
+        name: request.GET[name][:limit]
+        for name, limit in (("paper", 64), ("authors", 10_000), ("reviewers", 10_000))
+        if request.GET.get(name)
+    }
+
+
 def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
@@ -65,7 +75,7 @@ def conflict_check_page(request: HttpRequest) -> HttpResponse:
     problem = ""
     status = 200
     retry_after = None
-    form = ConflictForm(request.POST if request.method == "POST" else None)
+    form = ConflictForm(request.POST if request.method == "POST" else None, initial=_asked(request))
     if request.method == "POST" and form.is_valid():
         throttle = ConflictCheckThrottle()
         if not throttle.allow_request(request, None):

@@ -495,3 +495,24 @@ def test_a_full_name_finds_the_record_its_bylines_wrote_with_initials_and_they_a
         years=30,
     )
     assert [len(f.papers) for f in report.flags] == [3]
+
+
+def test_researcher_and_paper_pages_lead_to_the_check_with_the_form_filled(
+    researcher_factory, coauthored, client
+):
+    ada, alan = researcher_factory("Ada Lovelace"), researcher_factory("Alan Turing")
+    paper = coauthored([ada, alan], published=datetime(2025, 3, 1, tzinfo=UTC))
+    researcher_page = client.get(alan.get_absolute_url()).content.decode()
+    link = f"/conflicts?reviewers={alan.get_absolute_url()}".replace("/", "%2F").replace(
+        "%2Fconflicts?", "/conflicts?"
+    )
+    assert f'href="{link}"' in researcher_page
+    paper_page = client.get(paper.get_absolute_url()).content.decode()
+    assert f'href="/conflicts?paper={paper.arxiv_id}"' in paper_page
+    _api_for("reader")
+    client.force_login(get_user_model().objects.get(username="reader"))
+    form = client.get(link).content.decode()
+    assert f"\n{alan.get_absolute_url()}</textarea>" in form
+    form = client.get(f"/conflicts?paper={paper.arxiv_id}").content.decode()
+    assert f'value="{paper.arxiv_id}"' in form
+    assert "flag" not in form.split("</form>")[1]  # filled, not checked: nothing charged
