@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from wovepaper.lib.api.redirects import request_url
 from wovepaper.lib.api.schema import JSONIntegerField
 
 from ..models import Follow
@@ -18,9 +19,8 @@ class FollowSerializer(serializers.ModelSerializer):
         fields = ["researcher", "name", "url", "paper_count", "created_at"]
 
     def get_url(self, follow: Follow) -> str:
-        request = self.context.get("request")
         path = follow.researcher.get_absolute_url()
-        return request.build_absolute_uri(path) if request else path
+        return request_url(self.context, path)
 
 
 class FollowPageSerializer(serializers.Serializer):

@@ -5,12 +5,23 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from papers.converters import ArxivIdConverter
+from wovepaper.lib.api.redirects import request_url
 from wovepaper.lib.api.schema import JSONStringField
 from wovepaper.lib.identifiers import CATEGORY_CODE
 
 from ..models import ReadingList, SavedPaper, SavedSearch, SearchAlert
 from ..notes import NOTE_MAX_CHARS
 from ..saved_searches import saved_search_label
+
+
+def arxiv_id_input() -> JSONStringField:
+    """A paper named by its arXiv id in a request body: the id the site's routes take."""
+    return JSONStringField(
+        max_length=64,
+        validators=[RegexValidator(f"^(?:{ArxivIdConverter.regex})$", "Must be an arXiv id.")],
+        help_text="The paper's arXiv id (`2401.01234`, `astro-ph/9901001`; a version suffix is "
+        "ignored).",
+    )
 
 
 class ReadingListSerializer(serializers.ModelSerializer):
@@ -30,8 +41,7 @@ class ReadingListSerializer(serializers.ModelSerializer):
         if not reading_list.share_token:
             return None
         path = reverse("accounts:shared_list", args=[reading_list.share_token])
-        request = self.context.get("request")
-        return request.build_absolute_uri(path) if request else path
+        return request_url(self.context, path)
 
 
 class ReadingListPageSerializer(serializers.Serializer):
@@ -77,9 +87,8 @@ class SavedPaperSerializer(serializers.ModelSerializer):
         fields = ["arxiv_id", "title", "url", "saved_at", "note", "note_updated_at"]
 
     def get_url(self, saved: SavedPaper) -> str:
-        request = self.context.get("request")
         path = saved.paper.get_absolute_url()
-        return request.build_absolute_uri(path) if request else path
+        return request_url(self.context, path)
 
 
 class SavedPaperPageSerializer(serializers.Serializer):
@@ -90,14 +99,7 @@ class SavedPaperPageSerializer(serializers.Serializer):
 
 
 class SavePaperInputSerializer(serializers.Serializer):
-    arxiv_id = JSONStringField(
-        max_length=64,
-        validators=[
-            RegexValidator(f"^(?:{ArxivIdConverter.regex})$", "Must be an arXiv id."),
-        ],
-        help_text="The paper's arXiv id (`2401.01234`, `astro-ph/9901001`; a version suffix is "
-        "ignored).",
-    )
+    arxiv_id = arxiv_id_input()
     note = JSONStringField(
         required=False,
         allow_blank=True,
@@ -140,8 +142,7 @@ class SavedSearchSerializer(serializers.ModelSerializer):
 
     def get_alerts_url(self, saved: SavedSearch) -> str:
         path = reverse("accounts_api:search_alerts", args=[saved.pk])
-        request = self.context.get("request")
-        return request.build_absolute_uri(path) if request else path
+        return request_url(self.context, path)
 
 
 class SavedSearchPageSerializer(serializers.Serializer):
@@ -183,9 +184,8 @@ class SearchAlertSerializer(serializers.ModelSerializer):
         fields = ["arxiv_id", "title", "url", "found_at"]
 
     def get_url(self, alert: SearchAlert) -> str:
-        request = self.context.get("request")
         path = alert.paper.get_absolute_url()
-        return request.build_absolute_uri(path) if request else path
+        return request_url(self.context, path)
 
 
 class SearchAlertPageSerializer(serializers.Serializer):
@@ -209,9 +209,8 @@ class RecommendationSerializer(serializers.Serializer):
     closest_title = serializers.CharField(source="closest.title")
 
     def get_url(self, recommendation) -> str:
-        request = self.context.get("request")
         path = recommendation.paper.get_absolute_url()
-        return request.build_absolute_uri(path) if request else path
+        return request_url(self.context, path)
 
 
 class NotRelevantSerializer(serializers.Serializer):
@@ -221,9 +220,8 @@ class NotRelevantSerializer(serializers.Serializer):
     marked_at = serializers.DateTimeField(source="created_at")
 
     def get_url(self, dismissal) -> str:
-        request = self.context.get("request")
         path = dismissal.paper.get_absolute_url()
-        return request.build_absolute_uri(path) if request else path
+        return request_url(self.context, path)
 
 
 class NotRelevantPageSerializer(serializers.Serializer):
@@ -234,14 +232,7 @@ class NotRelevantPageSerializer(serializers.Serializer):
 
 
 class NotRelevantInputSerializer(serializers.Serializer):
-    arxiv_id = JSONStringField(
-        max_length=64,
-        validators=[
-            RegexValidator(f"^(?:{ArxivIdConverter.regex})$", "Must be an arXiv id."),
-        ],
-        help_text="The paper's arXiv id (`2401.01234`, `astro-ph/9901001`; a version suffix is "
-        "ignored).",
-    )
+    arxiv_id = arxiv_id_input()
 
 
 class RecommendationListSerializer(serializers.Serializer):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -24,3 +25,10 @@ def absolute_api_url(request, name: str, *args: Any) -> str:
 def site_url(path: str) -> str:
     """A page on the site, absolute, from SITE_URL (the canonical host, whatever the request)."""
     return settings.SITE_URL + path
+
+
+def request_url(context: Mapping[str, Any], path: str) -> str:
+    """`path` as an absolute URL on the host the request came to (a serializer's context), or
+    the path alone where there is no request."""
+    request = context.get("request")
+    return request.build_absolute_uri(path) if request is not None else path
