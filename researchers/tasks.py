@@ -10,8 +10,14 @@ from celery import shared_task
 from django.conf import settings
 
 from wovepaper.lib.http import ServiceError
-from wovepaper.lib.queueing import SourcesUnreachable, send_now, sources_retry_countdown
+from wovepaper.lib.queueing import (
+    SourcesUnreachable,
+    send_after_commit,
+    send_now,
+    sources_retry_countdown,
+)
 
+from .curation.same_person import same_person_merge
 from .identity_links import identity_links_export
 from .institution_members import institutions_refresh, researcher_institution_ids
 from .matching import BatchResult, match_run
@@ -31,6 +37,13 @@ def _summary(run) -> dict:
         "failed": run.failed,
         "message": run.message,
     }
+
+
+def _merge_same_person_after(run) -> None:
+    """A run that recorded identity conflicts may have seen one person's two records on one
+    byline slot: the identity rule merges those (researchers.merge_same_person)."""
+    if run.conflicts and settings.MATCH_MERGE_SAME_PERSON:
+        send_after_commit("researchers.merge_same_person")
 
 
 def _retry_unreachable(task, run, total: BatchResult, **kwargs) -> None:
@@ -68,6 +81,7 @@ def match_papers(self, paper_ids: list[int], requested_at: str | None = None) ->
         trigger="task:match_papers",
         requested_at=datetime.fromisoformat(requested_at) if requested_at else None,
     )
+    _merge_same_person_after(run)
     if run.failed:
         # The retry asks for the failed papers again, whenever they were last tried.
         _retry_unreachable(self, run, total)
@@ -96,6 +110,7 @@ def match_next_batch(
         trigger="task:next_batch",
         limit=limit or settings.MATCH_BATCH_SIZE,
     )
+    _merge_same_person_after(run)
     summary = _summary(run)
     if run.failed or not run.papers or inline:
         if holds_slot and chain:
@@ -128,6 +143,14 @@ def refresh_figures(self, limit: int = 1000) -> dict:
             max_retries=settings.MATCH_TASK_RETRIES,
         ) from exc
     return {"researchers": len(ids), "updated": updated}
+
+
+@shared_task(name="researchers.merge_same_person")
+def merge_same_person() -> dict:
+    """Merge the records the sources' ids prove to be one person (researchers.curation.
+    same_person): each merge a CurationEntry with no actor, undone by a split. Idempotent."""
+    outcome = same_person_merge()
+    return {"merged": len(outcome.merged), "left_to_curators": len(outcome.left)}
 
 
 @shared_task(name="researchers.export_identity_links")

@@ -377,6 +377,7 @@ CELERY_TASK_ROUTES.update(
         "researchers.match_next_batch": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         "researchers.refresh_figures": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         "researchers.refresh_institutions": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
+        "researchers.merge_same_person": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         "papers.fetch_citations": {"queue": f"{CELERY_QUEUE_PREFIX}match"},
         # One worker consumes `harvest`: arXiv counts requests from all our machines together.
         "papers.harvest_window": {"queue": f"{CELERY_QUEUE_PREFIX}harvest"},
@@ -458,6 +459,9 @@ MATCH_PARALLEL_BATCHES = env_int("MATCH_PARALLEL_BATCHES", 2)
 MATCH_CHAIN_SECONDS = env_int("MATCH_CHAIN_SECONDS", 900)
 MATCH_RECENT_DAYS = env_int("MATCH_RECENT_DAYS", 7)
 MATCH_SWEEP_ROWS = env_int("MATCH_SWEEP_ROWS", 20_000)
+# After a matching run that recorded identity conflicts, merge the records the sources' ids prove
+# to be one person (researchers.curation.same_person; each merge reversible, with its history).
+MATCH_MERGE_SAME_PERSON = env_bool("MATCH_MERGE_SAME_PERSON", True)
 FIGURES_MAX_AGE_DAYS = env_int("FIGURES_MAX_AGE_DAYS", 30)
 # Readers' reports of wrong matches: how many one account may file in an hour.
 MATCH_REPORTS_PER_HOUR = env_int("MATCH_REPORTS_PER_HOUR", 10)

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from researchers.curation.same_person import same_person_merge
 from researchers.matching import match_run
 from researchers.selectors import papers_waiting_count
 from wovepaper.lib.http import service_probe
@@ -76,6 +77,13 @@ class Command(BaseCommand):
         )
         for error in total.errors:
             self.stdout.write(self.style.WARNING(error))
+        if total.conflicts and settings.MATCH_MERGE_SAME_PERSON:
+            outcome = same_person_merge()
+            self.stdout.write(
+                f"One person, one record: {len(outcome.merged)} merges made, "
+                f"{len(outcome.left)} pairs left to the curators "
+                "(python manage.py merge_same_person lists them)."
+            )
         if total.failed:
             self.stdout.write(
                 self.style.WARNING(
