@@ -139,7 +139,7 @@ def _what_if(items: list[str], after_held: dict[str, int], measure) -> None:
     for k in KS:
         target: dict[int, int] = {}
         for p in proposals:
-            if len(p.evidence.coauthors) >= k:
+            if len(p.coauthors) >= k:
                 a, b = sorted((p.low.pk, p.high.pk))
                 target[b] = target.get(a, a)
         joined = {}
@@ -150,14 +150,22 @@ def _what_if(items: list[str], after_held: dict[str, int], measure) -> None:
         judged = sum(
             1
             for p in proposals
-            if len(p.evidence.coauthors) >= k and {p.low.pk, p.high.pk} <= labelled_records
+            if len(p.coauthors) >= k and {p.low.pk, p.high.pk} <= labelled_records
         )
         what_if[k] = (measure(joined), judged)
-    chosen = next((k for k in KS if what_if[k][0]["tune"]["precision"] in (1.0, None)), None)
+    # A k is chosen only where the tune half judges some pair and keeps precision 1.0 there.
+    chosen = next(
+        (k for k in KS if what_if[k][1] and what_if[k][0]["tune"]["precision"] == 1.0), None
+    )
     print(
         f"Name variants with co-authors in common (proposals, never merged): {len(proposals)}; "
-        f"merged as a what-if, k shared co-authors or more, k tuned on the tune half: "
-        f"{chosen if chosen is not None else 'none keeps precision 1.0'}"
+        "merged as a what-if, k shared co-authors or more, k tuned on the tune half: "
+        + (
+            str(chosen)
+            if chosen is not None
+            else "none (no k judges a pair with both records labelled and keeps precision 1.0 "
+            "on the tune half): the rule cannot be shown safe, so it only proposes"
+        )
     )
     for k in KS:
         measured, judged = what_if[k]
@@ -169,7 +177,8 @@ def _what_if(items: list[str], after_held: dict[str, int], measure) -> None:
     for p in proposals:
         print(
             f"  proposal {p.low.display_name} ({p.low.pk}) / {p.high.display_name} "
-            f"({p.high.pk}), {p.names}: {'; '.join(p.evidence.evidence_for())}"
+            f"({p.high.pk}), {p.names}; co-authors in common: {', '.join(p.coauthors)}; "
+            f"queue's evidence: {'; '.join(p.evidence.evidence_for()) or 'none'}"
         )
 
 

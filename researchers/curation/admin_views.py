@@ -22,7 +22,7 @@ from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from .. import selectors
 from ..models import CurationEntry, MatchReport, Researcher
-from . import decisions, queue, reports
+from . import decisions, queue, reports, same_person
 
 PERMISSION = "researchers.curate_researcher"
 # The uncertain links' queue: one page is four queries, whatever the page.
@@ -125,6 +125,9 @@ class CurationAdminMixin(admin.ModelAdmin):
         self._require_curator(request)
         prefix = request.GET.get("q", "").strip()[:100]
         found = queue.curation_clusters(prefix=prefix)
+        proposals = same_person.same_person_proposals(
+            researcher_ids=queue.proposal_candidates(prefix=prefix)
+        )
         return TemplateResponse(
             request,
             "admin/researchers/curation/queue.html",
@@ -132,6 +135,7 @@ class CurationAdminMixin(admin.ModelAdmin):
                 request,
                 "Same-name clusters to review",
                 clusters=found,
+                proposals=proposals,
                 reports=reports.reports_open(),
                 q=prefix,
                 weights=queue.WEIGHTS,

@@ -345,6 +345,16 @@ def same_name_explained(
     return out
 
 
+def proposal_candidates(*, prefix: str = "", limit: int = WINDOW * 10) -> list[int]:
+    """The live records whose name variants the queue compares (`same_person.
+    same_person_proposals`): those whose name key starts with the prefix, else the most
+    prolific ones; an index range either way, never the whole table."""
+    live = Researcher.objects.filter(merged_into__isnull=True, is_person=True)
+    if prefix:
+        live = live.filter(name_key__startswith=make_name_key(prefix))
+    return list(live.order_by("-paper_count", "pk").values_list("pk", flat=True)[:limit])
+
+
 def curation_clusters(*, prefix: str = "", limit: int = 20) -> list[Cluster]:
     """Same-name clusters with at least one pair still to decide, best evidence first.
 

@@ -20,8 +20,9 @@ before (a split is a curator's decision that the rule must not undo).
 
 **Proposed** (`same_person_proposals`, nothing written): live records whose names are
 variants of one another (the same name key, which folds accents, "Tomáš"/"Tomas"; or initials,
-"G. Skantze"/"Gabriel Skantze", by `researchers.names.name_match`) that share co-author records,
-with the curators' queue's evidence for and against the pair. Names and co-authors are not
+"G. Skantze"/"Gabriel Skantze", by `researchers.names.name_match`) that share co-authors (one
+record, or two records whose names are variants: the sources split co-authors as they split the
+pair), with the curators' queue's evidence for and against the pair. Names and co-authors are not
 proof: `benchmarks/identities.py` measures such merges against the recordings' own person sets
 and they stay the curators' decision (docs/matching-and-curation.md, "One person, one record").
 """
@@ -43,6 +44,7 @@ from ..models import (
     Researcher,
     ResearcherExternalId,
 )
+from ..names import name_key as make_name_key
 from ..names import name_match, parse_name
 from .decisions import CurationError, merge_plan, researchers_merge
 from .queue import PairEvidence, _pair_evidence, _signals
@@ -225,30 +227,61 @@ def _merge_or_leave(pair: SamePersonPair, outcome: SamePersonOutcome) -> None:
 
 @dataclass
 class Proposal:
-    """Two live records whose names are variants and that share co-author records."""
+    """Two live records whose names are variants and that share co-authors."""
 
     low: Researcher
     high: Researcher
     evidence: PairEvidence
     names: str  # how the names agree (same name key, initials, …)
+    # The co-authors in common: one record ("Jeffrey Dean"), or two records whose names are
+    # variants ("G. Corrado ~ Greg S. Corrado"): the sources split co-authors as they split
+    # the pair itself, one record per source.
+    coauthors: list[str] = field(default_factory=list)
 
 
-def _variant(x: Researcher, y: Researcher) -> str | None:
-    if x.name_key and x.name_key == y.name_key:
+def _variants(a: str, b: str) -> str | None:
+    """How two names agree enough to be offered as one person's (None: they do not)."""
+    if make_name_key(a) and make_name_key(a) == make_name_key(b):
         return "same name key"
-    px, py = parse_name(x.display_name), parse_name(y.display_name)
-    if not px.family or px.family != py.family:
+    pa, pb = parse_name(a), parse_name(b)
+    if not pa.family or pa.family != pb.family:
         return None
-    score, how = name_match(x.display_name, y.display_name)
+    score, how = name_match(a, b)
     return how if score >= VARIANT_SCORE else None
+
+
+def _shared_coauthors(x: Researcher, y: Researcher) -> list[str]:
+    """The co-authors of both (stored page figures, no query): the same record, or records
+    whose names are variants."""
+    pair = {x.pk, y.pk}
+    co_x = {c["id"]: c.get("name", "") for c in x.coauthors if c.get("id") not in (None, *pair)}
+    co_y = {c["id"]: c.get("name", "") for c in y.coauthors if c.get("id") not in (None, *pair)}
+    shared = [co_x[pk] for pk in sorted(co_x.keys() & co_y.keys())]
+    by_family: dict[tuple[str, ...], list[tuple[int, str]]] = defaultdict(list)
+    for pk, name in co_y.items():
+        if pk not in co_x:
+            by_family[parse_name(name).family].append((pk, name))
+    used: set[int] = set()  # each of y's co-authors pairs with one of x's at most
+    for pk, name in sorted(co_x.items()):
+        if pk in co_y:
+            continue
+        family = parse_name(name).family
+        for other, other_name in by_family.get(family, []) if family else []:
+            if other not in used and _variants(name, other_name):
+                used.add(other)
+                shared.append(f"{name} ~ {other_name}")
+                break
+    return shared
 
 
 def same_person_proposals(
     *, researcher_ids: list[int] | None = None, min_coauthors: int = 1
 ) -> list[Proposal]:
     """Name variants among these live records (all live person records when None) that share
-    at least `min_coauthors` co-author records, with the queue's evidence; pairs marked "not
-    the same person" are left out. Nothing is written: the curators decide.
+    at least `min_coauthors` co-authors (a record, or two records with variant names), with
+    the queue's evidence; pairs marked "not the same person", or with evidence against them
+    (different ORCIDs, both on one paper), are left out. Nothing is written: the curators
+    decide.
 
     Candidates are grouped by family name (folded) and first initial, so the pairs compared are
     only the plausible ones; a fixed number of queries for the records read.
@@ -261,27 +294,26 @@ def same_person_proposals(
         parsed = parse_name(record.display_name)
         if parsed.family and parsed.given and parsed.given[0]:
             groups[(parsed.family[-1], parsed.given[0][:1])].append(record)
-    candidates: list[tuple[Researcher, Researcher, str]] = []
+    candidates: list[tuple[Researcher, Researcher, str, list[str]]] = []
     for group in groups.values():
         for x, y in combinations(group, 2):
-            co_x = {c.get("id") for c in x.coauthors if c.get("id")} - {x.pk, y.pk}
-            co_y = {c.get("id") for c in y.coauthors if c.get("id")} - {x.pk, y.pk}
-            if len(co_x & co_y) < min_coauthors:
+            how = _variants(x.display_name, y.display_name)
+            if not how:
                 continue
-            how = _variant(x, y)
-            if how:
-                candidates.append((x, y, how))
+            shared = _shared_coauthors(x, y)
+            if len(shared) >= min_coauthors:
+                candidates.append((x, y, how, shared))
     if not candidates:
         return []
-    sig = _signals(sorted({r.pk for x, y, _ in candidates for r in (x, y)}))
+    sig = _signals(sorted({r.pk for x, y, _, _ in candidates for r in (x, y)}))
     out = []
-    for x, y, how in candidates:
+    for x, y, how, shared in candidates:
         if (min(x.pk, y.pk), max(x.pk, y.pk)) in sig.distinct:
             continue
         evidence = _pair_evidence(x, y, sig)
         if evidence.evidence_against():
             continue
         low, high = (x, y) if x.pk < y.pk else (y, x)
-        out.append(Proposal(low=low, high=high, evidence=evidence, names=how))
-    out.sort(key=lambda p: (-p.evidence.score, p.low.pk, p.high.pk))
+        out.append(Proposal(low=low, high=high, evidence=evidence, names=how, coauthors=shared))
+    out.sort(key=lambda p: (-len(p.coauthors), -p.evidence.score, p.low.pk, p.high.pk))
     return out

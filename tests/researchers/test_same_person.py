@@ -146,6 +146,17 @@ def test_sutskever_and_mikolov_stay_two_records_listed_for_the_curators(loaded):
         assert {pair.a, pair.b} == {r.pk for r in records}
         assert pair.evidence_against() == []
     assert not CurationEntry.objects.filter(researchers__in=[*ilya, *mikolov]).exists()
+    # Proposed to the curators with the co-authors the two records share: by name, since the
+    # sources split those co-authors into one record each as well.
+    proposals = {(p.low.pk, p.high.pk): p for p in same_person_proposals()}
+    ilya_pair = proposals[tuple(sorted(r.pk for r in ilya))]
+    assert ilya_pair.names == "same name key"
+    assert "Jeffrey Dean ~ J. Dean" in ilya_pair.coauthors
+    mikolov_pair = proposals[tuple(sorted(r.pk for r in mikolov))]
+    assert any(c.startswith("Kai Chen") for c in mikolov_pair.coauthors)
+    assert len(mikolov_pair.coauthors) == 3
+    # Still nothing merged on names and co-authors.
+    assert Researcher.objects.filter(name_key="ilya sutskever", merged_into=None).count() == 2
 
 
 def test_name_variants_sharing_co_authors_are_proposed_not_merged(researcher_factory):
@@ -157,6 +168,24 @@ def test_name_variants_sharing_co_authors_are_proposed_not_merged(researcher_fac
     researcher_factory("Gustav Skantze")  # no co-author in common
     proposals = same_person_proposals()
     assert [(p.low.pk, p.high.pk, p.names) for p in proposals] == [(short.pk, full.pk, "initials")]
-    assert proposals[0].evidence.coauthors == ["A. Seza Doğruöz"]
+    assert proposals[0].coauthors == ["A. Seza Doğruöz"]
     assert same_person_proposals(min_coauthors=2) == []
     assert Researcher.objects.filter(merged_into__isnull=False).count() == 0
+
+
+def test_the_curators_queue_lists_name_variant_proposals(researcher_factory, curator, client):
+    shared = researcher_factory("A. Seza Doğruöz")
+    coauthor = [{"id": shared.pk, "name": shared.display_name, "count": 1}]
+    short = researcher_factory("G. Skantze", coauthors=coauthor)
+    full = researcher_factory("Gabriel Skantze", coauthors=coauthor)
+    client.force_login(curator)
+    page = client.get("/admin/researchers/researcher/curation/?q=g").content.decode()
+    assert "Name variants with co-authors in common" in page
+    assert f"G. Skantze #{short.pk}" in page and f"Gabriel Skantze #{full.pk}" in page
+    assert f"?ids={short.pk},{full.pk}" in page and "A. Seza Doğruöz" in page
+    # Decided "not the same person": no longer proposed.
+    from researchers.curation.decisions import researchers_mark_distinct
+
+    researchers_mark_distinct(first_id=short.pk, second_id=full.pk, actor=curator)
+    page = client.get("/admin/researchers/researcher/curation/?q=g").content.decode()
+    assert f"G. Skantze #{short.pk}" not in page

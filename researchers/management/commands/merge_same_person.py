@@ -43,5 +43,6 @@ class Command(BaseCommand):
             for p in proposals:
                 self.stdout.write(
                     f"  {p.low.display_name} ({p.low.pk}) / {p.high.display_name} "
-                    f"({p.high.pk}), {p.names}: {'; '.join(p.evidence.evidence_for())}"
+                    f"({p.high.pk}), {p.names}; co-authors in common: {', '.join(p.coauthors)}; "
+                    f"queue's evidence: {'; '.join(p.evidence.evidence_for()) or 'none'}"
                 )
