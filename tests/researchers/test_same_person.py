@@ -14,7 +14,7 @@ from papers.models import Authorship
 from researchers.curation.decisions import merge_split
 from researchers.curation.queue import curation_clusters
 from researchers.curation.same_person import same_person_merge, same_person_proposals
-from researchers.models import CurationEntry, IdentityConflict, Researcher
+from researchers.models import CurationEntry, IdentityConflict, Researcher, ResearcherExternalId
 from wovepaper.demo.identities import demo_identities_load
 from wovepaper.demo.identity_truth import identity_truth, names_agree
 from wovepaper.demo.replay import Recordings
@@ -189,3 +189,23 @@ def test_the_curators_queue_lists_name_variant_proposals(researcher_factory, cur
     researchers_mark_distinct(first_id=short.pk, second_id=full.pk, actor=curator)
     page = client.get("/admin/researchers/researcher/curation/?q=g").content.decode()
     assert f"G. Skantze #{short.pk}" not in page
+
+
+def test_a_pair_holding_two_ids_of_one_source_is_left_to_the_curators(researcher_factory):
+    first, second = researcher_factory("Ann Example"), researcher_factory("Ann Example")
+    ResearcherExternalId.objects.create(researcher=first, source="s2", value="111")
+    ResearcherExternalId.objects.create(researcher=second, source="s2", value="222")
+    ResearcherExternalId.objects.create(researcher=second, source="openalex", value="A1")
+    IdentityConflict.objects.create(
+        kind=IdentityConflict.UNLINKED,
+        researcher=first,
+        other_researcher=second,
+        s2_id="111",
+        openalex_id="A1",
+        name_as_written="Ann Example",
+    )
+    outcome = same_person_merge()
+    assert outcome.merged == []
+    assert outcome.left[0]["why_not"] == ["both records hold a Semantic Scholar id"]
+    assert not Researcher.objects.filter(merged_into__isnull=False).exists()
+    assert IdentityConflict.objects.get().status == IdentityConflict.OPEN
