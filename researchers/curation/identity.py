@@ -14,6 +14,7 @@ from ..models import CurationEntry, IdentityConflict, Researcher, ResearcherExte
 from ..names import name_key
 from ..selectors import EXTERNAL_URLS, researcher_same_name
 from .queue import SameNameExplained, same_name_explained
+from .same_person import NOTE_PREFIX as RULE_NOTE_PREFIX
 
 SOURCE_LABELS = dict(ResearcherExternalId.SOURCES)
 # Citation totals further apart than this factor (and by more than FAR_APART_MIN) are flagged:
@@ -260,8 +261,22 @@ def _history_item(entry: CurationEntry, names: dict[int, Researcher]) -> History
         text=text,
         records=records,
         undone=bool(entry.undone_by_id),
-        reason=str(after.get("reason", "")) if entry.action in OWNER_ACTIONS else "",
+        reason=_public_reason(entry),
     )
+
+
+def _public_reason(entry: CurationEntry) -> str:
+    """The reason a reader may read: the researcher's own, or the identity rule's evidence for
+    a merge it made (a curator's own note stays in the staff's history)."""
+    if entry.action in OWNER_ACTIONS:
+        return str((entry.after or {}).get("reason", ""))
+    if (
+        entry.action == CurationEntry.MERGE
+        and entry.actor_id is None
+        and entry.note.startswith(RULE_NOTE_PREFIX)
+    ):
+        return entry.note.removeprefix(RULE_NOTE_PREFIX)
+    return ""
 
 
 VERIFIED_TEXT = {

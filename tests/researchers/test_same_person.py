@@ -97,8 +97,10 @@ def test_records_the_sources_ids_tie_are_merged_after_matching(loaded, client):
     # The folded record's page and API id lead to the survivor.
     page = client.get(f"/researchers/{folded.pk}")
     assert page.status_code == 301 and page["Location"].startswith(f"/researchers/{survivor.pk}")
-    # The public history says so.
-    assert "merge" in client.get(survivor.get_absolute_url()).content.decode().lower()
+    # The public history says so, with the rule's evidence as its reason.
+    page = client.get(survivor.get_absolute_url()).content.decode()
+    assert "folded into one" in page
+    assert "Reason given: “arXiv:1706.03762 byline #4 “Jakob Uszkoreit”" in page
     # A rerun does nothing more.
     again = same_person_merge()
     assert again.merged == [] and again.left == []
