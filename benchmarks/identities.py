@@ -267,6 +267,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--only", choices=["demo", "corpus"])
     args = parser.parse_args(argv)
+    given = argv if argv is not None else sys.argv[1:]
+    print(f"Command: {' '.join(['python benchmarks/identities.py', *given])}")
+    print(
+        "Reference: the people the recorded answers establish (wovepaper/demo/identity_truth.py:"
+        " ORCID on OpenAlex authorships and author records, Semantic Scholar authors' ORCID and"
+        " DBLP keys, both sources' ids on one byline slot); B3 over labelled source ids."
+    )
     work = Path(tempfile.mkdtemp(prefix="wovepaper-identities-"))
     try:
         _setup(work / "data")
