@@ -355,3 +355,74 @@ def test_below_a_full_page_of_matches_only_the_closest_related_papers_are_shown(
     cache.clear()  # the page kept for the query
     found = results_part(client.get("/search", query).content.decode())
     assert set(titles(found.split('id="related-h"', 1)[1])) == {decoding.title, colour.title}
+
+
+def test_a_sort_orders_what_was_found_and_never_changes_it(client, embedded):
+    """#43: `sort=newest` on a question no paper has every word of kept its related papers
+    only on "Best match"."""
+    surface, decoding, colour, dark = embedded
+    query = "correcting mistakes in quantum computers"
+    best = results_part(client.get("/search", {"q": query}).content.decode())
+    assert "related-h" in best
+    related = set(titles(best.split('id="related-h"', 1)[1]))
+    assert related  # the question finds papers by meaning
+    for sort in ("newest", "oldest", "cited"):
+        sorted_page = results_part(
+            client.get("/search", {"q": query, "sort": sort}).content.decode()
+        )
+        assert "related-h" in sorted_page, sort
+        assert set(titles(sorted_page.split('id="related-h"', 1)[1])) == related, sort
+        assert "in the order chosen above" in sorted_page
+        api = client.get("/api/v1/search/papers/", {"q": query, "sort": sort}).json()
+        assert {r["title"] for r in api["results"]} == related, sort
+
+
+def test_a_persons_name_finds_the_papers_that_name_them_on_their_byline(client, embedded):
+    """#43: "Radford" said that no paper matched while his papers were here. The byline is
+    searched with the title and abstract, on the page and in the API."""
+    surface, decoding, colour, dark = embedded
+    # "Colour" is in no title or abstract ("color codes"): only Di Colour's byline.
+    found = results_part(client.get("/search", {"q": "Colour"}).content.decode())
+    assert "1 paper contains the word “Colour”" in found
+    assert titles(found.split('id="related-h"', 1)[0]) == [colour.title]
+    api = client.get("/api/v1/search/papers/", {"q": "Bo Qubit", "mode": "keyword"}).json()
+    assert api["count"] == 2
+    assert {r["title"] for r in api["results"]} == {surface.title, decoding.title}
+    words = client.get("/search", {"q": "Di Colour", "mode": "keyword"}).content.decode()
+    assert titles(words) == [colour.title]
+
+
+def test_radford_lists_the_person_first_then_his_papers(client, embedded, paper_factory):
+    """#43: `/search?q=Radford` said "No papers matching 'Radford': its words are not in any
+    title or abstract" while his papers were here. The people the query names come first, as
+    before, and the papers that name him on their byline are found, on the page, in the API
+    and in the markdown."""
+    from researchers.models import Researcher
+    from researchers.names import name_key
+
+    gpt = paper_factory(
+        title="Language Models are Few-Shot Learners",
+        abstract="Scaling up language models greatly improves task-agnostic few-shot performance.",
+        authors=["Tom B. Brown", "Alec Radford", "Ilya Sutskever"],
+    )
+    dcgan = paper_factory(
+        title="Unsupervised Representation Learning with Deep Convolutional GANs",
+        abstract="We bridge the gap between supervised and unsupervised learning with CNNs.",
+        authors=["Alec Radford", "Luke Metz", "Soumith Chintala"],
+    )
+    person = Researcher.objects.create(
+        display_name="Alec Radford", name_key=name_key("Alec Radford")
+    )
+    for paper in (gpt, dcgan):
+        paper.authorships.filter(name="Alec Radford").update(researcher=person)
+    html = client.get("/search", {"q": "Radford"}).content.decode()
+    assert "its words are not in any title" not in html
+    assert html.index("Alec Radford") < html.index('aria-labelledby="res-h"')
+    found = results_part(html)
+    assert "2 papers contain the word “Radford”" in found
+    assert set(titles(found)) >= {gpt.title, dcgan.title}
+    api = client.get("/api/v1/search/papers/", {"q": "Radford"}).json()
+    assert api["count"] == 2
+    assert {r["title"] for r in api["results"] if r["match"] == "words"} == {gpt.title, dcgan.title}
+    md = client.get("/search", {"q": "Radford"}, HTTP_ACCEPT="text/markdown").content.decode()
+    assert gpt.title in md and dcgan.title in md

@@ -371,7 +371,7 @@ class PaperSearchResultSerializer(PaperSerializer):
     `context["found"]` maps each paper's pk to its (match, similarity)."""
 
     match = serializers.SerializerMethodField(
-        help_text="`words`: the title or abstract contains every word of `q` (what `count` "
+        help_text="`words`: the title, abstract or byline contains every word of `q` (what `count` "
         "counts); `meaning`: it does not, or was not asked to (`mode=semantic`), but is close "
         "to `q` in meaning, at a similarity of at least the site's floor."
     )

@@ -55,6 +55,8 @@ PAPERS = Collection(
         # Title above abstract, as the PostgreSQL document weighs them (A over B).
         TextField("title", boost=2.0),
         TextField("abstract"),
+        # The byline: a search for a person's name finds their papers (#43).
+        TextField("authors"),
         KeywordField("categories"),
         DateField("published"),
         IntegerField("cited"),
@@ -146,7 +148,26 @@ def paper_search(
             found, related=found.related[:kept], related_scores=found.related_scores[:kept]
         )
     # The vector index learns of a deletion only when the paper is next indexed.
-    return with_instances(found, Paper.objects.filter(is_deleted=False))
+    page = with_instances(found, Paper.objects.filter(is_deleted=False))
+    if wanted.sort != "relevance" and page.related:
+        similarity = {p.pk: s for p, s in zip(page.related, page.related_scores, strict=True)}
+        related = _in_order(page.related, wanted.sort)
+        page = replace(page, related=related, related_scores=[similarity[p.pk] for p in related])
+    return page
+
+
+_SORT_VALUE = {"newest": "published", "oldest": "published", "cited": "cited_by_count"}
+
+
+def _in_order(papers: list[Paper], sort: str) -> list[Paper]:
+    """Related papers, kept in relevance order, put in a date or citation order (unknown
+    values last; ties keep their order of relevance)."""
+    name = _SORT_VALUE.get(sort)
+    if name is None:
+        return papers
+    known = [p for p in papers if getattr(p, name) is not None]
+    known.sort(key=lambda p: getattr(p, name), reverse=sort != "oldest")
+    return known + [p for p in papers if getattr(p, name) is None]
 
 
 def papers_searchable_by_meaning() -> bool:

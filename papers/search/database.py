@@ -103,7 +103,7 @@ class SqliteFts5PaperBackend(_PaperDatabaseBackend):
     source = "papers_paper_fts f JOIN papers_paper p ON p.id = f.rowid"
     match = "papers_paper_fts MATCH %s"
     # bm25 is lower for better matches; negate so that rank sorts descending on both vendors.
-    rank = "-bm25(papers_paper_fts, 10.0, 1.0)"
+    rank = "-bm25(papers_paper_fts, 10.0, 1.0, 1.0)"
     cited_order = "p.cited_by_count IS NULL, p.cited_by_count DESC, rank DESC"
 
     def _match_text(self, clauses: list[Clause]) -> str:

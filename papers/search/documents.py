@@ -14,13 +14,16 @@ from ..models import Paper
 def paper_documents(paper_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
     """The document of each paper that should be found: deleted papers have none."""
     rows = Paper.objects.filter(pk__in=list(paper_ids), is_deleted=False).values_list(
-        "id", "title", "abstract", "categories", "published", "cited_by_count"
+        "id", "title", "abstract", "authors", "categories", "published", "cited_by_count"
     )
-    for paper_id, title, abstract, categories, published, cited in rows.iterator(chunk_size=2000):
+    for paper_id, title, abstract, authors, categories, published, cited in rows.iterator(
+        chunk_size=2000
+    ):
         yield {
             "id": paper_id,
             "title": title,
             "abstract": abstract,
+            "authors": authors,
             "categories": categories.split(),
             "published": published,
             "cited": cited,
@@ -37,6 +40,8 @@ def paper_document_of_record(paper_id: int, record: PaperRecord) -> dict[str, An
         "id": paper_id,
         "title": record.title,
         "abstract": record.abstract,
+        # As the upsert writes the byline (papers.ingest.upsert).
+        "authors": record.authors_raw or ", ".join(a.display for a in record.authors),
         "categories": record.categories,
         "published": record.published,
         "cited": None,

@@ -45,7 +45,8 @@ DOCUMENT_TABLE = PaperSearchDocument._meta.db_table
 GIN_INDEX = "paper_search_document_gin"
 VECTOR_SQL = (
     "setweight(to_tsvector('english'::regconfig, coalesce(p.title, '')), 'A') || "
-    "setweight(to_tsvector('english'::regconfig, coalesce(p.abstract, '')), 'B')"
+    "setweight(to_tsvector('english'::regconfig, coalesce(p.abstract, '')), 'B') || "
+    "setweight(to_tsvector('english'::regconfig, coalesce(p.authors, '')), 'C')"
 )
 # Papers per statement, by id list and by id range: large enough that per-statement overhead
 # vanishes, small enough that one statement's work (and its locks) stays short.
@@ -63,7 +64,15 @@ _UPSERT = (
     "SET source_hash = EXCLUDED.source_hash, document = EXCLUDED.document"
 )
 # What the engines' documents hold (papers.search.documents).
-ENGINE_FIELDS = {"title", "abstract", "categories", "published", "cited_by_count", "is_deleted"}
+ENGINE_FIELDS = {
+    "title",
+    "abstract",
+    "authors",
+    "categories",
+    "published",
+    "cited_by_count",
+    "is_deleted",
+}
 _STALE = "(d.paper_id IS NULL OR d.source_hash <> p.source_hash)"
 
 
@@ -218,6 +227,6 @@ def paper_saved_reindex(sender, instance: Paper, update_fields=None, **kwargs) -
     changed = set(update_fields) if update_fields is not None else None
     if changed is None or ENGINE_FIELDS & changed:
         engine_index_enqueue(PAPERS, [instance.pk])
-    if changed is not None and not {"title", "abstract"} & changed:
+    if changed is not None and not {"title", "abstract", "authors"} & changed:
         return  # nothing the PostgreSQL document is built from
     search_index_papers([instance.pk], force=True)

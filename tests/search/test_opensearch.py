@@ -52,11 +52,17 @@ def test_a_search_sends_one_query_and_reads_ids_and_total(cluster):
     ((request, _),) = cluster.log
     body = json.loads(request.data)
     assert body["query"]["bool"]["must"] == [
-        {"multi_match": {"query": "spin", "fields": ["title^2", "abstract^1"], "type": "phrase"}},
+        {
+            "multi_match": {
+                "query": "spin",
+                "fields": ["title^2", "abstract^1", "authors^1"],
+                "type": "phrase",
+            }
+        },
         {
             "multi_match": {
                 "query": "dark matter",
-                "fields": ["title^2", "abstract^1"],
+                "fields": ["title^2", "abstract^1", "authors^1"],
                 "type": "phrase",
             }
         },
@@ -146,6 +152,7 @@ def test_index_sends_current_documents_and_deletes_in_one_bulk(cluster, paper_fa
             "id": live.pk,
             "title": "Dark matter halos",
             "abstract": live.abstract,
+            "authors": live.authors,
             "categories": ["astro-ph.CO", "hep-ph"],
             "published": "2021-03-04T00:00:00+00:00",
             "cited": 12,
@@ -197,6 +204,7 @@ def test_mappings_declare_every_field_with_its_analysis():
         "id": {"type": "long"},
         "title": {"type": "text", "analyzer": "wovepaper_text"},
         "abstract": {"type": "text", "analyzer": "wovepaper_text"},
+        "authors": {"type": "text", "analyzer": "wovepaper_text"},
         "categories": {"type": "keyword"},
         "published": {"type": "date"},
         "cited": {"type": "long"},

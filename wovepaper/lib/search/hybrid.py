@@ -79,9 +79,10 @@ class HybridBackend(SearchBackend):
     """A relevance page in two parts. First the documents that contain the words: the keyword
     backend's matches and its count, the first FUSED of them reordered by fusion with the
     semantic ranking (and the rest in keyword order, so pages neither repeat nor skip one).
-    Then, on the first page, `related`: documents above the similarity floor that do not
-    contain the words, in fused order. The keyword backend's exact order for the date and
-    citation sorts (a similarity adds nothing to "newest first")."""
+    Then, on the first page, `related`: documents related by meaning that do not contain the
+    words, in fused order. For the date and citation sorts, the same documents: those with the
+    words in the keyword backend's exact order, the first page's related ones as relevance
+    finds them (`_sorted`)."""
 
     engine = "hybrid"
 
@@ -111,13 +112,25 @@ class HybridBackend(SearchBackend):
         return keyword, relaxed, semantic
 
     def search(self, query: SearchQuery) -> SearchPage[int]:
-        if query.sort != "relevance" or query.offset >= FUSED:
+        if query.sort != "relevance":
+            return self._sorted(query)
+        if query.offset >= FUSED:
             return self.keyword.search(query)
         wanted = query.offset + query.limit
         keyword, relaxed, semantic = self.rankings(query, max(FUSED, wanted))
         if not semantic.items:
             # Nothing embedded, or nothing close enough: the keyword page, nothing related.
             return self.keyword.search(query)
+        return self._fused(query, keyword, relaxed, semantic)
+
+    def _fused(
+        self,
+        query: SearchQuery,
+        keyword: SearchPage[int],
+        relaxed: list[int],
+        semantic: SearchPage[int],
+    ) -> SearchPage[int]:
+        wanted = query.offset + query.limit
         head = keyword.items[:FUSED]
         fused = fuse(head, relaxed, semantic.items)
         in_head = set(head)
@@ -141,6 +154,22 @@ class HybridBackend(SearchBackend):
             related=related,
             related_scores=[similarity[i] for i in related],
         )
+
+    def _sorted(self, query: SearchQuery) -> SearchPage[int]:
+        """A date or citation order of what the relevance page finds (#43: a sort orders what
+        was found, it never changes it): the papers with the words in the keyword engine's
+        exact order, and on the first page the same related documents as the relevance
+        page's, still in relevance order, so that whoever keeps the first few of them keeps
+        the same ones (the caller orders what it keeps: papers.search.paper_search)."""
+        page = self.keyword.search(query)
+        if query.offset != 0:
+            return page
+        relevance = replace(query, sort="relevance")
+        keyword, relaxed, semantic = self.rankings(relevance, max(FUSED, query.limit))
+        if not semantic.items:
+            return page  # nothing embedded, or nothing related: nothing more is asked
+        found = self._fused(relevance, keyword, relaxed, semantic)
+        return replace(page, related=found.related, related_scores=found.related_scores)
 
     def _without_the_words(self, ids: list[int], query: SearchQuery, count: int) -> list[int]:
         """The first `count` of `ids` that do not hold every word of the query: for when the
