@@ -45,6 +45,21 @@
         of queries that mean nothing here (made-up words, everyday errands) to their nearest
         paper, in percentiles; then, per candidate floor, the share of each kept above it
         (the floor for "related by meaning", docs/search.md).
+    python benchmarks/semantic.py evidence [--queries 300]
+        whether a query means anything here (wovepaper.lib.search.evidence, #43), on the bundled
+        sample with the demo's vectors: every set (the 206 paraphrases, the 216 reader
+        questions of benchmarks/data/, the two word-keeping sets, 30 queries that mean nothing
+        here) shuffled by seed 43 into a tuning half and a report half. On the tuning halves
+        only: the rule's threshold (the middle of the widest run of a grid at which no
+        meaningless query passes and most hand-written ones do), the floor per paper, and
+        chat's number of sources and of content words. On the report halves: hybrid and
+        semantic recall@10 and MRR@10 per set, chat's right-paper rate, and the share of
+        meaningless queries answered with anything related by meaning, with the floor of
+        before (0.45), with no floor, and with the rule.
+    python benchmarks/semantic.py evidence-latency [--repeat 3]
+        the same sample with tantivy: bare tantivy, the rule's vocabulary probe alone, and the
+        hybrid first page with the rule and with the floor of before, interleaved query by
+        query (query vectors kept: the embedding is not timed): p50, p95.
     python benchmarks/semantic.py runtimes [--papers 1000]
         torch, ONNX Runtime and ONNX Runtime int8 embedding the same real papers in turn, one
         thread each: papers per CPU-second, cosine of each paper's vector to torch's, and
@@ -1145,6 +1160,322 @@ def floor(args) -> None:
         )
 
 
+# Queries that mean nothing here, of three kinds (#43): made-up words, everyday errands, and
+# another field's vocabulary. Split, as the query sets are, into a tuning and a report half.
+MEANINGLESS = (
+    "zzzqqqxx",
+    "asdfgh qwerty",
+    "xyzzy plugh",
+    "frobnicate blorptastic wuggle",
+    "kjhgf",
+    "qwe rty uio",
+    "glorbix trandle mivvet",
+    "snorfle wumpus quaggle",
+    "plimbo zentrix",
+    "vrool kadooth",
+    "sourdough bread recipes",
+    "football transfer rumours",
+    "cheap flights to paris",
+    "best pizza near me",
+    "how to fix a bike chain",
+    "banana",
+    "taylor swift tour dates",
+    "knitting patterns",
+    "dentist appointment tomorrow",
+    "where to buy running shoes",
+    "tort liability in contract law",
+    "baroque counterpoint and voice leading",
+    "medieval manuscript illumination",
+    "mortgage refinancing rates",
+    "tomato blight in the vegetable garden",
+    "wedding dress alterations",
+    "training a puppy to sit",
+    "oil painting glazing techniques",
+    "cross stitch embroidery",
+    "tax deductions for small business",
+)
+QUESTIONS = ROOT / "benchmarks" / "data" / "reader-questions.tsv"
+# Every set is shuffled with this seed and cut in two: the first half to choose on, the second
+# to report on. Nothing is chosen on the second.
+EVIDENCE_SPLIT_SEED = 43
+THRESHOLDS = tuple(round(0.25 + 0.01 * i, 2) for i in range(26))
+
+
+def _tsv(path: Path) -> list[tuple[str, str]]:
+    rows = []
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            arxiv_id, text = line.split("\t")
+            rows.append((arxiv_id, text))
+    return rows
+
+
+def _halves(items: list) -> tuple[list, list]:
+    shuffled = list(items)
+    random.Random(EVIDENCE_SPLIT_SEED).shuffle(shuffled)
+    middle = len(shuffled) // 2
+    return shuffled[:middle], shuffled[middle:]
+
+
+def _best_and_known(texts: list[str]) -> list[tuple[float, float, bool]]:
+    """Each query's nearest paper's similarity, that minus its tenth's, and whether a paper
+    holds one of its words: what the rule may judge by."""
+    from papers.search import PAPERS, paper_search_query
+    from wovepaper.lib.embeddings import query_vector
+    from wovepaper.lib.search import vector_backend_for
+
+    backend = vector_backend_for(PAPERS)
+    out = []
+    for text in texts:
+        _, distances = backend.nearest(query_vector(backend.encoder, text), 10)
+        similarity = 1.0 - distances.astype(float)
+        known = backend.words_known(paper_search_query(text))
+        out.append((float(similarity[0]), float(similarity[0] - similarity[-1]), known))
+    return out
+
+
+def _right_similarity(queries: list[tuple[int, str]]) -> list[float]:
+    """Each query's cosine similarity to its own paper."""
+    from papers.search import PAPERS
+    from wovepaper.lib.embeddings import query_vector
+    from wovepaper.lib.search import vector_backend_for
+
+    backend = vector_backend_for(PAPERS)
+    ids, rows = backend.source.vectors([pk for pk, _ in queries], backend.encoder.name)
+    row = dict(zip(ids, rows, strict=True))
+    return [
+        float(query_vector(backend.encoder, text) @ row[pk]) for pk, text in queries if pk in row
+    ]
+
+
+def _choose(meaningful: list[tuple], meaningless: list[tuple], feature: int) -> tuple:
+    """The middle of the widest run of grid thresholds at which no meaningless query of the
+    tuning half passes (words known and feature at least the threshold) and the most
+    meaningful ones do; with that share."""
+    grid = THRESHOLDS if feature == 0 else tuple(round(0.01 * i, 2) for i in range(31))
+    best: list[float] = []
+    best_share = -1.0
+    for value in grid:
+        if any(known and f[feature] >= value for *f, known in meaningless):
+            continue
+        share = statistics.mean(known and f[feature] >= value for *f, known in meaningful)
+        if share > best_share:
+            best, best_share = [value], share
+        elif share == best_share:
+            best.append(value)
+    return (best[len(best) // 2] if best else None), best_share
+
+
+CHAT_SOURCES = (5, 6, 8)
+CHAT_KEYWORDS = (8, 12, 16)
+CHAT_TARGET = 0.85
+
+
+def _chat_rate(answers, queries: list[tuple[int, str]], wrapped: bool) -> tuple[float, float]:
+    """The share of questions whose paper is among chat's sources, and among the quoted
+    answer's citations (no model)."""
+    sourced = cited = 0
+    for pk, text in queries:
+        question = _question(text) if wrapped else text
+        sources = answers.retrieve(question)
+        sourced += any(s.paper.pk == pk for s in sources)
+        quoted = {s.number for _, s in answers.quotes(question, sources)}
+        cited += any(s.paper.pk == pk and s.number in quoted for s in sources)
+    return sourced / len(queries), cited / len(queries)
+
+
+def _choose_chat(answers, rule: dict, tuning: list[list[tuple[int, str]]]) -> tuple:
+    """(worst share, sources, words) of the best chat setting on the tuning halves."""
+    from django.test import override_settings
+
+    best_chat = (-1.0, 0, 0)
+    with override_settings(**rule):
+        for sources_max in CHAT_SOURCES:
+            for keywords_max in CHAT_KEYWORDS:
+                answers.SOURCES_MAX, answers.KEYWORDS_MAX = sources_max, keywords_max
+                shares = [
+                    _chat_rate(answers, queries, wrapped)[0]
+                    for queries, wrapped in zip(tuning, (True, False), strict=True)
+                ]
+                print(
+                    f"  chat with {sources_max} sources, {keywords_max} words, tuning halves: "
+                    f"{shares[0]:.3f}, {shares[1]:.3f}"
+                )
+                if min(shares) > best_chat[0]:
+                    best_chat = (min(shares), sources_max, keywords_max)
+    return best_chat
+
+
+def _evidence_report(split: dict, chat_sets: list[str], nonsense_report: list[str]) -> None:
+    """The report halves' figures under the settings in force."""
+    from chat import answers
+    from papers.search import paper_search
+
+    for name, (_, report) in split.items():
+        line = []
+        for mode in ("hybrid", "semantic"):
+            ranks = []
+            for pk, text in report:
+                page = paper_search(text, mode=mode, limit=10)
+                found = [p.pk for p in [*page.items, *page.related][:10]]
+                ranks.append(found.index(pk) + 1 if pk in found else None)
+            recall, mrr = _recall_mrr(ranks)
+            line.append(f"{mode} recall@10 {recall:.3f} MRR@10 {mrr:.3f}")
+        print(f"  {name}, {len(report)}: " + "; ".join(line))
+    for name in chat_sets:
+        report = split[name][1]
+        chosen_chat = (answers.SOURCES_MAX, answers.KEYWORDS_MAX)
+        for count, words in sorted({(5, 8), chosen_chat}):
+            answers.SOURCES_MAX, answers.KEYWORDS_MAX = count, words
+            sourced, cited = _chat_rate(answers, report, name.startswith("paraphrases"))
+            print(
+                f"  chat ({count} sources, {words} words), {name}, {len(report)}: right "
+                f"paper among the sources {sourced:.3f}, among the quoted answer's "
+                f"citations {cited:.3f}"
+            )
+        answers.SOURCES_MAX, answers.KEYWORDS_MAX = chosen_chat
+    anything = []
+    for text in nonsense_report:
+        hybrid = paper_search(text, mode="hybrid", limit=10)
+        semantic = paper_search(text, mode="semantic", limit=10)
+        # Chat's sources other than papers with the words (those are word matches).
+        asked = " ".join(answers.keywords(text))
+        with_words = {p.pk for p in paper_search(asked, mode="keyword", limit=50).items}
+        by_meaning = [s for s in answers.retrieve(text) if s.paper.pk not in with_words]
+        anything.append(bool(hybrid.related or semantic.items or by_meaning))
+    print(
+        f"  meaningless queries ({len(nonsense_report)}) answered with anything related "
+        f"by meaning (hybrid's related, semantic's, chat's sources without the words): "
+        f"{statistics.mean(anything):.3f}"
+        + (
+            " (" + ", ".join(t for t, a in zip(nonsense_report, anything, strict=True) if a) + ")"
+            if any(anything)
+            else ""
+        )
+    )
+
+
+def evidence(args) -> None:
+    _sample_site(args.vectors)
+    from django.test import override_settings
+
+    from chat import answers
+    from papers.models import Paper
+
+    pk_of = dict(Paper.objects.values_list("arxiv_id", "pk"))
+    count, lexical = _known_item_sets(args.queries)
+    named = {
+        "paraphrases of titles (206)": [(pk_of[a], q) for a, q in paraphrases()],
+        "reader questions (216)": [(pk_of[a], q) for a, q in _tsv(QUESTIONS)],
+        **{
+            f"{name} ({len(queries)})": queries
+            for name, queries in lexical.items()
+            if not name.startswith("hand-written")
+        },
+    }
+    split = {name: _halves(queries) for name, queries in named.items()}
+    nonsense_tune, nonsense_report = _halves(list(MEANINGLESS))
+    print(f"{count} papers, split seed {EVIDENCE_SPLIT_SEED}, {load()}")
+
+    # Choose, on the tuning halves of the two hand-written sets and of the meaningless queries.
+    tune_texts = [q for name in list(named)[:2] for _, q in split[name][0]]
+    meaningful = _best_and_known(tune_texts)
+    meaningless = _best_and_known(nonsense_tune)
+    print(f"tuning: {len(meaningful)} hand-written queries, {len(meaningless)} meaningless")
+    for text, (best, gap, known) in zip(nonsense_tune, meaningless, strict=True):
+        print(f"  {text!r}: nearest {best:.3f}, gap to 10th {gap:.3f}, words known {known}")
+    low = min(f[0] for f in meaningful)
+    p1 = percentile([f[0] for f in meaningful], 0.01)
+    print(f"  hand-written: nearest p1 {p1:.3f}, min {low:.3f}")
+    chosen = {}
+    for feature, label in ((0, "nearest paper's similarity"), (1, "gap to the 10th")):
+        value, share = _choose(meaningful, meaningless, feature)
+        chosen[label] = value
+        print(f"  rule on {label}: threshold {value}, hand-written kept {share:.3f}")
+    threshold = chosen["nearest paper's similarity"]
+    print(f"chosen: words known and nearest paper's similarity >= {threshold}")
+    # A floor per paper, for a query that passes: the right paper of every tuning query is
+    # above it with a margin of 0.05 (a filtered page of a query that means something here
+    # must not list papers no closer to it than chance: a random pair's median is 0.06).
+    right = _right_similarity([pq for name in list(named)[:2] for pq in split[name][0]])
+    per_paper = math.floor((min(right) - 0.05) * 20) / 20
+    print(
+        f"  right paper's similarity on the tuning halves: min {min(right):.3f}, "
+        f"p5 {percentile(right, 0.05):.3f}; chosen floor per paper {per_paper:.2f}"
+    )
+    # How many sources chat takes and how many of the question's content words it searches
+    # for, chosen on the tuning halves under the rule: the best share of the worse of the two
+    # hand-written sets (ties: fewer sources, then fewer words).
+    rule = {
+        "SEARCH_MEANING_EVIDENCE": True,
+        "SEARCH_MEANING_THRESHOLD": threshold,
+        "SEARCH_SIMILARITY_FLOOR": per_paper,
+    }
+    best_chat = _choose_chat(answers, rule, [split[name][0] for name in list(named)[:2]])
+    _, answers.SOURCES_MAX, answers.KEYWORDS_MAX = best_chat
+    print(f"chosen: chat takes {answers.SOURCES_MAX} sources, {answers.KEYWORDS_MAX} words")
+
+    configurations = (
+        (
+            "floor 0.45 (before #43)",
+            {"SEARCH_MEANING_EVIDENCE": False, "SEARCH_SIMILARITY_FLOOR": 0.45},
+        ),
+        ("no floor", {"SEARCH_MEANING_EVIDENCE": False, "SEARCH_SIMILARITY_FLOOR": 0.0}),
+        (f"the rule ({threshold}, floor per paper {per_paper:.2f})", rule),
+    )
+    print("report halves:")
+    for label, values in configurations:
+        print(f"{label}:")
+        with override_settings(**values):
+            _evidence_report(split, list(named)[:2], nonsense_report)
+    print(load())
+
+
+def evidence_latency(args) -> None:
+    """What the rule adds to a query, beside bare tantivy in the same run: the vocabulary
+    probe alone, and the hybrid first page with the rule and with the floor of before."""
+    os.environ["SEARCH_ENGINE"] = "tantivy"
+    _sample_site(args.vectors)
+    from django.core.management import call_command
+    from django.test import override_settings
+
+    from papers.search import PAPERS, paper_search_backend, paper_search_query
+    from wovepaper.lib.search import vector_backend_for
+
+    call_command("rebuild_search_index", "papers", verbosity=0)
+    texts = [q for _, q in _tsv(QUESTIONS)] + [q for _, q in paraphrases()] + list(MEANINGLESS)
+    keyword = paper_search_backend("keyword")
+    hybrid = paper_search_backend("hybrid")
+    vectors = vector_backend_for(PAPERS)
+    before = {"SEARCH_MEANING_EVIDENCE": False, "SEARCH_SIMILARITY_FLOOR": 0.45}
+    times: dict[str, list[float]] = {"bare tantivy": [], "probe": [], "rule": [], "before": []}
+
+    def timed(name: str, call) -> None:
+        started = time.perf_counter()
+        call()
+        times[name].append((time.perf_counter() - started) * 1000)
+
+    for text in texts:  # warm every path, and keep each query's vector (embedding not timed)
+        hybrid.search(paper_search_query(text))
+    for _ in range(args.repeat):
+        for text in texts:
+            query = paper_search_query(text)
+            timed("bare tantivy", lambda q=query: keyword.search(q))
+            timed("probe", lambda q=query: vectors.words_known(q))
+            timed("rule", lambda q=query: hybrid.search(q))
+            with override_settings(**before):
+                timed("before", lambda q=query: hybrid.search(q))
+    print(
+        f"{PAPERS.count():,} papers (tantivy, usearch), {len(texts)} queries x {args.repeat}, "
+        f"query vectors kept, {load()}"
+    )
+    for name, values in times.items():
+        print(
+            f"  {name:>12}: p50 {percentile(values, 0.5):.2f} ms, "
+            f"p95 {percentile(values, 0.95):.2f} ms"
+        )
+
+
 def _question(text: str) -> str:
     return f"What is known about {text[0].lower()}{text[1:]}?"
 
@@ -1396,11 +1727,17 @@ def main() -> None:
         command.add_argument("--vectors", type=Path, default=DEMO_VECTORS)
     command = commands.add_parser("floor")
     command.add_argument("--vectors", type=Path, default=DEMO_VECTORS)
+    command = commands.add_parser("evidence-latency")
+    command.add_argument("--vectors", type=Path, default=DEMO_VECTORS)
+    command.add_argument("--repeat", type=int, default=3)
+    command = commands.add_parser("evidence")
+    command.add_argument("--vectors", type=Path, default=DEMO_VECTORS)
+    command.add_argument("--queries", type=int, default=300)
     command = commands.add_parser("latency")
     command.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     # known-item, fusion and chat set up their own database first.
-    if args.command not in ("known-item", "fusion", "chat"):
+    if args.command not in ("known-item", "fusion", "chat", "evidence", "evidence-latency"):
         import django
 
         django.setup()
@@ -1415,6 +1752,8 @@ def main() -> None:
         "fusion": fusion,
         "chat": chat,
         "floor": floor,
+        "evidence": evidence,
+        "evidence-latency": evidence_latency,
         "latency": latency,
     }
     commands_by_name[args.command](args)

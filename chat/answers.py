@@ -3,9 +3,9 @@ papers it uses, streamed as it is made.
 
 - Retrieval: the question's content words go once to the paper search the search page uses
   (`papers.search.paper_search`, hybrid: words and meaning, whichever engine is configured):
-  its papers that contain the words, then those related by meaning, above the same
-  similarity floor as the search page's (settings.SEARCH_SIMILARITY_FLOOR); nothing else is a
-  source. Until any paper is embedded there is no similarity to judge by: the papers that
+  its papers that contain the words, then those related by meaning, by the same rule as the
+  search page's (wovepaper.lib.search.evidence); nothing else is a source. Until any paper is
+  embedded there is no similarity to judge by: the papers that
   contain half of the words stand in. A conversation opened from a paper page is about that
   paper; from a researcher page, about their papers (those with half of the words).
 - With a model (wovepaper.lib.llm), it gets the papers as numbered sources inside <sources>
@@ -41,7 +41,11 @@ QUOTING_NOTE = (
     "No language model is configured here, so this answer quotes the papers' abstracts "
     "word for word; it does not summarise them."
 )
-SOURCES_MAX = 5
+# How many papers an answer draws on, and how many of a question's content words are searched
+# for, chosen together on tuning halves of the hand-written paraphrases and reader questions
+# (`python benchmarks/semantic.py evidence`; README, "Chat's sources").
+SOURCES_MAX = 8
+KEYWORDS_MAX = 12
 QUOTES_MAX = 4
 QUESTION_MAX = 2000
 HISTORY_MESSAGES = 6
@@ -90,7 +94,7 @@ def keywords(question: str) -> list[str]:
         if lowered in STOPWORDS or len(lowered) < 3 or lowered in seen:
             continue
         seen.append(lowered)
-    return seen[:8]
+    return seen[:KEYWORDS_MAX]
 
 
 def _stem(word: str) -> str:
@@ -122,9 +126,9 @@ def _scope_papers(scope: str) -> list[Paper] | None:
 
 def retrieve(question: str, scope: str = "") -> list[Source]:
     """The papers that answer the question best, numbered from 1; empty when none is relevant:
-    none contains the question's content words and none is related to them by meaning (above
-    the similarity floor, as on the search page; before anything is embedded, none contains
-    half of the words).
+    none contains the question's content words and none is related to them by meaning (the
+    search page's rule, wovepaper.lib.search.evidence; before anything is embedded, none
+    contains half of the words).
 
     One paper search, hybrid as the search page's (so one embedding of the question): the
     papers with every word in its order, then those related by meaning in theirs. Ranking
@@ -192,7 +196,15 @@ def quotes(question: str, sources: list[Source]) -> list[tuple[str, Source]]:
                 openings.append((position, source.number, sentence, source))
     if scored:
         scored.sort(key=lambda item: item[:3])
-        return [(sentence, source) for *_, sentence, source in scored[:QUOTES_MAX]]
+        picked = [(sentence, source) for *_, sentence, source in scored[:QUOTES_MAX]]
+        first = sources[0]
+        if all(source is not first for _, source in picked):
+            # The first source (search's best, or the conversation's subject) is always
+            # quoted: sentences of others that repeat the question's words outscored it.
+            own = [(s, src) for *_, s, src in scored if src is first]
+            own = own or [(s, src) for _, n, s, src in sorted(openings) if src is first]
+            picked = [*picked[: QUOTES_MAX - 1], own[0]] if own else picked
+        return picked
     openings.sort(key=lambda item: item[:2])
     return [(sentence, source) for *_, sentence, source in openings[:QUOTES_MAX]]
 

@@ -21,7 +21,6 @@ from wovepaper.lib.search.highlight import QueryWords
 
 @pytest.fixture
 def embedded_sample(transactional_db, sample_path, settings):
-    settings.SEARCH_SIMILARITY_FLOOR = 0.45
     snapshot_import(sample_path)
     assert embeddings_load(settings.DEMO_EMBEDDINGS) > 3000
     backend_for(PAPERS, "semantic").rebuild()
@@ -45,12 +44,13 @@ def test_search_says_what_it_found_at_desktop_and_phone_widths(
         page.set_default_timeout(20_000)
 
         # Six papers of the sample contain "spreadsheet" (hybrid search said "More than 100
-        # papers matching"), and no other is as close to it in meaning as the floor.
+        # papers matching"); a real word, so the papers nearest to it in meaning follow (#43).
         assert page.goto(f"{live_server.url}/search?q=spreadsheet").status == 200
         _no_overflow(page)
         assert page.locator("#res-h").inner_text() == "6 papers contain the word “spreadsheet”"
-        items = page.locator("#results li.paper-item")
-        assert items.count() == 6 and page.locator("#related-h").count() == 0
+        items = page.locator("#res-h ~ ol.paper-list").first.locator("li.paper-item")
+        assert items.count() == 6 and page.locator("#related-h").count() == 1
+        assert page.locator("#related-h ~ ol.paper-list li.paper-item").count() > 0
         # Each shows the passage with the word, marked.
         for item in items.all():
             marks = item.locator(".abstract-snippet mark").all_inner_texts()
@@ -76,6 +76,22 @@ def test_search_says_what_it_found_at_desktop_and_phone_widths(
         page.evaluate("() => document.querySelector('#related-h').scrollIntoView()")
         page.evaluate("() => scrollBy(0, -300)")
         page.screenshot(path=str(ARTIFACTS / f"search-related-{width}.png"))
+
+        # A question about a paper of the sample in other words than its own, sorted by date:
+        # the sort orders what was found, it keeps it (#43).
+        question = "why might the timing of ice ages be impossible to forecast"
+        for sort in ("relevance", "newest"):
+            assert page.goto(f"{live_server.url}/search?q={question}&sort={sort}").status == 200
+            related = page.locator("#related-h ~ ol.paper-list li.paper-item h3")
+            assert related.count() >= 10, sort
+            assert any("ice ages" in t for t in related.all_inner_texts()), sort
+
+        # Errands and another field's words mean nothing here: the empty state, as for
+        # made-up words.
+        for query in ("cheap flights to paris", "tort liability in contract law"):
+            assert page.goto(f"{live_server.url}/search?q={query}").status == 200
+            assert page.locator("#related-h").count() == 0, query
+            assert page.locator("#results li.paper-item").count() == 0, query
 
         # Words that nothing contains and nothing means: an empty state with real suggestions.
         assert page.goto(f"{live_server.url}/search?q=zzzqqqxx").status == 200

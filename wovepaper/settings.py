@@ -629,13 +629,20 @@ if VECTOR_ENGINE != "exact":
 # The default is all-MiniLM-L6-v2 on ONNX Runtime with int8 matrix products: 1.19x torch's
 # papers per CPU-second at the same known-item recall and category agreement (docs/performance.md).
 EMBEDDING_ENCODER = env("EMBEDDING_ENCODER", "wovepaper.lib.embeddings.MiniLMOnnxInt8Encoder")
-# Below this cosine similarity to a query a paper is not "related by meaning" (search's second
-# part, semantic mode, chat's sources). It belongs to the encoder: measured for the default one
-# (`python benchmarks/semantic.py floor`: 0.45 keeps 89.8% of hand-written paraphrases' papers
-# and no query that means nothing here); another EMBEDDING_ENCODER needs its own measurement.
-SEARCH_SIMILARITY_FLOOR = float(env("SEARCH_SIMILARITY_FLOOR", "0.45"))
-# "Papers like your list" (accounts.library.recommendations) come from papers this many days old
-# at most.
+# Whether a query means anything here (search's second part, semantic mode, chat's sources,
+# alerts) is decided for the query as a whole (wovepaper.lib.search.evidence): some paper holds
+# one of its words, and its nearest paper's cosine similarity is at least
+# SEARCH_MEANING_THRESHOLD. It belongs to the encoder: measured for the default one on a tuning
+# half of hand-written paraphrases, reader questions and meaningless queries, reported on the
+# other half (`python benchmarks/semantic.py evidence`); another EMBEDDING_ENCODER needs its own.
+SEARCH_MEANING_EVIDENCE = env_bool("SEARCH_MEANING_EVIDENCE", True)
+SEARCH_MEANING_THRESHOLD = float(env("SEARCH_MEANING_THRESHOLD", "0.37"))
+# Below this cosine similarity a paper is not "related by meaning" even to a query that passes
+# the rule above (a filtered page must not list papers no nearer than chance). 0.15 since #43,
+# 0.05 under the lowest similarity of a tuning query to its own paper (0.228); the floor of 0.45
+# per paper before it cut the right paper for a quarter of questions written independently.
+SEARCH_SIMILARITY_FLOOR = float(env("SEARCH_SIMILARITY_FLOOR", "0.15"))
+# "Papers like your list" (accounts.library.recommendations) come from papers this many days old at most.
 RECOMMENDATION_DAYS = env_int("RECOMMENDATION_DAYS", 30)
 # Where the ONNX encoders keep the model's ONNX export, made from the bundled weights on first
 # use (seconds; nothing is downloaded).

@@ -27,7 +27,6 @@ from wovepaper.lib.pagecache import cache_public_page
 from wovepaper.lib.paging import page_number, search_window, window
 from wovepaper.lib.request_types import HtmxHttpRequest
 from wovepaper.lib.search.base import parse_text
-from wovepaper.lib.search.vectors import similarity_floor
 
 from .forms import MODES, SORTS, TABS, SearchForm
 from .selectors import site_figures
@@ -116,7 +115,6 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         "papers": found.items if wanted.tab == "papers" else [],
         "related": found.related if wanted.tab == "papers" else [],
         "related_limit": related_shown(len(found.items), PER_PAGE),
-        "similarity_floor": similarity_floor(),
         "query_words": len(words),
         # An empty page's suggestion of fewer words: each word alone.
         "suggested_words": words if len(words) > 1 else [],

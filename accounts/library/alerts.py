@@ -6,9 +6,10 @@ range of one index), so they cost the same few queries whether a reader has one 
 SAVED_SEARCH_MAX.
 
 A search runs through the paper search the site's search page uses (`papers.search`), mode for
-mode: by words, a paper contains them; by meaning, the vector backends stop at the similarity
-floor (SEARCH_SIMILARITY_FLOOR), so a meaning search alerts only on papers above it; hybrid
-alerts on both, as its page lists both ("Related by meaning" is above the floor too).
+mode: by words, a paper contains them; by meaning, the vector backends answer only a query that
+means something here (wovepaper.lib.search.evidence) and stop at the floor per paper
+(SEARCH_SIMILARITY_FLOOR), so a meaning search alerts only on papers near it; hybrid alerts on
+both, as its page lists both.
 """
 
 from __future__ import annotations

@@ -373,7 +373,7 @@ class PaperSearchResultSerializer(PaperSerializer):
     match = serializers.SerializerMethodField(
         help_text="`words`: the title, abstract or byline contains every word of `q` (what `count` "
         "counts); `meaning`: it does not, or was not asked to (`mode=semantic`), but is close "
-        "to `q` in meaning, at a similarity of at least the site's floor."
+        "to `q` in meaning (a query that means nothing here has none)."
     )
     similarity = serializers.SerializerMethodField(
         help_text="Cosine similarity between the embeddings of `q` and of the paper's title "

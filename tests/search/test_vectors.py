@@ -44,6 +44,7 @@ def vector_engine(request, settings, paper_factory):
     the similarity floor off (these are about ranking: the floor has tests of its own)."""
     settings.VECTOR_ENGINE = request.param
     settings.SEARCH_SIMILARITY_FLOOR = -1.0
+    settings.SEARCH_MEANING_EVIDENCE = False
     settings.VECTOR_DATABASE = "vectors"
     reset_backends()
     return _five_embedded_papers(paper_factory)

@@ -17,16 +17,18 @@ Engines (settings.SEARCH_ENGINE):
   documents and mappings.
 
 Vectors and hybrid ranking plug in here. A vector backend is one more `SearchBackend`: it
-embeds `query.text`, applies the same filters and returns ids in order of similarity, down to
-the similarity floor (settings.SEARCH_SIMILARITY_FLOOR: below it nothing is related). Fusion
+embeds `query.text`, applies the same filters and returns ids in order of similarity when the
+query means anything here (evidence.py: its words in the vocabulary, its nearest document
+close enough), down to a floor per document (settings.SEARCH_SIMILARITY_FLOOR). Fusion
 belongs in one place, a `HybridBackend(keyword, vector)` that is itself a `SearchBackend`:
 for `sort == "relevance"` it asks both for their first 100 ids, scores each id by reciprocal
 rank fusion, sum of weight / (k + rank) over the lists it is in (k and the weights:
 hybrid.py), and answers in two parts: the documents that contain the words (the keyword
 total and its flags; the first 100 in fused order, the rest in keyword order), and on the
-first page `related`, those above the floor that do not. For the date and citation sorts it
-defers to the keyword backend, whose order is exact. The selectors and views do not change:
-they ask `backend_for(collection)` for a backend.
+first page `related`, those near in meaning that do not. For the date and citation sorts the
+documents with the words come in the keyword backend's exact order, and the first page's
+`related` are the relevance page's (a sort orders what was found, it does not change it). The
+selectors and views do not change: they ask `backend_for(collection)` for a backend.
 """
 
 from __future__ import annotations

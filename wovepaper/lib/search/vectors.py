@@ -30,7 +30,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from django.db import transaction
 
 from ..embeddings import TextEncoder, query_vector, text_encoder
 from .base import Collection, Range, SearchBackend, SearchPage, SearchQuery, Term
+from .evidence import means_something_here
 
 logger = logging.getLogger(__name__)
 
@@ -111,9 +112,10 @@ def vectors_written(collection: str, model: str) -> None:
 
 
 def similarity_floor() -> float:
-    """The cosine similarity below which a document is not related to a query by meaning
-    (settings.SEARCH_SIMILARITY_FLOOR, measured for the encoder: benchmarks/semantic.py floor)."""
-    return float(getattr(settings, "SEARCH_SIMILARITY_FLOOR", 0.45))
+    """The cosine similarity below which a document is not related to a query by meaning,
+    whatever the query (settings.SEARCH_SIMILARITY_FLOOR, 0.15: no nearer than chance; whether
+    a query has anything related is decided for the query as a whole, evidence.py)."""
+    return float(getattr(settings, "SEARCH_SIMILARITY_FLOOR", 0.15))
 
 
 def _slug(text: str) -> str:
@@ -161,6 +163,9 @@ class VectorBackend(SearchBackend):
         super().__init__(collection)
         self.source = source
         self._encoder = encoder
+        # Whether any document holds one of a query's words (a keyword search), for the rule
+        # of evidence.py; the registry sets it.
+        self.vocabulary: Callable[[SearchQuery], bool] | None = None
 
     @property
     def encoder(self) -> TextEncoder:
@@ -220,8 +225,14 @@ class VectorBackend(SearchBackend):
         exact_end = not query.filters and query.sort == "relevance"
         ids, distances = self.nearest(vector, size + 1 if exact_end else size)
         similarity = dict(zip(ids, 1.0 - distances.astype(float), strict=True))
-        # Every document is somewhat similar to any text: below the floor nothing is related
-        # (nearest first, so what is kept is a prefix).
+        # Every document is somewhat similar to any text: whether the query means anything
+        # here is judged once, on its nearest document and its words (evidence.py).
+        if ids and not means_something_here(
+            float(similarity[ids[0]]), lambda: self.words_known(query)
+        ):
+            ids = []
+        # Below the floor per document (none by default) nothing is related (nearest first,
+        # so what is kept is a prefix).
         floor = similarity_floor()
         ids = [i for i in ids if similarity[i] >= floor]
         pool_full = len(ids) > size if exact_end else len(ids) >= size
@@ -239,6 +250,18 @@ class VectorBackend(SearchBackend):
             by_meaning=True,
             scores=scores,
         )
+
+    def words_known(self, query: SearchQuery) -> bool:
+        """Whether any document of the collection holds one of the query's words, whatever
+        the filters: `vocabulary` (the collection's keyword engine, set by the registry) asked
+        for its first match of any word, uncounted. Without one, the words are taken as known
+        and the similarity alone decides."""
+        if self.vocabulary is None:
+            return True
+        probe = replace(
+            query, filters=(), sort="relevance", any_word=True, offset=0, limit=1, counted=False
+        )
+        return self.vocabulary(probe)
 
     def _filtered_and_sorted(self, ids: list[int], query: SearchQuery) -> list[int]:
         documents = {d["id"]: d for d in self.collection.documents(ids)}
