@@ -108,6 +108,7 @@ def chat_ask(request: AuthenticatedHttpRequest) -> HttpResponse:
             {
                 "conversation": conversation.pk,
                 "conversation_url": conversation.get_absolute_url(),
+                "conversation_title": conversation.title,
                 "answer": answer.pk,
                 "stream_url": f"/chat/answers/{answer.pk}/stream",
                 "answer_url": f"/chat/answers/{answer.pk}",

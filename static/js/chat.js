@@ -36,6 +36,29 @@
     }
   }
 
+  // A new conversation, on the chat page: it gets its own address and its place at the top of
+  // the list of conversations at once, as a reload would show it (the dock on other pages
+  // stays where it is).
+  function announce(data) {
+    var list = document.querySelector("[data-chat-list]");
+    if (!list) return;
+    if (window.history && history.pushState && location.pathname !== data.conversation_url) {
+      history.pushState({ conversation: data.conversation }, "", data.conversation_url);
+    }
+    var none = list.querySelector("[data-chat-none]");
+    if (none) none.remove();
+    list.querySelectorAll("[aria-current]").forEach(function (link) {
+      link.removeAttribute("aria-current");
+    });
+    var li = document.createElement("li");
+    var link = document.createElement("a");
+    link.href = data.conversation_url;
+    link.textContent = data.conversation_title;
+    link.setAttribute("aria-current", "page");
+    li.appendChild(link);
+    list.insertBefore(li, list.firstChild);
+  }
+
   async function ask(form) {
     var thread = form.parentElement.querySelector("[data-chat-thread]");
     var field = form.querySelector("textarea[name=question]");
@@ -56,7 +79,9 @@
         showError(form, data.error || "The question could not be sent.");
         return;
       }
-      form.querySelector("input[name=conversation]").value = data.conversation;
+      var current = form.querySelector("input[name=conversation]");
+      if (!current.value) announce(data);
+      current.value = data.conversation;
       field.value = "";
       thread.appendChild(item("user", question));
       var answer = item("assistant", "");

@@ -666,3 +666,83 @@ def test_cited_papers_get_save_slots_filled_from_the_readers_state(
     assert page.count(f'id="save-{walk.pk}"') == 1
     assert f'id="save-{papers["0705.0044"].pk}"' not in page
     assert 'id="reader-state" hidden data-saves-only' in page and "js/reader.js" in page
+
+
+# Papers about planets larger than 1.4 Earth radii that are not the conversation's paper: a
+# follow-up asked alone finds them first (every word of it is theirs).
+LARGER_PLANETS = (
+    (
+        "Planets larger than Earth around Sun-like stars",
+        "Who wrote the census? We find that planets larger than 1.4 Earth radii around "
+        "Sun-like stars are mostly rocky cores with thick envelopes.",
+    ),
+    (
+        "Radii of transiting planets larger than Earth",
+        "We find that planets larger than 1.4 Earth radii in the Kepler field are rarely "
+        "rocky; who wrote the earlier estimates is discussed.",
+    ),
+    (
+        "Atmospheres of planets larger than Earth",
+        "Planets larger than 1.4 Earth radii keep hydrogen atmospheres, we find; those who "
+        "wrote models of their escape disagreed.",
+    ),
+    (
+        "Hot planets larger than Earth lose their envelopes",
+        "We find that close-in planets larger than 1.4 Earth radii are stripped; the authors "
+        "who wrote the first models are cited.",
+    ),
+    (
+        "Masses of planets larger than Earth from radial velocities",
+        "We find the masses of planets larger than 1.4 Earth radii; the teams who wrote the "
+        "velocity pipelines agree.",
+    ),
+    (
+        "Interiors of planets larger than Earth",
+        "We find that planets larger than 1.4 Earth radii have iron cores; who wrote the "
+        "equations of state matters.",
+    ),
+    (
+        "Tides on planets larger than Earth",
+        "We find that tides heat planets larger than 1.4 Earth radii; who wrote the tidal "
+        "theory first is recalled.",
+    ),
+    (
+        "Magnetic fields of planets larger than Earth",
+        "We find dynamos in planets larger than 1.4 Earth radii; the groups who wrote the "
+        "dynamo codes compare them.",
+    ),
+    (
+        "Formation of planets larger than Earth",
+        "We find that planets larger than 1.4 Earth radii form beyond the snow line; who wrote "
+        "the pebble models is noted.",
+    ),
+)
+FOLLOW_UP = "Who wrote it, and what did they find about planets larger than 1.4 Earth radii?"
+
+
+def test_a_follow_up_is_retrieved_with_the_conversations_context(
+    client, reader, red_dwarf_papers, paper_factory, no_model
+):
+    """#43: the follow-up alone finds nine other papers on planets that size; asked in the
+    conversation, it cites the paper the conversation is about."""
+    from papers.search import PAPERS
+    from papers.search.embedding_stage import embed_papers
+    from wovepaper.lib.search import backend_for
+
+    others = [
+        paper_factory(title=t, abstract=a, categories=["astro-ph.EP"]) for t, a in LARGER_PLANETS
+    ]
+    embed_papers([p.pk for p in others], feed_index=False)
+    backend_for(PAPERS, "semantic").rebuild()
+    m_dwarfs = red_dwarf_papers[0]
+    alone = [s.paper for s in answers.retrieve(FOLLOW_UP)]
+    assert m_dwarfs not in alone
+    first = ask(client, RED_DWARF_QUESTION)
+    streamed(client, first["stream_url"])
+    cited = ChatMessage.objects.get(pk=first["answer"]).citations
+    assert cited[0]["arxiv_id"] == m_dwarfs.arxiv_id
+    follow_up = ask(client, FOLLOW_UP, conversation=first["conversation"])
+    assert follow_up["conversation"] == first["conversation"]
+    streamed(client, follow_up["stream_url"])
+    again = ChatMessage.objects.get(pk=follow_up["answer"]).citations
+    assert m_dwarfs.arxiv_id in [c["arxiv_id"] for c in again]

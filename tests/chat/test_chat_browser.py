@@ -101,3 +101,39 @@ def test_a_cited_paper_is_saved_from_the_chat_answer(
     violations += csp_violations(page)
     page.context.close()
     assert violations == [] and errors == []
+
+
+def test_a_new_conversation_gets_its_address_and_its_place_in_the_list_at_once(
+    live_server, browser, paper_factory, settings
+):
+    """#43: the conversation appeared in the sidebar and got its URL only after a reload. Now
+    the page's script gives it both as soon as the question is asked; a follow-up stays in it,
+    and the address is the conversation's page, which a reload shows the same."""
+    paper = _quoted_walk_paper(paper_factory, settings)
+    reader = _signed_in_reader("sidebar")
+    page, errors = signed_in_browser_page(browser, live_server, reader)
+    page.goto(live_server.url + "/chat")
+    assert page.inner_text(".chat-list ul") == "None yet."
+    page.fill("#chat-q", "What do these solutions reveal?")
+    page.click(".chat-form button[type=submit]")
+    page.wait_for_selector(".chat-thread .chat-citations a")
+    conversation = Conversation.objects.get(user=reader)
+    assert page.url == live_server.url + conversation.get_absolute_url()
+    current = page.locator(".chat-list a[aria-current=page]")
+    assert current.count() == 1 and current.inner_text() == conversation.title
+    assert current.get_attribute("href") == conversation.get_absolute_url()
+    assert "None yet." not in page.inner_text(".chat-list")
+    # A follow-up is asked in the same conversation: no second entry, the same address.
+    page.fill("#chat-q", "And what symmetry features do they have?")
+    page.click(".chat-form button[type=submit]")
+    page.wait_for_selector(".chat-thread > li:nth-child(4).chat-assistant:not([aria-busy])")
+    assert Conversation.objects.filter(user=reader).count() == 1
+    assert page.locator(".chat-list li").count() == 1
+    assert page.url == live_server.url + conversation.get_absolute_url()
+    page.reload()
+    assert page.locator(".chat-thread .chat-user").count() == 2
+    assert page.locator(".chat-list a[aria-current=page]").inner_text() == conversation.title
+    assert paper.get_absolute_url() in page.content()
+    violations = csp_violations(page)
+    page.context.close()
+    assert violations == [] and errors == []
