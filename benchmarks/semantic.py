@@ -1560,6 +1560,7 @@ def latency(args) -> None:
     classes = {
         "every word": LATENCY_QUERIES,
         "other words": [text for _, text in paraphrases()],
+        "reader questions": [text for _, text in _tsv(QUESTIONS)],
     }
     modes = ("keyword", "semantic", "hybrid")
     for texts in classes.values():
@@ -1581,7 +1582,14 @@ def latency(args) -> None:
     times: dict[str, dict[str, list[float]]] = {
         name: {
             mode: []
-            for mode in (*modes, "hybrid asked before", "any word", "any word before", "embedding")
+            for mode in (
+                *modes,
+                "hybrid asked before",
+                "any word",
+                "any word before",
+                "vocabulary probe",
+                "embedding",
+            )
         }
         for name in classes
     }
@@ -1614,6 +1622,10 @@ def latency(args) -> None:
                 # The reference: the same call as it was before it was bounded (every word
                 # of the query, every match counted), side by side.
                 timed(name, "any word before", lambda q=relaxed: _any_word_before(keyword, q))
+                # What the rule of #43 adds (wovepaper.lib.search.evidence): whether any paper
+                # holds one of the words, the first match alone, uncounted.
+                probe = replace(paper_search_query(text, limit=1), any_word=True, counted=False)
+                timed(name, "vocabulary probe", lambda q=probe: keyword.search(q))
                 timed(name, "embedding", lambda t=text: encoder.encode([t]))
     _latency_report(classes, fallback, times, cpu)
     print(f"load average at the end: {load()}")
