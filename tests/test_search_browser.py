@@ -11,9 +11,10 @@ import re
 import pytest
 
 from papers.ingest.importing import snapshot_import
-from papers.models import Paper
+from papers.models import Authorship, Paper
 from papers.search import PAPERS, paper_search
 from papers.search.embedding_stage import embeddings_load
+from researchers.models import Researcher
 from tests.test_pages_browser import ARTIFACTS, WIDTHS
 from wovepaper.lib.search import backend_for
 from wovepaper.lib.search.highlight import QueryWords
@@ -34,9 +35,23 @@ def _no_overflow(page) -> None:
 
 
 def test_search_says_what_it_found_at_desktop_and_phone_widths(
-    live_server, browser, embedded_sample
+    live_server, browser, embedded_sample, paper_factory
 ):
     ARTIFACTS.mkdir(exist_ok=True)
+    radford = [
+        paper_factory(
+            title="Language Models are Few-Shot Learners",
+            abstract="Scaling up language models greatly improves few-shot performance.",
+            authors=["Tom B. Brown", "Alec Radford"],
+        ).title,
+        paper_factory(
+            title="Unsupervised Representation Learning with Deep Convolutional GANs",
+            abstract="We bridge supervised and unsupervised learning with convolutional nets.",
+            authors=["Alec Radford", "Luke Metz"],
+        ).title,
+    ]
+    person = Researcher.objects.create(display_name="Alec Radford", name_key="alec radford")
+    Authorship.objects.filter(name="Alec Radford").update(researcher=person)
     containing = paper_search("dark matter halos", mode="keyword", limit=1).total
     assert 5 < containing <= 20  # one page
     for width in WIDTHS:
@@ -92,6 +107,15 @@ def test_search_says_what_it_found_at_desktop_and_phone_widths(
             assert page.goto(f"{live_server.url}/search?q={query}").status == 200
             assert page.locator("#related-h").count() == 0, query
             assert page.locator("#results li.paper-item").count() == 0, query
+
+        # A person's name: the people it names first, then the papers that print it on their
+        # byline (#43: "its words are not in any title or abstract").
+        assert page.goto(f"{live_server.url}/search?q=Radford").status == 200
+        assert page.locator("#res-h").inner_text() == "2 papers contain the word “Radford”"
+        listed = page.locator("#res-h ~ ol.paper-list").first.locator("li.paper-item h3")
+        assert set(listed.all_inner_texts()) == set(radford)
+        text = page.inner_text("main")
+        assert text.index("Alec Radford") < text.index("2 papers contain the word")
 
         # Words that nothing contains and nothing means: an empty state with real suggestions.
         assert page.goto(f"{live_server.url}/search?q=zzzqqqxx").status == 200
