@@ -137,3 +137,46 @@ def test_a_new_conversation_gets_its_address_and_its_place_in_the_list_at_once(
     violations = csp_violations(page)
     page.context.close()
     assert violations == [] and errors == []
+
+
+def test_a_follow_up_cites_the_paper_the_conversation_is_about(
+    live_server, browser, paper_factory, settings
+):
+    """#43, as a reader meets it: a question about small planets around red dwarfs, then "Who
+    wrote it, and what did they find about planets larger than 1.4 Earth radii?", while nine
+    other papers hold every word of the follow-up. The follow-up's answer cites the paper the
+    conversation is about."""
+    from papers.search import PAPERS
+    from papers.search.embedding_stage import embed_papers
+    from tests.chat.test_chat import (
+        FOLLOW_UP,
+        LARGER_PLANETS,
+        RED_DWARF_PAPERS,
+        RED_DWARF_QUESTION,
+    )
+    from wovepaper.lib.search import backend_for
+
+    settings.LLM_BASE_URL = ""
+    settings.LLM_MODEL = ""
+    made = [
+        paper_factory(title=t, abstract=a, categories=["astro-ph.EP"])
+        for t, a in (*RED_DWARF_PAPERS, *LARGER_PLANETS)
+    ]
+    embed_papers([p.pk for p in made], feed_index=False)
+    backend_for(PAPERS, "semantic").rebuild()
+    m_dwarfs = made[0]
+    reader = _signed_in_reader("followup")
+    page, errors = signed_in_browser_page(browser, live_server, reader)
+    page.goto(live_server.url + "/chat")
+    page.fill("#chat-q", RED_DWARF_QUESTION)
+    page.click(".chat-form button[type=submit]")
+    page.wait_for_selector(".chat-thread > li:nth-child(2).chat-assistant:not([aria-busy])")
+    page.fill("#chat-q", FOLLOW_UP)
+    page.click(".chat-form button[type=submit]")
+    page.wait_for_selector(".chat-thread > li:nth-child(4).chat-assistant:not([aria-busy])")
+    cited = page.locator(".chat-thread > li:nth-child(4) .chat-citations a")
+    hrefs = [cited.nth(i).get_attribute("href") for i in range(cited.count())]
+    assert m_dwarfs.get_absolute_url() in hrefs
+    violations = csp_violations(page)
+    page.context.close()
+    assert violations == [] and errors == []
