@@ -642,7 +642,8 @@ SEARCH_MEANING_THRESHOLD = float(env("SEARCH_MEANING_THRESHOLD", "0.37"))
 # 0.05 under the lowest similarity of a tuning query to its own paper (0.228); the floor of 0.45
 # per paper before it cut the right paper for a quarter of questions written independently.
 SEARCH_SIMILARITY_FLOOR = float(env("SEARCH_SIMILARITY_FLOOR", "0.15"))
-# "Papers like your list" (accounts.library.recommendations) come from papers this many days old at most.
+# "Papers like your list" (accounts.library.recommendations) come from papers this many days
+# old at most.
 RECOMMENDATION_DAYS = env_int("RECOMMENDATION_DAYS", 30)
 # Where the ONNX encoders keep the model's ONNX export, made from the bundled weights on first
 # use (seconds; nothing is downloaded).

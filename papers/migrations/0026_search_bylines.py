@@ -60,7 +60,7 @@ def _run(statements_by_vendor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("papers", "0024_paper_several_dois_idx")]
+    dependencies = [("papers", "0025_paper_record_source")]
 
     operations = [
         migrations.RunPython(
