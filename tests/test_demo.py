@@ -95,7 +95,8 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(
     assert "Live matching of the rest of the sample is skipped" in output
     assert "unreachable" not in output and "Errno" not in output
     # The recordings hold no ROR records on purpose: said as a fact, not as an HTTP failure.
-    assert "HTTP 503" not in output and "no ROR recordings" in output
+    assert "HTTP 503" not in output and "no ROR records" in output
+    assert "AlwaysEagerIgnored" not in output and "identity conflicts recorded" not in output
 
     recorded = recorded_arxiv_ids(recordings)
     assert len(recorded) == 353
@@ -110,7 +111,7 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(
     assert Paper.objects.count() == 3200 + 353
     # Every paper has its vector: from the shipped file, or embedded here if newer than it.
     assert "vectors from" in output and "demo-embeddings.npz" in output
-    assert "0 still pending" in output
+    assert "none to embed" in output
     assert PaperEmbedding.objects.count() == Paper.objects.count()
 
     live = Researcher.objects.filter(merged_into__isnull=True)

@@ -762,11 +762,20 @@ DEMO_STEPS.append(
 # cores. A paper whose text or model differs from the file's is embedded here.
 DEMO_EMBEDDINGS = BASE_DIR / "papers" / "sample" / "demo-embeddings.npz"
 DEMO_STEPS.append(
-    {"command": ["embed_papers"], "options": {"load": DEMO_EMBEDDINGS, "no_progress": True}}
+    {
+        "say": "Search by meaning: the papers' vectors…",
+        "command": ["embed_papers"],
+        "options": {"load": DEMO_EMBEDDINGS, "no_progress": True},
+    }
 )
 # The open identity-links file that /llms.txt lists (production writes it daily, at
 # IDENTITY_LINKS_HOUR_UTC): without it /data/identity-links.jsonl.gz is a 404 on the demo.
-DEMO_STEPS.append({"command": ["export_identity_links"]})
+DEMO_STEPS.append(
+    {
+        "say": "The open identity-links file (/data/identity-links.jsonl.gz)…",
+        "command": ["export_identity_links"],
+    }
+)
 
 # Public API (Django REST framework) and its OpenAPI schema (drf-spectacular).
 # Rates are per IP for anonymous clients and per account for signed-in ones; the counters live in

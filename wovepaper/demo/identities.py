@@ -27,7 +27,7 @@ from papers.ingest.records import PaperRecord, normalize_arxiv_id
 from papers.ingest.upsert import papers_upsert
 from papers.models import Paper
 from papers.services import papers_cited_by_dated
-from researchers.models import Researcher
+from researchers.models import IdentityConflict, Researcher
 from researchers.source_figures import source_figures_dated
 from researchers.tasks import match_papers
 from sources.openalex import clean_raw_author_name, work_arxiv_id
@@ -43,6 +43,7 @@ class IdentitiesSummary:
     papers_kept: int
     papers_matched: int
     run: dict | None
+    conflicts: int = 0
 
     def describe(self) -> str:
         if self.run is None:
@@ -54,12 +55,22 @@ class IdentitiesSummary:
         if "not completed from ROR" in message:
             # The recordings hold no ROR records for these (the replay answers 503 so that they
             # stay as OpenAlex describes them): a fact of the recordings, not a failure.
-            message = "Institutions are shown as OpenAlex describes them (no ROR recordings)."
-        return (
+            message = (
+                "Institutions carry the ROR id OpenAlex gives them, with OpenAlex's name and "
+                "country (the recordings hold no ROR records to complete them from)."
+            )
+        lines = [
             f"Recorded papers: {self.papers_written} written, {self.papers_kept} kept as arXiv "
             f"gives them; {self.run['matched']} of {self.papers_matched} matched."
             + (f" {message}" if message else "")
-        )
+        ]
+        if self.conflicts:
+            lines.append(
+                f"Sources that disagree about who someone is: {self.conflicts} (one person with "
+                "two records, or one record for two people), left apart for the curators to "
+                "decide; they are in the admin under Identity conflicts."
+            )
+        return "\n".join(lines)
 
 
 def _source_byline(recordings: Recordings, arxiv_id: str) -> tuple[str, list[str], str]:
@@ -144,6 +155,7 @@ def demo_identities_load(recordings: Recordings | None = None) -> IdentitiesSumm
         .values_list("pk", flat=True)
     )
     run = None
+    conflicts_before = IdentityConflict.objects.count()
     if todo:
         with replaying(recordings):
             run = match_papers(todo)
@@ -154,6 +166,7 @@ def demo_identities_load(recordings: Recordings | None = None) -> IdentitiesSumm
         papers_kept=len(kept),
         papers_matched=len(todo),
         run=run,
+        conflicts=IdentityConflict.objects.count() - conflicts_before,
     )
 
 
@@ -163,7 +176,8 @@ def demo_tour(base: str) -> list[str]:
     lines = [
         f"  {Paper.objects.count():,} papers, {live.count():,} researcher records "
         f"({live.exclude(figures_source='').count():,} with figures from a source), "
-        f"{Institution.objects.exclude(ror_id=None).count():,} institutions with a ROR id.",
+        f"{Institution.objects.exclude(ror_id=None).count():,} institutions (named as OpenAlex "
+        "gives them, with their ROR ids).",
         f"  Home:                {base}/",
     ]
     shown = (

@@ -99,6 +99,15 @@ def _send(
     app = current_app
     signatures = [app.signature(task, args=(*args, *m), kwargs=kwargs) for m in messages]
     if app.conf.task_always_eager:
+        if task not in app.tasks:
+            # Only a worker's start imports every app's tasks module (Celery's import_modules
+            # signal): in a management command or runserver an app nobody imported yet would
+            # have its task handed to the in-memory broker, never run, with Celery's
+            # AlwaysEagerIgnored warning printed instead.
+            app.loader.import_default_modules()
+        if task not in app.tasks:
+            logger.error("%s is no registered task; nothing ran", task)
+            return f"{task} is no registered task"
         for signature in signatures:
             try:
                 signature.apply_async()

@@ -47,10 +47,15 @@ class Command(BaseCommand):
         if load:
             if not load.exists():
                 raise CommandError(f"{load}: no such file")
-            self.stdout.write(f"took {embeddings_load(load, encoder=encoder)} vectors from {load}")
+            self.stdout.write(
+                f"took {embeddings_load(load, encoder=encoder):,} vectors from {load}"
+            )
         pending = papers_pending(encoder).count()
         total = min(pending, limit) if limit is not None else pending
-        self.stdout.write(f"{pending} papers pending for {encoder.name}")
+        if not pending:
+            self.stdout.write(f"every paper has its vector from {encoder.name}; none to embed")
+        else:
+            self.stdout.write(f"{pending:,} papers pending for {encoder.name}")
         bar = tqdm(
             total=total,
             unit=" papers",
@@ -67,7 +72,8 @@ class Command(BaseCommand):
             feed_index=not done_in_bulk(pending),
         )
         bar.close()
-        self.stdout.write(f"embedded {done} papers; {pending - done} still pending")
+        if pending:
+            self.stdout.write(f"embedded {done:,} papers; {pending - done:,} still pending")
         if done and done_in_bulk(pending):
             call_command("rebuild_vector_index", no_progress=no_progress, stdout=self.stdout)
         if save:

@@ -24,8 +24,19 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--no-serve", action="store_true", help="Only prepare the data.")
-        parser.add_argument("--addrport", default="127.0.0.1:8000")
+        parser.add_argument(
+            "--no-serve",
+            action="store_true",
+            help="Only prepare the data (a rerun changes nothing); serve it later with "
+            "'manage.py runserver'.",
+        )
+        parser.add_argument(
+            "--addrport",
+            default="127.0.0.1:8000",
+            metavar="HOST:PORT",
+            help="Where to serve the demo, as runserver takes it (default 127.0.0.1:8000; e.g. "
+            "127.0.0.1:8146 for another port). Links, e-mails and the API reference use it.",
+        )
 
     def handle(self, *args, no_serve: bool, addrport: str, **options):
         verbosity = options["verbosity"]
@@ -48,18 +59,25 @@ class Command(BaseCommand):
             "Matching the papers of the recorded Semantic Scholar and OpenAlex "
             "answers (served from 127.0.0.1)…"
         )
-        # The replay has no ROR records, on purpose; the summary says so once, so matching's
-        # own warning about each batch's ROR answer is not printed here.
-        quiet = logging.getLogger("researchers.matching.run")
-        level = quiet.level
-        quiet.setLevel(logging.ERROR)
+        # The replay has no ROR records, on purpose, and its sources disagree about a few
+        # people: the summary says both once, in words, so matching's own log lines (a warning
+        # about each batch's ROR answer, the count of conflicts) are not printed here.
+        quiet = [
+            logging.getLogger(n) for n in ("researchers.matching.run", "researchers.matching.apply")
+        ]
+        levels = [logger.level for logger in quiet]
+        for logger in quiet:
+            logger.setLevel(logging.ERROR)
         try:
             summary = demo_identities_load()
         finally:
-            quiet.setLevel(level)
+            for logger, level in zip(quiet, levels, strict=True):
+                logger.setLevel(level)
         self.stdout.write(summary.describe())
         self.stdout.write(demo_citations_load().describe())
         for step in settings.DEMO_STEPS:
+            if "say" in step:
+                self.stdout.write(step["say"])
             said = StringIO()
             call_command(*step["command"], stdout=said, stderr=said, **step.get("options", {}))
             if "offline" in step and "unreachable" in said.getvalue():
