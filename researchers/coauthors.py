@@ -12,7 +12,7 @@ took 30-60 ms for 30 nodes on this machine and its labels collided.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 def coauthor_path(entry: dict) -> str:
@@ -29,9 +29,14 @@ GRAPH_NODES = 24
 WIDTH, HEIGHT = 640, 440
 CX, CY, RADIUS = WIDTH / 2, HEIGHT / 2, 150
 LABEL_CHARS = 22
-# Labels around the circle before they touch: past this, every other node's name is left to
-# its tooltip and the list below (both name every co-author).
-LABELLED_NODES = 14
+# Labels that do not touch, up to one a node; the names left out are in their tooltips and the
+# list below (both name every co-author).
+LABELLED_NODES = GRAPH_NODES
+# Label sizes in the graph's own units (site.css: 11 on a wide screen; on a phone the 640-unit
+# drawing is shown about 350 px wide, so its labels are drawn at 19 to read as ~10 px, fewer
+# and shorter).
+LABEL_SIZE, PHONE_LABEL_SIZE = 11, 19
+PHONE_LABEL_CHARS = 14
 # A chord set this dense says nothing (one large author list makes every pair co-authors: a
 # complete-graph "sunburst"); the graph then shows the spokes alone and says why.
 DENSE_LINKS = 0.6
@@ -43,6 +48,8 @@ class Node:
     name: str
     label: str
     url: str
+    # The shorter label a phone shows ("" for none: it would touch a stronger one's).
+    phone_label: str
     count: int
     x: float
     y: float
@@ -50,6 +57,8 @@ class Node:
     lx: float
     ly: float
     anchor: str
+    # A phone's larger labels sit lower below the circle still.
+    phone_ly: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -114,7 +123,7 @@ def coauthor_graph(coauthors: list[dict]) -> Graph | None:
     top_link = max(links.values(), default=1)
     place: dict[int, tuple[float, float, float]] = {}
     nodes = []
-    label_every = math.ceil(len(order) / LABELLED_NODES)
+    strength = {cid: (-counts[cid], n) for n, cid in enumerate(c["id"] for c in shown)}
     for index, cid in enumerate(order):
         angle = 2 * math.pi * index / len(order) - math.pi / 2
         cos, sin = math.cos(angle), math.sin(angle)
@@ -126,11 +135,8 @@ def coauthor_graph(coauthors: list[dict]) -> Graph | None:
             Node(
                 id=cid,
                 name=name,
-                label=""
-                if index % label_every
-                else name
-                if len(name) <= LABEL_CHARS
-                else name[: LABEL_CHARS - 1] + "…",
+                label=_shortened(name, LABEL_CHARS),
+                phone_label=_shortened(name, PHONE_LABEL_CHARS),
                 url=coauthor_path(c),
                 count=counts[cid],
                 x=round(x, 1),
@@ -140,8 +146,10 @@ def coauthor_graph(coauthors: list[dict]) -> Graph | None:
                 # Labels below the circle sit lower, so that neighbours' labels do not touch.
                 ly=round(CY + (RADIUS + 14) * sin + (4 + 6 * sin if sin > 0 else 4), 1),
                 anchor="start" if cos > 0.12 else "end" if cos < -0.12 else "middle",
+                phone_ly=round(CY + (RADIUS + 14) * sin + (4 + 14 * sin if sin > 0 else 4), 1),
             )
         )
+    nodes = _labels_that_fit(nodes, strength)
     spokes = [
         Edge(
             path=f"M{CX:.1f} {CY:.1f}L{n.x} {n.y}",
@@ -174,3 +182,57 @@ def coauthor_graph(coauthors: list[dict]) -> Graph | None:
             )
         )
     return Graph(nodes=nodes, spokes=spokes, edges=edges)
+
+
+def _shortened(name: str, chars: int) -> str:
+    return name if len(name) <= chars else name[: chars - 1] + "…"
+
+
+def _label_box(node: Node, label: str, size: float, y: float) -> tuple[float, float, float, float]:
+    """(left, top, right, bottom) of a label, from an average glyph of 0.56 em plus a margin."""
+    width = len(label) * size * 0.56 + 2
+    left = (
+        node.lx
+        if node.anchor == "start"
+        else node.lx - width
+        if node.anchor == "end"
+        else node.lx - width / 2
+    )
+    return (left, y - size * 0.9, left + width, y + size * 0.3)
+
+
+def _labels_that_fit(nodes: list[Node], strength: dict[int, tuple[int, int]]) -> list[Node]:
+    """Labels for the co-authors with most shared papers first: a label that would touch a
+    stronger one's moves one line further out, and failing that goes without (its tooltip and
+    the list still name it). So the strongest co-author is always labelled, wherever the circle
+    puts them."""
+    kept: dict[str, dict[int, tuple[str, float]]] = {"label": {}, "phone_label": {}}
+    for field, size in (("label", LABEL_SIZE), ("phone_label", PHONE_LABEL_SIZE)):
+        boxes: list[tuple[float, float, float, float]] = []
+        for node in sorted(nodes, key=lambda n: strength[n.id]):
+            if len(kept[field]) >= LABELLED_NODES:
+                break
+            label = getattr(node, field)
+            base = node.ly if field == "label" else node.phone_ly
+            outward = -1 if node.y < CY else 1
+            for y in (base + outward * size * 1.25 * k for k in range(3)):
+                box = _label_box(node, label, size, y)
+                if box[0] < 0 or box[2] > WIDTH or box[1] < 0 or box[3] > HEIGHT:
+                    continue
+                if not any(
+                    box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                    for b in boxes
+                ):
+                    boxes.append(box)
+                    kept[field][node.id] = (label, round(y, 1))
+                    break
+    return [
+        replace(
+            n,
+            label=kept["label"].get(n.id, ("", n.ly))[0],
+            ly=kept["label"].get(n.id, ("", n.ly))[1],
+            phone_label=kept["phone_label"].get(n.id, ("", n.phone_ly))[0],
+            phone_ly=kept["phone_label"].get(n.id, ("", n.phone_ly))[1],
+        )
+        for n in nodes
+    ]
