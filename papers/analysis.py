@@ -348,6 +348,13 @@ def request_analysis(paper: Paper, analysis: PaperAnalysis | None) -> PaperAnaly
     return None
 
 
+def analysis_has_nothing_to_read(analysis: PaperAnalysis | None) -> bool:
+    """Whether an analysis is empty because the paper has no abstract here: every part is read
+    from the abstract but the field, which is only the paper's arXiv category again. A page
+    then says so in one line rather than list each missing part."""
+    return analysis is not None and analysis.missing.get("summary") == NO_ABSTRACT_REASON
+
+
 def analysis_parts_for_display(analysis: PaperAnalysis | None) -> list[dict]:
     """The parts a page lists as missing, grouped by their reason (one line for every part a
     missing model leaves out, not the same reason four times), in display order."""

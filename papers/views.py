@@ -118,6 +118,7 @@ def paper_detail(request: HttpRequest, arxiv_id: str) -> HttpResponse:
             # The docked chat asks about this paper.
             "chat_scope": f"paper:{paper.arxiv_id}",
             "analysis_missing": paper_analysis.analysis_parts_for_display(analysis),
+            "analysis_without_abstract": paper_analysis.analysis_has_nothing_to_read(analysis),
             "analysis_outdated": analysis is not None
             and not paper_analysis.is_current(analysis, paper),
             "jsonld": _paper_jsonld(paper, authorships, categories, reference_items),

@@ -282,3 +282,17 @@ def test_a_rate_limit_retries_the_task_after_the_retry_after_it_asks_for(
         analyse_paper_task.apply(args=[real_paper.pk], throw=True)
     assert retried == [7]
     assert not PaperAnalysis.objects.exists()
+
+
+def test_a_paper_without_an_abstract_shows_one_line_not_a_list_of_missing_parts(
+    no_model, client, paper_factory
+):
+    paper = paper_factory(abstract="", categories=["hep-th"])
+    html = client.get(paper.get_absolute_url()).content.decode()
+    box = html[html.index('id="analysis-h"') : html.index("</section>", html.index("analysis-h"))]
+    assert "Nothing to analyse: no abstract of this paper is held here" in box
+    assert "Its field, from its arXiv category: High Energy Physics - Theory." in box
+    assert "Not in this analysis" not in box and "Made without a language model" not in box
+    markdown = client.get(paper.get_absolute_url(), HTTP_ACCEPT="text/markdown")
+    text = markdown.content.decode()
+    assert "Nothing to analyse" in text and "not available" not in text
