@@ -192,3 +192,18 @@ def test_nav_and_footer_show_account_links(client, user_factory):
     assert 'href="/following"' in page
     assert 'action="/accounts/logout/"' in page
     assert 'href="/accounts/export/"' in page
+
+
+def test_connected_accounts_say_which_services_exist_and_why_none_is_set_up(client, user_factory):
+    client.force_login(user_factory())
+    page = " ".join(client.get("/accounts/3rdparty/").content.decode().split())
+    # Offline (no keys): the page names the services and what is missing, not an empty heading.
+    assert "Add a Third-Party Account" not in page
+    assert "this site can sign in with ORCID and GitHub" in page
+    assert "<code>ORCID_CLIENT_ID, ORCID_CLIENT_SECRET</code>" in page
+    assert "What ORCID adds" in page and "Verified by ORCID" in page
+    providers = {"orcid": {"APPS": [{"client_id": "id", "secret": "secret"}]}}
+    with override_settings(SOCIALACCOUNT_PROVIDERS=providers):
+        page = " ".join(client.get("/accounts/3rdparty/").content.decode().split())
+    assert "/accounts/orcid/login/?process=connect" in page
+    assert "None can be connected here" not in page
