@@ -163,3 +163,34 @@ def test_non_staff_cannot_reach_the_claims_admin(client, user_factory, researche
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
     claim.refresh_from_db()
     assert claim.status == Claim.Status.PENDING
+
+
+def test_the_settings_page_names_everything_the_export_holds_and_what_the_token_opens(
+    client, user_factory
+):
+    from accounts.services import user_export
+
+    user = user_factory()
+    client.force_login(user)
+    page = " ".join(client.get("/accounts/").content.decode().split())
+    said = page[page.index("Everything we store about you") :][:600]
+    # Each part of the export, as the page words it.
+    words = {
+        "email_addresses": "email addresses",
+        "connected_accounts": "connected accounts",
+        "profile": "digest settings",
+        "follows": "follows of researchers",
+        "institution_follows": "institutions",
+        "claims": "claims",
+        "reports": "reports of wrong matches",
+        "sent_digests": "sent digests",
+        "conversations": "conversations",
+        "library": "your library",
+        "saved_searches": "saved searches with their alerts",
+        "not_relevant": "marked not relevant",
+    }
+    held = set(user_export(user=user)) - {"exported_at", "user"}
+    assert held == set(words), "a new part of the export: name it on the settings page"
+    assert [key for key, word in words.items() if word not in said] == []
+    token = page[page.index('id="api"') :][:900]
+    assert "/api/v1/me/" in token and "/api/v1/conflicts/" in token
