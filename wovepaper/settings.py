@@ -830,6 +830,7 @@ SPECTACULAR_SETTINGS = {
         "wovepaper.lib.api.schema.schema_add_throttle_responses",
         "wovepaper.lib.api.schema.schema_add_server_responses",
         "wovepaper.lib.api.schema.schema_blank_strings_any_of",
+        "wovepaper.lib.api.schema.schema_public_reads_without_padlock",
     ],
     # Two fields named `source` take different choices (a researcher's ids, a citation's
     # sources): each set gets a name of its own rather than a hashed one.

@@ -32,6 +32,22 @@ EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "25"))
 DERANDOMIZE = not os.environ.get("SCHEMATHESIS_RANDOM")
 
 
+def test_public_reads_show_no_padlock_and_the_readers_own_operations_do(client):
+    """Swagger UI draws a padlock on every operation with a security requirement: public
+    reads say they need none (`security: []`); /me/ and the conflict check need a token or
+    the session."""
+    schema = client.get("/openapi.json").json()
+    public, private = [], []
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            own = path.startswith("/api/v1/me/") or path.startswith("/api/v1/conflicts/")
+            (private if own else public).append((method, path, operation.get("security")))
+    assert public and all(security == [] for _, _, security in public), [
+        p for p in public if p[2] != []
+    ]
+    assert private and all(security for _, _, security in private)
+
+
 def test_schema_is_openapi_3_with_every_operation_described(client):
     response = client.get("/openapi.json")
     assert response.status_code == 200

@@ -100,6 +100,18 @@ def schema_blank_strings_any_of(result: dict, generator, request, public) -> dic
     return result
 
 
+def schema_public_reads_without_padlock(result: dict, generator, request, public) -> dict:
+    """drf-spectacular hook: an operation anyone may call (its security lists `{}`, no
+    credentials) says it needs none, `security: []`, so the reference draws no padlock on it.
+    A signed-in reader's session or token still counts their requests against their own
+    rate, as the operation's description and /developers say."""
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if isinstance(operation, dict) and {} in operation.get("security", []):
+                operation["security"] = []
+    return result
+
+
 class QueryTextField(serializers.CharField):
     """Free text from a query string: NUL characters (which PostgreSQL cannot store or compare)
     are dropped rather than refused, and blank text is allowed (it matches nothing)."""
