@@ -20,6 +20,7 @@ from django.views.decorators.http import require_safe
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from researchers.identity_links import FILE_NAME, META_NAME, export_dir
+from wovepaper.features import FEATURES
 from wovepaper.lib.api.pagination import KeysetPagination
 from wovepaper.lib.negotiation import render_page
 
@@ -41,6 +42,7 @@ def _context() -> dict:
         "anon_rate": rate_in_words(rates.get("anon")),
         "user_rate": rate_in_words(rates.get("user")),
         "page_size_max": KeysetPagination.max_page_size,
+        "features": FEATURES,
     }
 
 

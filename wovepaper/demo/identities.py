@@ -31,6 +31,7 @@ from researchers.models import IdentityConflict, Researcher
 from researchers.source_figures import source_figures_dated
 from researchers.tasks import match_papers
 from sources.openalex import clean_raw_author_name, work_arxiv_id
+from wovepaper.features import FEATURES
 from wovepaper.lib.queueing import send_after_commit
 
 from .replay import Recordings, replaying
@@ -207,5 +208,19 @@ def demo_tour(base: str) -> list[str]:
         "split; give other staff the 'Can merge, split and re-attribute researchers' permission)",
         f"  Follow researchers:  sign up at {base}/accounts/signup/, press Follow on a "
         f"researcher page, then read {base}/following",
+        "  Everything a reader has (wovepaper.features; signed in where marked *):",
     ]
+    # A feature's page that names a paper or a researcher is shown with one of the demo's.
+    cited = Paper.objects.filter(cited_by_count__gt=0).order_by("-cited_by_count", "pk").first()
+    examples = {"/papers/<arxiv-id>": f"/papers/{cited.arxiv_id}" if cited else "/papers"}
+    if shown:
+        examples["/researchers/<id>"] = shown.get_absolute_url()
+    width = max(len(f.title) for f in FEATURES) + 4
+    for feature in FEATURES:
+        page = feature.page
+        for placeholder, example in examples.items():
+            if page.startswith(placeholder):
+                page = example + page.removeprefix(placeholder)
+        title = feature.title + (" *" if feature.signed_in else "")
+        lines.append(f"    {title.ljust(width)} {base}{page}")
     return lines
