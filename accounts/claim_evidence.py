@@ -218,3 +218,24 @@ def blocking_conflicts(evidence: dict) -> list[dict]:
     """The conflicts that keep a claim from being confirmed without the curators: the record
     owned by someone else, or the claimant owning another record."""
     return [c for c in evidence.get("conflicts", []) if c["status"] == Claim.Status.CONFIRMED]
+
+
+def claim_preview(*, user: User, researcher: Researcher) -> dict:
+    """What the confirm step of "this is me" shows before a claim is sent: the evidence the
+    curators would see, whether an ORCID sign-in would verify it at once, and what an ORCID
+    sign-in would add (a fixed number of queries)."""
+    from django.conf import settings
+
+    evidence = claim_evidence(user=user, researcher=researcher)
+    record_orcids = list(
+        researcher.external_ids.filter(source=ResearcherExternalId.ORCID).values_list(
+            "value", flat=True
+        )[:5]
+    )
+    return {
+        "evidence": evidence,
+        "verifies_at_once": evidence["orcid_tie"] and not blocking_conflicts(evidence),
+        "record_orcids": record_orcids,
+        "orcid_signed_in": SocialAccount.objects.filter(user=user, provider="orcid").exists(),
+        "orcid_available": "orcid" in settings.SOCIALACCOUNT_PROVIDERS,
+    }

@@ -57,8 +57,10 @@ class ClaimForm(forms.Form):
     message = forms.CharField(
         required=False,
         max_length=2000,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        label="Anything that helps us confirm it (optional)",
+        widget=forms.Textarea(attrs={"rows": 4, "aria-describedby": "claim-help"}),
+        label="What shows this is you (optional)",
+        help_text="For the curators: a page of yours at your institution, an e-mail address "
+        "there, your ORCID iD, papers here you wrote. Up to 2,000 characters.",
     )
 
 
@@ -109,7 +111,7 @@ class OwnerProfileForm(forms.Form):
         max_length=64,
         required=False,
         label="or its ROR id",
-        help_text="Any institution we hold, e.g. https://ror.org/02bfwt286.",
+        help_text="Any institution we hold.",
     )
     homepage = forms.URLField(max_length=500, required=False, assume_scheme="https")
     hidden = forms.BooleanField(
@@ -124,3 +126,9 @@ class OwnerProfileForm(forms.Form):
         cast(forms.ChoiceField, self.fields["institution"]).choices = [
             ("", "As on my newest paper")
         ] + [(i.pk, i.name) for i in institutions]
+        # The example is one we hold (one on the owner's bylines), never an id we may not.
+        example = next((i for i in institutions if i.ror_id), None)
+        if example is not None:
+            self.fields["ror_id"].help_text = (
+                f"Any institution we hold, e.g. https://ror.org/{example.ror_id} ({example.name})."
+            )

@@ -38,6 +38,7 @@ from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from . import digests, reader_state, selectors, services
 from .categories import categories_by_code, categories_search, category_list
+from .claim_evidence import claim_preview
 from .forms import ClaimForm, DeleteAccountForm, FieldsForm, SettingsForm
 from .library import alerts, recommendations
 from .models import Claim, Profile
@@ -159,9 +160,20 @@ def unfollow_institution(
     )
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @_researcher_action
 def claim(request: AuthenticatedHttpRequest, researcher: Researcher, next_url: str) -> HttpResponse:
+    """GET: the confirm step, with a box for what supports the claim; POST: send it."""
+    if request.method == "GET":
+        existing = Claim.objects.filter(user=request.user, researcher=researcher).first()
+        context = {
+            "researcher": researcher,
+            "next_url": next_url,
+            "claim": existing,
+            "form": ClaimForm(initial={"message": existing.message if existing else ""}),
+            **claim_preview(user=request.user, researcher=researcher),
+        }
+        return render(request, "accounts/claim_confirm.html", context)
     form = ClaimForm(request.POST)
     message = form.cleaned_data["message"] if form.is_valid() else ""
     try:

@@ -93,9 +93,9 @@
   }
 
   function claim(box) {
-    // A claim the reader made came among the parts; the others offer "This is me".
-    var f = make("form", { method: "post", action: box.dataset.claimUrl });
-    f.appendChild(hidden("csrfmiddlewaretoken", state.csrf));
+    // A claim the reader made came among the parts; the others offer "This is me", which
+    // leads to the confirm step (nothing is sent until it is).
+    var f = make("form", { method: "get", action: box.dataset.claimUrl });
     f.appendChild(hidden("next", here()));
     f.appendChild(make("button", { type: "submit", class: "secondary" }, "This is me"));
     box.replaceChildren(f);

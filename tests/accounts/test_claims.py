@@ -311,3 +311,49 @@ def test_claims_made_in_an_hour_are_limited(researcher_factory, settings):
         claim_review(claim=claim, reviewer=None, confirm=False)  # decided: not waiting
     with pytest.raises(ClaimRefused, match="2 claims in the last hour"):
         researcher_claim(user=user, researcher=records[2])
+
+
+def test_this_is_me_asks_for_evidence_first_and_the_curators_admin_shows_it(
+    client, user_factory, researcher_factory, authored_paper
+):
+    user = user_factory()
+    researcher = researcher_factory("Ada Lovelace", paper_count=1)
+    authored_paper(researcher, title="Notes on the analytical engine")
+    client.force_login(user)
+    url = f"/following/researchers/{researcher.pk}/claim"
+    # The button leads to a confirm step: nothing is claimed by opening it.
+    confirm = client.get(url, {"next": researcher.get_absolute_url()})
+    assert confirm.status_code == 200 and not Claim.objects.exists()
+    page = " ".join(confirm.content.decode().split())
+    assert "What shows this is you" in page and '<textarea name="message"' in page
+    assert "The curators decide" in page
+    # Offline, no ORCID sign-in is set up: the page says so and what it would add.
+    assert "ORCID sign-in is not set up on this site" in page
+    assert "Nothing yet: no ORCID works" in page
+    evidence = "My page at the Analytical Society lists these papers: example.org/ada"
+    sent = client.post(url, {"message": evidence, "next": researcher.get_absolute_url()})
+    assert sent.status_code == 302
+    claim = Claim.objects.get(user=user, researcher=researcher)
+    assert claim.message == evidence and claim.status == Claim.Status.PENDING
+    # The curators see what the claimant wrote.
+    curator = get_user_model().objects.create_superuser("curator", "c@example.org", "pw-12345678")
+    client.force_login(curator)
+    admin_page = client.get(f"/admin/accounts/claim/{claim.pk}/change/").content.decode()
+    assert "example.org/ada" in admin_page
+    # Opened again, the confirm step keeps what was written and offers to update it.
+    client.force_login(user)
+    again = client.get(url).content.decode()
+    assert "example.org/ada" in again and "Update my claim" in again
+
+
+def test_the_confirm_step_says_an_orcid_tie_verifies_at_once(
+    client, orcid_user, researcher_factory, settings
+):
+    settings.SOCIALACCOUNT_PROVIDERS = {"orcid": {"APPS": [{"client_id": "i", "secret": "s"}]}}
+    user = orcid_user()
+    researcher = researcher_factory("Josiah Carberry")
+    _orcid_link(researcher)
+    client.force_login(user)
+    page = client.get(f"/following/researchers/{researcher.pk}/claim").content.decode()
+    assert "sending it verifies the page at once" in page
+    assert not Claim.objects.exists()

@@ -43,6 +43,11 @@ def test_claim_then_not_mine_then_public_history(
     page.goto(f"{url}{carberry.get_absolute_url()}")
     # The button arrives with the reader's fragment (htmx), over the page every reader shares.
     page.click(f"#claim-{carberry.pk} button:has-text('This is me')")
+    # The confirm step says what sending does, with a box for the curators.
+    page.wait_for_selector("text=sending it verifies the page at once")
+    assert not Claim.objects.exists()
+    page.fill("textarea[name=message]", "My ORCID record lists the metaphysics paper.")
+    page.click("button:has-text('Send my claim')")
     page.wait_for_selector("text=Verified by ORCID")
     assert Claim.objects.get(user=user).status == Claim.Status.CONFIRMED
 
