@@ -52,17 +52,28 @@ def _back(researcher: Researcher) -> HttpResponse:
 @require_GET
 @_owner_only
 def owner_page(request: AuthenticatedHttpRequest, researcher: Researcher) -> HttpResponse:
+    return _owner_page(request, researcher)
+
+
+def _owner_page(
+    request: AuthenticatedHttpRequest,
+    researcher: Researcher,
+    profile: OwnerProfileForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """The page; with `profile`, the form as the owner sent it, with what was refused."""
     page = page_number(request)
     data = selectors.owner_page(researcher, page=page)
-    profile = OwnerProfileForm(
-        initial={
-            "display_name": researcher.display_name,
-            "institution": researcher.current_institution_id,
-            "homepage": researcher.homepage,
-            "hidden": researcher.hidden,
-        },
-        institutions=data.institutions,
-    )
+    if profile is None:
+        profile = OwnerProfileForm(
+            initial={
+                "display_name": researcher.display_name,
+                "institution": researcher.current_institution_id,
+                "homepage": researcher.homepage,
+                "hidden": researcher.hidden,
+            },
+            institutions=data.institutions,
+        )
     context = {
         "researcher": researcher,
         "data": data,
@@ -70,7 +81,19 @@ def owner_page(request: AuthenticatedHttpRequest, researcher: Researcher) -> Htt
         "profile_form": profile,
         "history": researcher_public_history(researcher),
     }
-    return render_page(request, "accounts/owner", context)
+    return render_page(request, "accounts/owner", context, status=status)
+
+
+# The form's field for each of the service's, and how a message names each form field.
+_PROFILE_FIELDS = {"current_institution": "institution"}
+_PART_NAMES = {
+    "display_name": "the name shown",
+    "institution": "the affiliation",
+    "ror_id": "the ROR id",
+    "homepage": "the homepage",
+    "hidden": "the listing",
+    "reason": "the reason",
+}
 
 
 def _byline_action(service: Callable[..., object], done: str) -> OwnerView:
@@ -136,34 +159,42 @@ def owner_propose_merge(request: AuthenticatedHttpRequest, researcher: Researche
 def owner_profile(request: AuthenticatedHttpRequest, researcher: Researcher) -> HttpResponse:
     data = selectors.owner_page(researcher)
     form = OwnerProfileForm(request.POST, institutions=data.institutions)
-    if not form.is_valid():
-        errors = "; ".join(str(e) for errs in form.errors.values() for e in errs)
-        messages.error(request, f"Nothing changed: {errors}")
-        return _back(researcher)
-    cleaned = form.cleaned_data
-    institution_id = cleaned["institution"]
-    if cleaned["ror_id"]:
-        found = institution_lookup(cleaned["ror_id"])
+    if form.is_valid() and form.cleaned_data["ror_id"]:
+        found = institution_lookup(form.cleaned_data["ror_id"])
         if found is None or not found.ror_id:
-            messages.error(request, "Nothing changed: we hold no institution with that ROR id.")
-            return _back(researcher)
-        institution_id = found.pk
-    changes = {
-        "display_name": cleaned["display_name"],
-        "current_institution": institution_id,
-        "homepage": cleaned["homepage"],
-        "hidden": cleaned["hidden"],
-    }
-    changed = 0
-    try:
-        for field, value in changes.items():
-            if ownership.owner_edit(
-                researcher_id=researcher.pk, field=field, value=value, reason=cleaned["reason"]
-            ):
-                changed += 1
-    except ownership.OwnershipError as exc:
-        messages.error(request, str(exc))
-        return _back(researcher)
+            form.add_error(
+                "ror_id",
+                "We hold no institution with this ROR id: choose one from the list above, or "
+                "give the ROR id of one we hold.",
+            )
+        else:
+            form.cleaned_data["institution"] = found.pk
+    if form.is_valid():
+        cleaned = form.cleaned_data
+        changes = {
+            "display_name": cleaned["display_name"],
+            "current_institution": cleaned["institution"],
+            "homepage": cleaned["homepage"],
+            "hidden": cleaned["hidden"],
+        }
+        try:
+            changed = ownership.owner_settings_set(
+                researcher_id=researcher.pk, changes=changes, reason=cleaned["reason"]
+            )
+        except ownership.OwnerFieldsRefused as exc:
+            for field, why in exc.refused.items():
+                form.add_error(_PROFILE_FIELDS.get(field, field), why)
+        except ownership.OwnershipError as exc:
+            form.add_error(None, str(exc))
+    if not form.is_valid():
+        # Shown again as sent, each refused part marked: nothing was saved.
+        refused = [_PART_NAMES.get(f, f) for f in form.errors if f != "__all__"]
+        messages.error(
+            request,
+            f"Nothing changed: {', '.join(refused) or 'the change'} could not be saved as "
+            "written; what you typed is kept below.",
+        )
+        return _owner_page(request, researcher, profile=form, status=400)
     messages.success(
         request,
         f"{changed} change{'s' if changed != 1 else ''} saved, each in your page's history."

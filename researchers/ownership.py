@@ -309,6 +309,38 @@ def _validated(field: str, value):
     raise OwnershipError(f"{field} is not something an owner can change.")
 
 
+class OwnerFieldsRefused(OwnershipError):
+    """Fields of an owner's edit that cannot be set as asked, `refused` = {field: why}; nothing
+    was changed."""
+
+    def __init__(self, refused: dict[str, str]):
+        self.refused = refused
+        super().__init__("; ".join(refused.values()))
+
+
+@transaction.atomic
+def owner_settings_set(*, researcher_id: int, changes: dict, reason: str) -> int:
+    """Set several of the page's fields at once (`changes`: {field: value}, fields of
+    `owner_edit`). Every field is checked first: one refused leaves them all as they were and
+    raises OwnerFieldsRefused naming each refused field, so the owner can correct that one and
+    send the rest again. Then one history entry per field changed; returns how many changed."""
+    refused: dict[str, str] = {}
+    for field, value in changes.items():
+        try:
+            if field not in OWNER_FIELDS:
+                raise OwnershipError(f"{field} is not something an owner can change.")
+            _validated(field, value)
+        except OwnershipError as exc:
+            refused[field] = str(exc)
+    if refused:
+        raise OwnerFieldsRefused(refused)
+    return sum(
+        1
+        for field, value in changes.items()
+        if owner_edit(researcher_id=researcher_id, field=field, value=value, reason=reason)
+    )
+
+
 @transaction.atomic
 def owner_edit(*, researcher_id: int, field: str, value, reason: str) -> CurationEntry | None:
     """The owner sets the page's shown name, current affiliation (an institution we hold from

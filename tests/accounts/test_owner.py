@@ -285,3 +285,60 @@ def test_a_page_number_past_any_integer_is_the_first_page_not_a_500(client, page
     for number in ("99999999999999999999", "9223372036854775807", "401"):
         response = client.get(f"/me/researchers/{page.pk}", {"page": number})
         assert response.status_code == 200, number
+
+
+def test_a_refused_part_keeps_what_was_typed_says_which_part_and_changes_nothing(
+    client, page, owner, authored_paper, fixtures_dir
+):
+    records = json.loads((fixtures_dir / "ror" / "records_v2_from_es_search.json").read_text())
+    record = parse_organization(next(r for r in records if r["id"].endswith("00rqy9422")))
+    uq = Institution.objects.create(name=record.name, ror_id=record.ror_id, website=record.website)
+    paper = authored_paper(page)
+    from institutions.models import AuthorshipInstitution
+
+    AuthorshipInstitution.objects.create(
+        authorship=_byline(paper, page), paper=paper, institution=uq
+    )
+    client.force_login(owner)
+    # The form's example is an institution we hold (one on the owner's bylines).
+    form = client.get(f"/me/researchers/{page.pk}").content.decode()
+    assert f"e.g. https://ror.org/{record.ror_id} ({record.name})" in form
+    assert "02bfwt286" not in form
+    sent = {
+        "display_name": "Augusta Ada King",
+        "institution": "",
+        "ror_id": "https://ror.org/02bfwt286",  # not held here
+        "homepage": "https://example.org/ada",
+        "reason": "Where I work now",
+    }
+    answer = client.post(f"/me/researchers/{page.pk}/profile", sent)
+    assert answer.status_code == 400
+    html = answer.content.decode()
+    # Which part, by its label, and beside the field; the rest as typed.
+    assert "Nothing changed: the ROR id could not be saved as written" in html
+    assert "We hold no institution with this ROR id" in html
+    for value in ("Augusta Ada King", "https://example.org/ada", "Where I work now"):
+        assert f'value="{value}"' in html or f">{value}<" in html, value
+    page.refresh_from_db()
+    assert page.display_name == "Ada Lovelace" and page.homepage == ""
+    assert not CurationEntry.objects.filter(action=CurationEntry.OWNER_EDITED).exists()
+    # Corrected, it all goes through.
+    sent["ror_id"] = record.ror_id
+    assert client.post(f"/me/researchers/{page.pk}/profile", sent).status_code == 302
+    page.refresh_from_db()
+    assert page.homepage == "https://example.org/ada" and page.current_institution_id == uq.pk
+
+
+def test_owner_settings_set_checks_every_field_before_writing_any(page):
+    from researchers.ownership import OwnerFieldsRefused, owner_settings_set
+
+    with pytest.raises(OwnerFieldsRefused) as refused:
+        owner_settings_set(
+            researcher_id=page.pk,
+            changes={"display_name": "Augusta Ada King", "homepage": "ftp://example.org"},
+            reason="Name and homepage",
+        )
+    assert set(refused.value.refused) == {"homepage"}
+    page.refresh_from_db()
+    assert page.display_name == "Ada Lovelace"
+    assert not CurationEntry.objects.filter(action=CurationEntry.OWNER_EDITED).exists()
