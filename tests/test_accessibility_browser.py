@@ -181,6 +181,7 @@ def _owner_pages(w) -> list[str]:
         "/accounts/email/",
         "/accounts/password/change/",
         "/accounts/delete/",
+        "/accounts/3rdparty/",
         "/chat",
         w["conversation"].get_absolute_url(),
     ]
@@ -194,6 +195,7 @@ def _newcomer_pages(w) -> list[str]:
         "/onboarding/researchers",
         "/onboarding/researchers?q=Keldysh",
         "/onboarding/claim",
+        f"/following/researchers/{w['hub'].pk}/claim",
         "/categories/math.RA",
     ]
 
