@@ -129,6 +129,7 @@ class OwnerProfileForm(forms.Form):
         # The example is one we hold (one on the owner's bylines), never an id we may not.
         example = next((i for i in institutions if i.ror_id), None)
         if example is not None:
-            self.fields["ror_id"].help_text = (
-                f"Any institution we hold, e.g. https://ror.org/{example.ror_id} ({example.name})."
-            )
+            example_url = f"https://ror.org/{example.ror_id}"
+            self.fields[
+                "ror_id"
+            ].help_text = f"Any institution we hold, e.g. {example_url} ({example.name})."
