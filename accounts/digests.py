@@ -103,19 +103,25 @@ class DigestOutcome:
     period_key: str = ""
 
 
-def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
-    """Send one user the digest for the current period if it is due and has papers."""
-    now = now or timezone.now()
-    profile = Profile.objects.select_related("user").get(user_id=user_id)
-    user = profile.user
-    frequency = profile.digest_frequency
-    if frequency not in PERIODS or not user.is_active or not user.email:
-        return DigestOutcome("off")
-    key = period_key(frequency, now)
-    if SentDigest.objects.filter(user_id=user_id, period_key=key).exists():
-        return DigestOutcome("already-sent", period_key=key)
+@dataclass
+class DigestParts:
+    """What one reader's digest holds, read but not sent."""
 
-    since = profile.last_digest_at or now - PERIODS[frequency]
+    since: datetime
+    papers: list
+    total: int
+    citations: list
+    found: list
+    alert_groups: list[AlertGroup]
+    changes: list
+    followed: str
+
+    @property
+    def empty(self) -> bool:
+        return not (self.papers or self.citations or self.alert_groups or self.changes)
+
+
+def _digest_parts(*, user, since: datetime, now: datetime) -> DigestParts:
     researcher_ids = followed_researcher_ids(user=user)
     institution_ids = followed_institution_ids(user=user)
     limit = settings.DIGEST_MAX_PAPERS
@@ -135,43 +141,82 @@ def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
     # however many searches they saved (accounts.library.alerts).
     found = alerts_for_user(user=user, since=since, limit=limit)
     papers_with_short_bylines([alert.paper for alert in found])
-    alert_groups = alerts_grouped(found)
     changes = paper_changes_for_user(
         user=user, researcher_ids=researcher_ids, since=since, limit=limit
     )
-    if not papers and not citations and not alert_groups and not changes:
-        return DigestOutcome("nothing-new", period_key=key)
+    return DigestParts(
+        since=since,
+        papers=papers,
+        total=total,
+        citations=citations,
+        found=found,
+        alert_groups=alerts_grouped(found),
+        changes=changes,
+        followed="researchers and institutions you follow"
+        if institution_ids
+        else "researchers you follow",
+    )
+
+
+def _digest_message(*, user, frequency: str, parts: DigestParts) -> EmailMultiAlternatives:
     # Papers like the library ride along with a digest that goes out; alone they send none.
-    liked = library_recommendations(user=user, count=DIGEST_RECOMMENDATIONS, since=since)
+    liked = library_recommendations(user=user, count=DIGEST_RECOMMENDATIONS, since=parts.since)
+    return _message(
+        user=user,
+        frequency=frequency,
+        papers=parts.papers,
+        total=parts.total,
+        since=parts.since,
+        followed=parts.followed,
+        citations=parts.citations,
+        alert_groups=parts.alert_groups,
+        alert_count=len(parts.found),
+        recommendations=liked,
+        changes=parts.changes,
+    )
+
+
+def digest_preview(*, user, now: datetime | None = None) -> EmailMultiAlternatives | None:
+    """The digest the reader would be sent next, were it due now (weekly when digests are off),
+    read but neither sent nor recorded; None when it would hold nothing."""
+    now = now or timezone.now()
+    profile = Profile.objects.get(user=user)
+    frequency = (
+        profile.digest_frequency if profile.digest_frequency in PERIODS else Profile.Digest.WEEKLY
+    )
+    since = profile.last_digest_at or now - PERIODS[frequency]
+    parts = _digest_parts(user=user, since=since, now=now)
+    return None if parts.empty else _digest_message(user=user, frequency=frequency, parts=parts)
+
+
+def digest_send(*, user_id: int, now: datetime | None = None) -> DigestOutcome:
+    """Send one user the digest for the current period if it is due and has papers."""
+    now = now or timezone.now()
+    profile = Profile.objects.select_related("user").get(user_id=user_id)
+    user = profile.user
+    frequency = profile.digest_frequency
+    if frequency not in PERIODS or not user.is_active or not user.email:
+        return DigestOutcome("off")
+    key = period_key(frequency, now)
+    if SentDigest.objects.filter(user_id=user_id, period_key=key).exists():
+        return DigestOutcome("already-sent", period_key=key)
+
+    since = profile.last_digest_at or now - PERIODS[frequency]
+    parts = _digest_parts(user=user, since=since, now=now)
+    if parts.empty:
+        return DigestOutcome("nothing-new", period_key=key)
+    message = _digest_message(user=user, frequency=frequency, parts=parts)
+    count = parts.total + len(parts.found)
 
     with transaction.atomic():
         try:
             with transaction.atomic():
-                SentDigest.objects.create(
-                    user_id=user_id, period_key=key, paper_count=total + len(found)
-                )
+                SentDigest.objects.create(user_id=user_id, period_key=key, paper_count=count)
         except IntegrityError:
             return DigestOutcome("already-sent", period_key=key)
-        followed = (
-            "researchers and institutions you follow"
-            if institution_ids
-            else "researchers you follow"
-        )
-        _message(
-            user=user,
-            frequency=frequency,
-            papers=papers,
-            total=total,
-            since=since,
-            followed=followed,
-            citations=citations,
-            alert_groups=alert_groups,
-            alert_count=len(found),
-            recommendations=liked,
-            changes=changes,
-        ).send()
+        message.send()
         Profile.objects.filter(pk=profile.pk).update(last_digest_at=now)
-    return DigestOutcome("sent", paper_count=total + len(found), period_key=key)
+    return DigestOutcome("sent", paper_count=count, period_key=key)
 
 
 def _message(

@@ -4,7 +4,8 @@ from celery import shared_task
 
 from .digests import digests_send_due
 from .library import import_jobs
-from .library.alerts import saved_searches_check_due
+from .library.alerts import saved_search_check, saved_searches_check_due
+from .library.models import SavedSearch
 from .services import unverified_accounts_expire
 
 
@@ -31,3 +32,11 @@ def check_saved_searches() -> int:
 def library_import_run(job_id: int) -> str:
     """Read an imported file into its list (the job's page follows it). Safe to run twice."""
     return import_jobs.library_import_run(job_id)
+
+
+@shared_task(name="accounts.tasks.check_saved_search", acks_late=True)
+def check_saved_search(search_id: int) -> int:
+    """Check one saved search now (queued when it is saved, so it shows what it finds at once).
+    Idempotent; a search deleted since is nothing to check."""
+    saved = SavedSearch.objects.filter(pk=search_id, user__is_active=True).first()
+    return saved_search_check(saved=saved) if saved is not None else 0

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import owner_views, views
+from . import digest_views, owner_views, views
 from .library import urls as library_urls
 
 app_name = "accounts"
@@ -52,5 +52,6 @@ urlpatterns = [
         name="owner_profile",
     ),
     path("digest/unsubscribe/<str:token>", views.digest_unsubscribe, name="digest_unsubscribe"),
+    path("me/digest", digest_views.digest_preview, name="digest_preview"),
     *library_urls.urlpatterns,
 ]

@@ -25,6 +25,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from rest_framework.authtoken.models import Token
 
 from institutions.models import Institution
+from papers.archive_time import archive_time
 from papers.citations.lists import citations_of_researchers
 from papers.models import Paper
 from papers.selectors import papers_with_short_bylines
@@ -383,6 +384,7 @@ def following(request: AuthenticatedHttpRequest) -> HttpResponse:
         page = paginator.get_page(request.GET.get("page"))
         papers = papers_with_short_bylines(page.object_list, focus_ids=ids)
     follows = list(selectors.follows_for_user(user=request.user)[: SIDEBAR_FOLLOWS + 1])
+    liked = recommendations.library_recommendations(user=request.user, count=FEED_RECOMMENDATIONS)
     context = {
         "papers": papers,
         "page": page,
@@ -402,10 +404,13 @@ def following(request: AuthenticatedHttpRequest) -> HttpResponse:
         "alert_groups": alerts.alerts_grouped(
             alerts.alerts_for_user(user=request.user, limit=FEED_ALERTS)
         ),
-        "recommendations": recommendations.library_recommendations(
-            user=request.user, count=FEED_RECOMMENDATIONS
-        ),
+        "recommendations": liked,
+        # Why there are none, when the reason is that nothing is saved.
+        "nothing_saved": "Save papers to a list, and papers like them show here."
+        if getattr(liked, "nothing_saved", False)
+        else "",
         "recommendation_days": recommendations.recommendation_days(),
+        "clock": archive_time(),
         "paper_changes": selectors.paper_changes_for_user(
             user=request.user,
             researcher_ids=ids,

@@ -51,6 +51,14 @@ def _empty_cache():
 
 
 @pytest.fixture(autouse=True)
+def _archive_on_real_time(settings):
+    """The factories date papers in 2024: with the default clock ("auto") every test archive
+    would read as a sample (papers.archive_time). Tests of alerts and recommendations keep real
+    time unless they set ARCHIVE_CLOCK themselves, as the sample's tests do."""
+    settings.ARCHIVE_CLOCK = "now"
+
+
+@pytest.fixture(autouse=True)
 def _own_vector_index(settings, tmp_path):
     """Each test writes its own vector index file, never the developer's var/ nor another
     test's (the database rolls back; a file would not)."""

@@ -149,6 +149,7 @@ FEATURES: tuple[Feature, ...] = (
             "accounts:follow_institution",
             "accounts:unfollow_institution",
             "accounts:digest_unsubscribe",
+            "accounts:digest_preview",
         ),
         api=("/api/v1/me/follows/", "/api/v1/me/follows/{researcher_id}/"),
     ),

@@ -359,11 +359,12 @@ CELERY_BEAT_SCHEDULE["accounts-send-digests"] = {
     "task": "accounts.tasks.send_digests",
     "schedule": crontab(minute=0, hour=env_int("DIGEST_HOUR", 6)),
 }
+ALERT_CHECK_MINUTE = env_int("ALERT_CHECK_MINUTE", 40)
 # Saved searches look for new papers each hour (ALERT_CHECK_MINUTE past it), so the digest at
 # DIGEST_HOUR and the alert feeds carry what the last harvest brought.
 CELERY_BEAT_SCHEDULE["accounts-check-saved-searches"] = {
     "task": "accounts.tasks.check_saved_searches",
-    "schedule": crontab(minute=env_int("ALERT_CHECK_MINUTE", 40)),
+    "schedule": crontab(minute=ALERT_CHECK_MINUTE),
 }
 CELERY_BEAT_SCHEDULE["accounts-expire-unverified"] = {
     "task": "accounts.tasks.expire_unverified_accounts",
@@ -645,6 +646,11 @@ SEARCH_SIMILARITY_FLOOR = float(env("SEARCH_SIMILARITY_FLOOR", "0.15"))
 # "Papers like your list" (accounts.library.recommendations) come from papers this many days
 # old at most.
 RECOMMENDATION_DAYS = env_int("RECOMMENDATION_DAYS", 30)
+# What "new" means for alerts and recommendations (papers.archive_time): "auto" reads the archive
+# as a sample (windows reach back over all of it, and the pages say so) when its newest paper is
+# more than ARCHIVE_SAMPLE_AFTER_DAYS old, as the demo's is; "now" never, "sample" always.
+ARCHIVE_CLOCK = env("ARCHIVE_CLOCK", "auto")
+ARCHIVE_SAMPLE_AFTER_DAYS = env_int("ARCHIVE_SAMPLE_AFTER_DAYS", 60)
 # Where the ONNX encoders keep the model's ONNX export, made from the bundled weights on first
 # use (seconds; nothing is downloaded).
 EMBEDDING_MODEL_DIR = Path(env("EMBEDDING_MODEL_DIR", str(DATA_DIR / "models")))
@@ -770,6 +776,11 @@ DEMO_STEPS.append(
 )
 # The open identity-links file that /llms.txt lists (production writes it daily, at
 # IDENTITY_LINKS_HOUR_UTC): without it /data/identity-links.jsonl.gz is a 404 on the demo.
+# Saved searches are checked once the data is in (the demo runs no hourly scheduler): the
+# pages then say when each was checked and what it found.
+DEMO_STEPS.append(
+    {"say": "Saved searches: checking each once…", "command": ["check_saved_searches"]}
+)
 DEMO_STEPS.append(
     {
         "say": "The open identity-links file (/data/identity-links.jsonl.gz)…",

@@ -15,9 +15,11 @@ from django.utils.cache import patch_cache_control
 from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from papers.archive_time import archive_time
 from papers.models import Paper, PaperChange
 from wovepaper.lib.api.redirects import site_url
 from wovepaper.lib.negotiation import render_page
+from wovepaper.lib.queueing import send_after_commit
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from . import alerts
@@ -54,10 +56,12 @@ def saved_searches(request: AuthenticatedHttpRequest) -> HttpResponse:
         except saving.SavedSearchError as exc:
             messages.error(request, str(exc))
         else:
+            # Checked at once, not at the next hourly sweep: the reader sees what it finds.
+            send_after_commit("accounts.tasks.check_saved_search", saved.pk)
             messages.success(
                 request,
-                f"Saved {saving.saved_search_label(saved)}: new papers it finds will show in "
-                "your feed, your digest and your alert feed.",
+                f"Saved {saving.saved_search_label(saved)}: the papers it finds show below, on "
+                "Following, in your digest and in your alert feed.",
             )
         return redirect("accounts:saved_searches")
     offered = None
@@ -80,6 +84,8 @@ def saved_searches(request: AuthenticatedHttpRequest) -> HttpResponse:
         "offered_label": saving.saved_search_label(offered) if offered else "",
         "offered_query": source.urlencode() if offered else "",
         "max_searches": saving.SAVED_SEARCH_MAX,
+        "schedule": alerts.check_schedule(),
+        "clock": archive_time(),
         "atom_url": request.build_absolute_uri(reverse("accounts:alert_feed_atom", args=[token])),
         "rss_url": request.build_absolute_uri(reverse("accounts:alert_feed_rss", args=[token])),
     }

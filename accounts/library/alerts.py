@@ -19,11 +19,13 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from papers.archive_time import archive_time
 from papers.models import Paper, PaperChange
 from papers.search import paper_search
 from wovepaper.lib.bounds import day_after
@@ -56,8 +58,13 @@ def saved_search_check(*, saved: SavedSearch, now: datetime | None = None) -> in
     alerts, at most ALERTS_PER_CHECK. Returns how many alerts are new. Idempotent: a paper found
     again is not announced again. The search engines' calls, then two queries."""
     now = now or timezone.now()
-    since = saved.checked_at or now - timedelta(days=FIRST_CHECK_DAYS)
-    window_start = (since - timedelta(days=LATE_ANNOUNCEMENT_DAYS)).date()
+    clock = archive_time(now=now)
+    if clock.is_sample:
+        # A sample's papers are years apart: the window is all of it (papers.archive_time).
+        window_start = clock.window_start(FIRST_CHECK_DAYS).date()
+    else:
+        since = saved.checked_at or now - timedelta(days=FIRST_CHECK_DAYS)
+        window_start = (since - timedelta(days=LATE_ANNOUNCEMENT_DAYS)).date()
     date_from = max(window_start, saved.date_from) if saved.date_from else window_start
     papers: list[Paper] = []
     if saved.date_to is None or saved.date_to >= date_from:
@@ -84,6 +91,28 @@ def saved_search_check(*, saved: SavedSearch, now: datetime | None = None) -> in
         )
         SavedSearch.objects.filter(pk=saved.pk).update(checked_at=now)
         return SearchAlert.objects.filter(saved_search=saved).count() - before
+
+
+@dataclass(frozen=True)
+class CheckSchedule:
+    """When saved searches are checked again: every hour at ALERT_CHECK_MINUTE where celery
+    beat runs (a broker is configured), else only when one is saved and by
+    `manage.py check_saved_searches` (the demo, the embedded default)."""
+
+    hourly: bool
+    minute: int
+    next_at: datetime | None
+
+
+def check_schedule(*, now: datetime | None = None) -> CheckSchedule:
+    now = now or timezone.now()
+    minute = int(settings.ALERT_CHECK_MINUTE)
+    if not settings.CELERY_BROKER_URL:
+        return CheckSchedule(hourly=False, minute=minute, next_at=None)
+    at = now.replace(minute=minute, second=0, microsecond=0)
+    return CheckSchedule(
+        hourly=True, minute=minute, next_at=at if at > now else at + timedelta(hours=1)
+    )
 
 
 def saved_searches_check_due(*, now: datetime | None = None, batch_size: int = 200) -> int:

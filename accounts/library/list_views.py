@@ -15,6 +15,7 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from papers.archive_time import archive_time
 from papers.models import Paper
 from papers.selectors import papers_with_short_bylines
 from wovepaper.lib.negotiation import render_page
@@ -149,6 +150,10 @@ def library_list(request: AuthenticatedHttpRequest, list_id: int) -> HttpRespons
             reading_list=reading_list, count=LIST_RECOMMENDATIONS
         ),
         "recommendation_days": recommendations.recommendation_days(),
+        "clock": archive_time(),
+        "nothing_saved": ""
+        if page.paginator.count
+        else "Save papers to this list, and papers like them show here.",
     }
     response = render_page(request, "accounts/library/library_list", context)
     patch_cache_control(response, private=True, no_store=True)

@@ -15,14 +15,14 @@ page's similarity floor are shown (a related paper, not the least unrelated one)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
-from django.utils import timezone
 
+from papers.archive_time import archive_time
 from papers.models import Authorship, Paper
 from papers.search import PAPERS
 from papers.search.vectors import paper_vectors
@@ -61,6 +61,19 @@ class Recommendation:
     def reason(self) -> str:
         where = f" (in {self.closest_list.name})" if self.closest_list else ""
         return f"Close to “{self.closest.title}”{where}"
+
+
+class Recommendations(list[Recommendation]):
+    """Recommendations, and whether there was nothing saved for them to be like (so a page can
+    say why it shows none without asking again)."""
+
+    nothing_saved = False
+
+
+def _nothing_saved() -> Recommendations:
+    found = Recommendations()
+    found.nothing_saved = True
+    return found
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
@@ -116,13 +129,14 @@ def _recommend(
 ) -> list[Recommendation]:
     saved_rows = _saved_rows(saved)
     if not saved_rows:
-        return []
+        return _nothing_saved()
     backend = vector_backend_for(PAPERS)
     model = backend.encoder.name
     saved_ids, saved_vectors = paper_vectors([p for p, _ in saved_rows], model)
     if not saved_ids:
         return []
-    since = since or timezone.now() - timedelta(days=recommendation_days())
+    # New on the archive's own time: in a sample, every paper it holds (papers.archive_time).
+    since = since or archive_time().window_start(recommendation_days())
     position = {paper_id: i for i, paper_id in enumerate(saved_ids)}
     # Anchors: the centre, and the most recently saved papers that have a vector.
     newest = [position[p] for p, _ in saved_rows if p in position][:ANCHORS]
@@ -208,7 +222,7 @@ def library_recommendations(
     digest."""
     lists = ReadingList.objects.filter(user=user).in_bulk()
     if not lists:
-        return []
+        return _nothing_saved()
     return _recommend(
         user=user,
         saved=SavedPaper.objects.filter(reading_list__in=list(lists)),

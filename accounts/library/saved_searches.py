@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from django.contrib.auth.models import User
+from django.db.models import Count, F, Q
 
 from papers.search import MODES
 
@@ -72,5 +73,14 @@ def saved_search_delete(*, saved: SavedSearch) -> None:
 
 
 def saved_searches_for_user(*, user: User) -> list[SavedSearch]:
-    """The reader's saved searches, newest first (at most SAVED_SEARCH_MAX: one query)."""
-    return list(SavedSearch.objects.filter(user=user).order_by("-created_at", "-id"))
+    """The reader's saved searches, newest first (at most SAVED_SEARCH_MAX: one query), each
+    with `found_total` (the papers it has announced) and `found_last` (those its last check
+    found: their found_at is that check's time)."""
+    return list(
+        SavedSearch.objects.filter(user=user)
+        .annotate(
+            found_total=Count("alerts"),
+            found_last=Count("alerts", filter=Q(alerts__found_at=F("checked_at"))),
+        )
+        .order_by("-created_at", "-id")
+    )

@@ -352,3 +352,59 @@ def test_a_search_to_the_last_day_there_is_is_checked_every_hour(user_factory, r
     assert saved.date_to.isoformat() == "9999-12-31"
     assert alerts.saved_search_check(saved=saved) == 1
     assert list(SearchAlert.objects.values_list("paper_id", flat=True)) == [wanted.pk]
+
+
+def test_on_a_sample_saving_a_search_finds_its_papers_at_once_and_says_why(
+    user_factory, paper_factory, settings, django_capture_on_commit_callbacks
+):
+    """A sample (the demo's): papers years old, nothing harvested lately. Measured from today,
+    a saved search stayed "not checked yet" and then found nothing; on the archive's own time
+    it is checked when saved, over all the sample, and every page that shows it says so."""
+    from papers.archive_time import archive_span_forget
+
+    settings.ARCHIVE_CLOCK = "auto"
+    archive_span_forget()
+    old = timezone.now() - timedelta(days=900)
+    hit = paper_factory(title="Dark matter halos of dwarf galaxies", published=old)
+    paper_factory(title="Graded modules over rings", published=old - timedelta(days=400))
+    user = user_factory()
+    client = _signed_in(user)
+    with django_capture_on_commit_callbacks(execute=True):
+        saved = client.post("/me/searches", {"q": "dark matter", "mode": "keyword"})
+    assert saved.status_code == 302
+    search = SavedSearch.objects.get(user=user)
+    assert search.checked_at is not None  # checked when saved, not at the next sweep
+    assert list(
+        SearchAlert.objects.filter(saved_search=search).values_list("paper", flat=True)
+    ) == [hit.pk]
+    page = " ".join(client.get("/me/searches").content.decode().split())
+    assert "This archive is a sample of arXiv, not a daily harvest" in page
+    assert "found 1 paper; 1 in all" in page and "Last checked" in page
+    # No broker here (as in the demo): when it is checked again, said plainly.
+    assert "python manage.py check_saved_searches" in page
+    assert "Dark matter halos of dwarf galaxies" in page
+    following = client.get("/following").content.decode()
+    assert "From your saved searches" in following and "Dark matter halos" in following
+    token = user.profile.alert_feed_token or alerts.alert_feed_token(user=user)
+    feed = client.get(f"/me/alerts/{token}.atom").content.decode()
+    assert "[“dark matter” by words] Dark matter halos of dwarf galaxies" in feed
+    preview = client.get("/me/digest").content.decode()
+    assert "Dark matter halos of dwarf galaxies" in preview and "Nothing is sent" in preview
+    assert not mail.outbox
+    # On real time (a daily harvest), the same papers are not new.
+    settings.ARCHIVE_CLOCK = "now"
+    SearchAlert.objects.all().delete()
+    assert alerts.saved_search_check(saved=search) == 0
+
+
+def test_with_a_broker_the_page_says_when_the_next_hourly_check_is(user_factory, settings):
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
+    settings.ALERT_CHECK_MINUTE = 40
+    schedule = alerts.check_schedule(now=timezone.now().replace(minute=50))
+    assert schedule.hourly and schedule.next_at.minute == 40
+    assert schedule.next_at > timezone.now().replace(minute=50)
+    user = user_factory()
+    saved_search_create(user=user, terms=SearchTerms(query="surface codes"))
+    page = " ".join(_signed_in(user).get("/me/searches").content.decode().split())
+    assert "then every hour at :40 (UTC)" in page and "Next check" in page
+    assert "Not checked yet" in page

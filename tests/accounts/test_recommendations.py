@@ -455,3 +455,30 @@ def test_the_not_relevant_page_lists_the_marks_newest_first_in_bounded_queries(
     assert "/me/library/not-relevant" in library_md.content.decode()
     feed = client.get("/following").content.decode()
     assert rotation.title in feed and 'href="/me/library/not-relevant"' in feed
+
+
+def test_on_a_sample_papers_like_the_list_come_from_all_it_holds_and_the_page_says_so(
+    library, settings
+):
+    """The fixture's OLD paper (90 days back) is outside a 30-day window on real time; read as
+    a sample (papers.archive_time), every paper held is a candidate, and the list page says
+    why."""
+    from papers.archive_time import archive_span_forget
+
+    user, reading_list, saved, new, old = library
+    real = {r.paper.pk for r in recommendations.list_recommendations(reading_list=reading_list)}
+    assert old.pk not in real
+    settings.ARCHIVE_CLOCK = "sample"
+    archive_span_forget()
+    sample = {r.paper.pk for r in recommendations.list_recommendations(reading_list=reading_list)}
+    assert old.pk in sample and real <= sample
+    page = " ".join(_signed_in(user).get(f"/me/library/{reading_list.pk}").content.decode().split())
+    assert "This archive is a sample of arXiv, not a daily harvest" in page
+    assert "Papers like this list" in page and OLD[0] in page
+
+
+def test_an_empty_library_says_why_there_is_nothing_like_it(user_factory):
+    client = _signed_in(user_factory())
+    page = client.get("/following").content.decode()
+    assert 'id="recommendations"' in page  # the header's "Recommended" leads here
+    assert "Save papers to a list, and papers like them show here." in page
