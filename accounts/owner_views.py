@@ -59,7 +59,6 @@ def _owner_page(
     request: AuthenticatedHttpRequest,
     researcher: Researcher,
     profile: OwnerProfileForm | None = None,
-    status: int = 200,
 ) -> HttpResponse:
     """The page; with `profile`, the form as the owner sent it, with what was refused."""
     page = page_number(request)
@@ -81,7 +80,7 @@ def _owner_page(
         "profile_form": profile,
         "history": researcher_public_history(researcher),
     }
-    return render_page(request, "accounts/owner", context, status=status)
+    return render_page(request, "accounts/owner", context)
 
 
 # The form's field for each of the service's, and how a message names each form field.
@@ -194,7 +193,7 @@ def owner_profile(request: AuthenticatedHttpRequest, researcher: Researcher) -> 
             f"Nothing changed: {', '.join(refused) or 'the change'} could not be saved as "
             "written; what you typed is kept below.",
         )
-        return _owner_page(request, researcher, profile=form, status=400)
+        return _owner_page(request, researcher, profile=form)
     messages.success(
         request,
         f"{changed} change{'s' if changed != 1 else ''} saved, each in your page's history."
