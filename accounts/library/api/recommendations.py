@@ -28,10 +28,11 @@ class RecommendationListApi(MeApiView):
     @extend_schema(
         operation_id="me_lists_recommendations_list",
         summary="Papers like one of your lists",
-        description="New papers (of the last RECOMMENDATION_DAYS days) closest in meaning to the "
-        "list's papers, best first, at most 10, each with the saved paper it is closest to; "
-        "papers marked not relevant on the site are left out and push their neighbours down. "
-        + LIBRARY_AUTH,
+        description="New papers (of the last RECOMMENDATION_DAYS days; where the archive is a "
+        "sample with nothing harvested lately, as the demo's, any paper it holds) closest in "
+        "meaning to the list's papers, best first, at most 10, each with the saved paper it is "
+        "closest to; papers marked not relevant on the site are left out and push their "
+        "neighbours down. " + LIBRARY_AUTH,
         parameters=[LIST_ID_PARAMETER],
         responses={200: RecommendationListSerializer, **error_responses(401, 403, 404)},
         tags=["me"],
