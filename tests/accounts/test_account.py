@@ -192,5 +192,10 @@ def test_the_settings_page_names_everything_the_export_holds_and_what_the_token_
     held = set(user_export(user=user)) - {"exported_at", "user"}
     assert held == set(words), "a new part of the export: name it on the settings page"
     assert [key for key, word in words.items() if word not in said] == []
+    # The account leads to the reader's library, searches and recommendations, and the footer
+    # to the searches and the next digest.
+    for href in ('href="/me/library"', 'href="/me/searches"', 'href="/following#recommendations"'):
+        assert href in page[: page.index("<footer")], href
+    assert 'href="/me/digest"' in page[page.index("<footer") :]
     token = page[page.index('id="api"') :][:900]
     assert "/api/v1/me/" in token and "/api/v1/conflicts/" in token
