@@ -77,7 +77,12 @@ FEATURES: tuple[Feature, ...] = (
         "/institutions",
         "institutions (ROR) with their papers and researchers",
         readme="institutions they work at",
-        routes=("institutions:list", "institutions:detail", "institutions:lookup"),
+        routes=(
+            "institutions:list",
+            "institutions:detail",
+            "institutions:lookup",
+            "researchers:institution-researchers",
+        ),
         api=(
             "/api/v1/institutions/",
             "/api/v1/institutions/{key}/",
@@ -166,6 +171,7 @@ FEATURES: tuple[Feature, ...] = (
             "accounts:library_list",
             "accounts:list_rename",
             "accounts:list_import",
+            "accounts:list_import_job",
             "accounts:list_delete",
             "accounts:list_share",
             "accounts:list_unshare",
