@@ -170,6 +170,7 @@ def _owner_pages(w) -> list[str]:
         f"/me/library/{w['list'].pk}",
         "/me/library/not-relevant",
         "/me/searches",
+        "/me/digest",
         "/following",
         "/following/researchers",
         "/accounts/",
