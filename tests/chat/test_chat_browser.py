@@ -103,15 +103,17 @@ def test_a_cited_paper_is_saved_from_the_chat_answer(
     assert violations == [] and errors == []
 
 
+@pytest.mark.parametrize("width", [1280, 390])
 def test_a_new_conversation_gets_its_address_and_its_place_in_the_list_at_once(
-    live_server, browser, paper_factory, settings
+    live_server, browser, paper_factory, settings, width
 ):
     """#43: the conversation appeared in the sidebar and got its URL only after a reload. Now
     the page's script gives it both as soon as the question is asked; a follow-up stays in it,
     and the address is the conversation's page, which a reload shows the same."""
     paper = _quoted_walk_paper(paper_factory, settings)
-    reader = _signed_in_reader("sidebar")
+    reader = _signed_in_reader(f"sidebar{width}")
     page, errors = signed_in_browser_page(browser, live_server, reader)
+    page.set_viewport_size({"width": width, "height": 900})
     page.goto(live_server.url + "/chat")
     assert page.inner_text(".chat-list ul") == "None yet."
     page.fill("#chat-q", "What do these solutions reveal?")
