@@ -103,11 +103,9 @@ class ConflictNamedSerializer(serializers.Serializer):
     record = ConflictRecordSerializer()
 
 
-class ConflictSharedPaperSerializer(serializers.Serializer):
-    arxiv_id = serializers.CharField()
-    title = serializers.CharField()
-    published = serializers.DateTimeField(allow_null=True)
-    published_precision = serializers.ChoiceField(
+def published_precision_field() -> serializers.ChoiceField:
+    """How precise a paper's `published` is, as the papers' own API says it."""
+    return serializers.ChoiceField(
         choices=["month"],
         allow_null=True,
         help_text=(
@@ -115,6 +113,13 @@ class ConflictSharedPaperSerializer(serializers.Serializer):
             "(no source gives the day); null where arXiv gave the day."
         ),
     )
+
+
+class ConflictSharedPaperSerializer(serializers.Serializer):
+    arxiv_id = serializers.CharField()
+    title = serializers.CharField()
+    published = serializers.DateTimeField(allow_null=True)
+    published_precision = published_precision_field()
     author_byline = ConflictBylineSerializer()
     reviewer_byline = ConflictBylineSerializer()
 
@@ -128,14 +133,7 @@ class ConflictInstitutionRefSerializer(serializers.Serializer):
 class ConflictInstitutionEvidenceSerializer(serializers.Serializer):
     arxiv_id = serializers.CharField(help_text="The newest paper in the window listing it.")
     published = serializers.DateTimeField(allow_null=True)
-    published_precision = serializers.ChoiceField(
-        choices=["month"],
-        allow_null=True,
-        help_text=(
-            "`month` where `published` is the first day of the month the arXiv identifier names "
-            "(no source gives the day); null where arXiv gave the day."
-        ),
-    )
+    published_precision = published_precision_field()
     byline = ConflictBylineSerializer(allow_null=True)
     set_by_researcher = serializers.BooleanField(
         help_text="The current affiliation the researcher set on their verified page."
