@@ -298,3 +298,13 @@ def test_every_operation_documents_the_servers_414(client):
     for path, item in schema["paths"].items():
         for method, operation in item.items():
             assert "414" in operation["responses"], (method, path)
+
+
+def test_a_text_longer_than_its_schema_allows_is_refused_before_it_is_trimmed(api):
+    """Schemathesis sent 301 characters starting with a carriage return to a field of at most
+    300: DRF trimmed it to 300 and saved it, though the schema calls it invalid."""
+    api.force_authenticate(get_user_model().objects.create_user("long", password="x"))
+    padded = api.post("/api/v1/me/searches/", {"query": "\r" + "x" * 300}, format="json")
+    assert padded.status_code == 400, padded.content
+    fits = api.post("/api/v1/me/searches/", {"query": "\r" + "x" * 299}, format="json")
+    assert fits.status_code == 201, fits.content
