@@ -77,10 +77,9 @@ def institution_members(
     institution: Institution, *, offset: int = 0, limit: int = 50
 ) -> list[tuple[Researcher, int]]:
     """A page of the institution's researchers, most papers there first: (record, papers)."""
-    rows = list(
+    members = (
         InstitutionResearcher.objects.filter(institution=institution)
-        .order_by("-papers", "researcher_id")
-        .values_list("researcher_id", "papers")[offset : offset + limit]
+        .select_related("researcher")
+        .order_by("-papers", "researcher_id")[offset : offset + limit]
     )
-    records = Researcher.objects.in_bulk([rid for rid, _ in rows])
-    return [(records[rid], papers) for rid, papers in rows if rid in records]
+    return [(member.researcher, member.papers) for member in members]
