@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from accounts.library.lists import paper_save, reading_list_default
 from accounts.library.models import RecommendationDismissal
@@ -43,20 +44,20 @@ def test_not_relevant_then_undo(live_server, browser, user_factory, paper_factor
     undo_line = page.locator(f"#rec-undo-{new.pk}")
     undo_line.wait_for()
     assert "Marked not relevant — papers like it will rank lower." in undo_line.inner_text()
-    assert recommendation.count() == 0
+    expect(recommendation).to_have_count(0)
     assert RecommendationDismissal.objects.filter(user=reader, paper=new).exists()
-    # The keyboard stays where it was: on the line's Undo.
-    assert page.evaluate("document.activeElement.textContent").startswith("Undo")
+    # The keyboard stays where it was: on the line's Undo (moved there once the line settles).
+    expect(undo_line.get_by_role("button", name="Undo")).to_be_focused()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"not-relevant-undo-line-{width}.png"), full_page=True)
 
     undo_line.get_by_role("button", name="Undo").click()
     recommendation.wait_for()
-    assert undo_line.count() == 0
+    expect(undo_line).to_have_count(0)
     assert reason in recommendation.inner_text() and new.title in recommendation.inner_text()
     assert not RecommendationDismissal.objects.filter(user=reader).exists()
-    assert page.evaluate("document.activeElement.textContent").startswith("Not relevant")
+    expect(recommendation.get_by_role("button", name="Not relevant")).to_be_focused()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.screenshot(path=str(ARTIFACTS / f"not-relevant-undone-{width}.png"), full_page=True)
 
