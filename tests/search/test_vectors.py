@@ -251,6 +251,34 @@ def test_hybrid_asks_for_any_word_only_when_no_paper_has_every_word(vector_engin
     assert set(keyword.items) == {surface.pk, decoding.pk} and relaxed == []
 
 
+def test_hybrid_asks_no_vocabulary_probe_its_own_word_search_answered(
+    vector_engine, settings, monkeypatch
+):
+    """Whether a query means anything here asks whether a paper holds one of its words: hybrid
+    search has its keyword rankings for that, so only search by meaning alone, or a query
+    none of whose words any paper holds, costs the probe (a first match, uncounted)."""
+    settings.SEARCH_MEANING_EVIDENCE = True
+    settings.SEARCH_MEANING_THRESHOLD = -1.0  # every nearest paper is close: the words decide
+    keyword = backend_for(PAPERS, "keyword")
+    asked: list[SearchQuery] = []
+    search = keyword.search
+    monkeypatch.setattr(keyword, "search", lambda query: asked.append(query) or search(query))
+
+    def probes() -> int:
+        return sum(1 for q in asked if q.limit == 1 and not q.counted and not q.filters)
+
+    surface, decoding, *_ = vector_engine
+    page = paper_search("correcting mistakes in quantum computers", mode="hybrid")
+    assert {p.pk for p in page.related[:2]} == {surface.pk, decoding.pk}
+    assert asked and probes() == 0
+    asked.clear()
+    assert semantic("correcting mistakes in quantum computers")[0] in {surface.pk, decoding.pk}
+    assert probes() == 1
+    asked.clear()
+    made_up = paper_search("zzzqqqxx plimbo zentrix", mode="hybrid")
+    assert made_up.items == [] and made_up.related == [] and probes() == 1
+
+
 def test_hybrid_finds_what_either_ranking_alone_would(vector_engine):
     surface, decoding, dark, vision, protein = vector_engine
     # No word of this query is in the papers: keyword finds nothing, hybrid still answers.

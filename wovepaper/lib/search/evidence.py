@@ -37,8 +37,9 @@ def meaning_threshold() -> float:
 
 def means_something_here(best_similarity: float, words_known: Callable[[], bool]) -> bool:
     """Whether a query whose nearest document has `best_similarity` is about anything here.
-    `words_known()` (asked only when the similarity passes: it costs a keyword query) says
-    whether any document holds one of its words. With SEARCH_MEANING_EVIDENCE off, the old
+    `words_known()` (asked only when the similarity passes: it may cost a keyword query,
+    which hybrid search answers from the keyword rankings it asks anyway) says whether any
+    document holds one of its words. With SEARCH_MEANING_EVIDENCE off, the old
     floor alone decides (for measuring what the rule changes)."""
     if not getattr(settings, "SEARCH_MEANING_EVIDENCE", True):
         return True

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from .base import SearchBackend, SearchPage, SearchQuery, with_slice
+from .vectors import VectorBackend
 
 # Lower than the paper's 60: first places count for more. RRF_K and RELAXED_WEIGHT were chosen
 # together on known-item paraphrases (benchmarks/data/known-item-paraphrases.tsv). No fusion of
@@ -86,7 +87,7 @@ class HybridBackend(SearchBackend):
 
     engine = "hybrid"
 
-    def __init__(self, collection, *, keyword: SearchBackend, semantic: SearchBackend) -> None:
+    def __init__(self, collection, *, keyword: SearchBackend, semantic: VectorBackend) -> None:
         super().__init__(collection)
         self.keyword = keyword
         self.semantic = semantic
@@ -98,17 +99,35 @@ class HybridBackend(SearchBackend):
         (asked only when no document has every word of a query of several: else []), and the
         semantic ranking above the similarity floor; the semantic page is empty when nothing
         is embedded yet or nothing is close enough (then nothing else is asked)."""
-        semantic = self.semantic.search(with_slice(query, offset=0, limit=FUSED))
+        asked: list[tuple[SearchPage[int], list[int]]] = []
+
+        def with_the_words() -> tuple[SearchPage[int], list[int]]:
+            if not asked:
+                keyword = self.keyword.search(with_slice(query, offset=0, limit=depth))
+                relaxed: list[int] = []
+                if not keyword.items and len(query.clauses()) > 1:
+                    # Its ids alone: how many papers share a word with the query is not
+                    # wanted, and counting them (most of the archive, for common words) is
+                    # what grew with it.
+                    relaxed = self.keyword.search(
+                        replace(query, any_word=True, offset=0, limit=FUSED, counted=False)
+                    ).items
+                asked.append((keyword, relaxed))
+            return asked[0]
+
+        def words_seen() -> bool:
+            # Whether the query means anything here asks whether some document holds one of
+            # its words (evidence.py): the keyword rankings this search needs anyway say so
+            # when they found any, and the vocabulary probe is then not asked.
+            keyword, relaxed = with_the_words()
+            return bool(keyword.items or relaxed)
+
+        semantic = self.semantic.search(
+            with_slice(query, offset=0, limit=FUSED), words_seen=words_seen
+        )
         if not semantic.items:
             return SearchPage(), [], semantic
-        keyword = self.keyword.search(with_slice(query, offset=0, limit=depth))
-        relaxed: list[int] = []
-        if not keyword.items and len(query.clauses()) > 1:
-            # Its ids alone: how many papers share a word with the query is not wanted, and
-            # counting them (most of the archive, for common words) is what grew with it.
-            relaxed = self.keyword.search(
-                replace(query, any_word=True, offset=0, limit=FUSED, counted=False)
-            ).items
+        keyword, relaxed = with_the_words()
         return keyword, relaxed, semantic
 
     def search(self, query: SearchQuery) -> SearchPage[int]:

@@ -106,7 +106,7 @@ def _make_mode(collection: Collection, mode: str) -> SearchBackend:
     return HybridBackend(
         collection,
         keyword=backend_for(collection, "keyword"),
-        semantic=backend_for(collection, "semantic"),
+        semantic=vector_backend_for(collection),
     )
 
 

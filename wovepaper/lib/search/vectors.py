@@ -214,7 +214,13 @@ class VectorBackend(SearchBackend):
             return wanted
         return min(max(POOL, wanted * 5), POOL_MAX)
 
-    def search(self, query: SearchQuery) -> SearchPage[int]:
+    def search(
+        self, query: SearchQuery, *, words_seen: Callable[[], bool] | None = None
+    ) -> SearchPage[int]:
+        """The documents nearest the query in meaning, if it means anything here (evidence.py).
+        `words_seen`, from a caller that searches the words anyway (hybrid search), says
+        whether some document holds one of them; when it says no, the vocabulary probe still
+        decides (its answers may be filtered)."""
         if not query.clauses() or not self.has_vectors():
             return SearchPage()
         size = self.pool_size(query)
@@ -228,7 +234,8 @@ class VectorBackend(SearchBackend):
         # Every document is somewhat similar to any text: whether the query means anything
         # here is judged once, on its nearest document and its words (evidence.py).
         if ids and not means_something_here(
-            float(similarity[ids[0]]), lambda: self.words_known(query)
+            float(similarity[ids[0]]),
+            lambda: (words_seen is not None and words_seen()) or self.words_known(query),
         ):
             ids = []
         # Below the floor per document (none by default) nothing is related (nearest first,
