@@ -9,6 +9,7 @@ from rest_framework import serializers
 from papers.api.serializers import paper_api_url
 from researchers.coauthors import coauthor_path
 from researchers.models import Researcher
+from researchers.page_figures import STAT_FIELDS
 from wovepaper.lib.api.redirects import absolute_api_url, site_url
 from wovepaper.lib.api.schema import QueryTextField
 
@@ -100,14 +101,8 @@ class ResearcherDetailSerializer(ResearcherSerializer):
             *ResearcherSerializer.Meta.fields,
             "name_key",
             "external_ids",
-            "position_counts",
-            "position_basis",
-            "field_counts",
-            "most_cited_paper",
-            "cited_papers_count",
-            "citations_here",
-            "coauthors",
-            "stats_updated_at",
+            # The page's figures, as page_figures computes them (paper_count is listed above).
+            *(name for name in STAT_FIELDS if name not in ResearcherSerializer.Meta.fields),
             "modified_at",
             "links",
         ]

@@ -82,14 +82,22 @@ def _without_the_commonest(
     return kept
 
 
-def text_analyzer() -> tantivy.TextAnalyzer:
-    # Close to PostgreSQL's 'english' configuration: lower case, accents folded, English stop
-    # words dropped, Snowball English stems.
+def _folded_words() -> tantivy.TextAnalyzerBuilder:
+    """Words as both analyzers see them: split at anything not alphanumeric, overlong ones
+    dropped, lower case, accents folded."""
     return (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(40))
         .filter(tantivy.Filter.lowercase())
         .filter(tantivy.Filter.ascii_fold())
+    )
+
+
+def text_analyzer() -> tantivy.TextAnalyzer:
+    # Close to PostgreSQL's 'english' configuration: lower case, accents folded, English stop
+    # words dropped, Snowball English stems.
+    return (
+        _folded_words()
         .filter(tantivy.Filter.stopword("english"))
         .filter(tantivy.Filter.stemmer("english"))
         .build()
@@ -97,13 +105,8 @@ def text_analyzer() -> tantivy.TextAnalyzer:
 
 
 def _name_analyzer() -> tantivy.TextAnalyzer:
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(40))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.ascii_fold())
-        .build()
-    )
+    # Names are neither stemmed nor stripped of short words ("Le", "An").
+    return _folded_words().build()
 
 
 def _schema(collection: Collection) -> tantivy.Schema:
