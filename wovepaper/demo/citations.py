@@ -42,8 +42,9 @@ class DemoCitations:
     def describe(self) -> str:
         return (
             f"Citations from recorded answers: {self.references} references of "
-            f"{self.papers_with_references} papers (OpenAlex), {self.citing_edges} papers "
-            f"citing a recorded paper (Semantic Scholar's lists of citing papers)."
+            f"{self.papers_with_references} papers (OpenAlex); {self.citing_edges} citing "
+            f"papers newly linked to a recorded paper (Semantic Scholar's lists of citing "
+            f"papers; a link already made is kept, not counted again)."
         )
 
 
