@@ -1,6 +1,6 @@
 """A verified researcher's corrections to their own page: papers that are not theirs, papers of a
 same-name record that are theirs too, same-name records to merge, and what the page shows (name,
-current affiliation, homepage, listing). Each change is a researchers.ownership service; only the
+current affiliation, homepage, listing). Each change is a researchers.owner_edits service; only the
 owner of the record (a confirmed claim) reaches these pages."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from institutions.selectors import institution_lookup
-from researchers import ownership
+from researchers import owner_edits
 from researchers.curation.identity import researcher_public_history
 from researchers.curation.reports import ReportError
 from researchers.models import Researcher
@@ -109,7 +109,7 @@ def _byline_action(service: Callable[..., object], done: str) -> OwnerView:
                 authorship_id=form.cleaned_data["authorship"],
                 reason=form.cleaned_data["reason"],
             )
-        except ownership.OwnershipError as exc:
+        except owner_edits.OwnershipError as exc:
             messages.error(request, str(exc))
         else:
             messages.success(request, done)
@@ -119,12 +119,12 @@ def _byline_action(service: Callable[..., object], done: str) -> OwnerView:
 
 
 owner_not_mine = _byline_action(
-    ownership.owner_paper_remove,
+    owner_edits.owner_paper_remove,
     "The paper left your page. It is in your page's history as removed by you, and the curators "
     "can see it.",
 )
 owner_mine_too = _byline_action(
-    ownership.owner_paper_attach, "The paper is on your page now, and in its history."
+    owner_edits.owner_paper_attach, "The paper is on your page now, and in its history."
 )
 
 
@@ -137,13 +137,13 @@ def owner_propose_merge(request: AuthenticatedHttpRequest, researcher: Researche
         messages.error(request, "Choose the records that are you, and say why.")
         return _back(researcher)
     try:
-        ownership.owner_merge_propose(
+        owner_edits.owner_merge_propose(
             researcher_id=researcher.pk,
             other_ids=form.cleaned_data["others"],
             reason=form.cleaned_data["reason"],
             user=request.user,
         )
-    except (ownership.OwnershipError, ReportError) as exc:
+    except (owner_edits.OwnershipError, ReportError) as exc:
         messages.error(request, str(exc))
     else:
         messages.success(
@@ -177,13 +177,13 @@ def owner_profile(request: AuthenticatedHttpRequest, researcher: Researcher) -> 
             "hidden": cleaned["hidden"],
         }
         try:
-            changed = ownership.owner_settings_set(
+            changed = owner_edits.owner_settings_set(
                 researcher_id=researcher.pk, changes=changes, reason=cleaned["reason"]
             )
-        except ownership.OwnerFieldsRefused as exc:
+        except owner_edits.OwnerFieldsRefused as exc:
             for field, why in exc.refused.items():
                 form.add_error(_PROFILE_FIELDS.get(field, field), why)
-        except ownership.OwnershipError as exc:
+        except owner_edits.OwnershipError as exc:
             form.add_error(None, str(exc))
     if not form.is_valid():
         # Shown again as sent, each refused part marked: nothing was saved.

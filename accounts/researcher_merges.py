@@ -11,9 +11,9 @@ from __future__ import annotations
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from researchers import ownership
 from researchers.curation.decisions import MergeParticipant
 from researchers.models import Researcher
+from researchers.verification import researcher_unverify, researcher_verify
 
 from .models import Claim, Follow
 
@@ -88,15 +88,13 @@ def verification_sync(*, researcher_ids: list[int]) -> None:
     ):
         if rid in confirmed and not verified_by:
             method, at = confirmed[rid]
-            ownership.researcher_verify(
+            researcher_verify(
                 researcher_id=rid,
                 method=method or Researcher.VERIFIED_CURATORS,
                 at=at or timezone.now(),
             )
         elif rid not in confirmed and verified_by:
-            ownership.researcher_unverify(
-                researcher_id=rid, reason="The records were merged or split again."
-            )
+            researcher_unverify(researcher_id=rid, reason="The records were merged or split again.")
 
 
 def _split_rows(model, *, survivor_id: int, data: dict) -> None:

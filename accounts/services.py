@@ -14,9 +14,9 @@ from django.db.models import Prefetch, Q
 from django.utils import timezone
 
 from institutions.models import Institution
-from researchers import ownership
 from researchers.models import IdentityConflict, Researcher, ResearcherExternalId
 from researchers.selectors import researcher_survivor_id
+from researchers.verification import researcher_unverify, researcher_verify
 from wovepaper.lib.bounds import made_in_the_last_hour
 
 from . import claim_evidence
@@ -205,9 +205,7 @@ def researcher_claim(*, user: User, researcher: Researcher, message: str = "") -
             claim.method = Researcher.VERIFIED_ORCID
             claim.reviewed_at = now
             claim.save(update_fields=["status", "method", "reviewed_at"])
-            ownership.researcher_verify(
-                researcher_id=target.pk, method=Researcher.VERIFIED_ORCID, at=now
-            )
+            researcher_verify(researcher_id=target.pk, method=Researcher.VERIFIED_ORCID, at=now)
     return claim
 
 
@@ -296,11 +294,11 @@ def claim_review(*, claim: Claim, reviewer: User | None, confirm: bool, note: st
             update_fields=["status", "method", "reviewed_by", "reviewed_at", "decision_note"]
         )
         if confirm and not was_confirmed:
-            ownership.researcher_verify(
+            researcher_verify(
                 researcher_id=claim.researcher_id, method=Researcher.VERIFIED_CURATORS, at=now
             )
         elif not confirm and was_confirmed:
-            ownership.researcher_unverify(researcher_id=claim.researcher_id, reason=note)
+            researcher_unverify(researcher_id=claim.researcher_id, reason=note)
     return claim
 
 

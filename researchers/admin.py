@@ -4,7 +4,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from . import ownership
+from . import owner_edits
 from .byline_cleanup import byline_cleanup_undo
 from .curation.admin_views import PERMISSION, CurationAdminMixin
 from .models import (
@@ -194,20 +194,20 @@ class CurationEntryAdmin(CuratorViewMixin, admin.ModelAdmin):
         description="Undo the selected changes by researchers (papers removed or added, fields)",
     )
     def undo_owner_change(self, request, queryset):
-        """Asks for the public reason first, then undoes each change (researchers.ownership)."""
+        """Asks for the public reason first, then undoes each change (researchers.owner_edits)."""
         entries = list(
-            queryset.filter(action__in=ownership.UNDOABLE, undone_by__isnull=True).order_by("-pk")
+            queryset.filter(action__in=owner_edits.UNDOABLE, undone_by__isnull=True).order_by("-pk")
         )
         reason = request.POST.get("reason", "").strip()
         if "apply" in request.POST and reason:
             undone = 0
             for entry in entries:
                 try:
-                    ownership.owner_change_undo(
+                    owner_edits.owner_change_undo(
                         entry_id=entry.pk, actor=request.user, reason=reason
                     )
                     undone += 1
-                except ownership.OwnershipError as exc:
+                except owner_edits.OwnershipError as exc:
                     self.message_user(request, f"Entry #{entry.pk}: {exc}", messages.WARNING)
             self.message_user(request, f"{undone} change(s) by researchers undone.")
             return None

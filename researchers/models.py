@@ -44,8 +44,9 @@ class Researcher(models.Model):
     # history stay, but no list, search, graph, count, feed, sitemap or queue shows it.
     is_person = models.BooleanField(default=True)
     # The person's own page: verified by their ORCID sign-in or by the curators (a confirmed
-    # accounts.Claim, written through researchers.ownership), and what the owner set on it.
-    # The sources' records (ResearcherExternalId) are never edited by the owner.
+    # accounts.Claim, written through researchers.verification), and what the owner set on it
+    # (researchers.owner_edits). The sources' records (ResearcherExternalId) are never edited
+    # by the owner.
     VERIFIED_ORCID = "orcid"
     VERIFIED_CURATORS = "curators"
     VERIFICATIONS = [(VERIFIED_ORCID, "ORCID"), (VERIFIED_CURATORS, "the curators")]
@@ -332,10 +333,10 @@ class CurationEntry(models.Model):
     NOT_PERSON = "not_person"
     # The same cleanup, one paper: its authorships before and after (researchers.byline_cleanup).
     BYLINE = "byline"
-    # The researcher's own decisions on their verified page (researchers.ownership): the page
-    # verified (or the verification withdrawn), a paper marked "not mine" or "mine too", a
-    # merge of same-name records proposed, the page's name, affiliation, homepage or listing
-    # changed; and the curators undoing one of them.
+    # The researcher's own decisions on their verified page (researchers.verification,
+    # researchers.owner_edits): the page verified (or the verification withdrawn), a paper
+    # marked "not mine" or "mine too", a merge of same-name records proposed, the page's name,
+    # affiliation, homepage or listing changed; and the curators undoing one of them.
     VERIFIED = "verified"
     OWNER_REMOVED = "owner_removed"
     OWNER_ATTACHED = "owner_attached"

@@ -18,7 +18,7 @@ from researchers.curation.identity import researcher_same_name_explained
 from researchers.identity_links import FILE_NAME, identity_links_export
 from researchers.models import CurationEntry, MatchReport, PinnedAuthorship, Researcher
 from researchers.name_search import researchers_search
-from researchers.ownership import OwnershipError, owner_edit, owner_paper_attach
+from researchers.owner_edits import OwnershipError, owner_edit, owner_paper_attach
 
 pytestmark = pytest.mark.django_db
 
@@ -330,7 +330,7 @@ def test_a_refused_part_keeps_what_was_typed_says_which_part_and_changes_nothing
 
 
 def test_owner_settings_set_checks_every_field_before_writing_any(page):
-    from researchers.ownership import OwnerFieldsRefused, owner_settings_set
+    from researchers.owner_edits import OwnerFieldsRefused, owner_settings_set
 
     with pytest.raises(OwnerFieldsRefused) as refused:
         owner_settings_set(

@@ -1,6 +1,7 @@
-"""A researcher's own page: verified as theirs (by their ORCID sign-in or by the curators), and
-the changes its owner makes. Accounts decides who the owner is (accounts.Claim) and calls these
-writes; researchers never read accounts.
+"""The changes a verified researcher makes to their own page (papers that are not theirs, papers of
+a same-name record that are, same-name records to merge, the name, affiliation, homepage and
+listing the page shows), and the curators' undoing of them. Accounts decides who the owner is
+(accounts.ownership) and calls these writes; researchers never read accounts.
 
 Every change writes one CurationEntry, which is the page's public history (what, when and
 why; never which member of staff) and what the curators undo. The sources' own records
@@ -9,7 +10,6 @@ why; never which member of staff) and what the curators undo. The sources' own r
 
 from __future__ import annotations
 
-from datetime import datetime
 from urllib.parse import urlsplit
 
 from django.contrib.auth.models import User
@@ -42,62 +42,6 @@ from .page_figures import researchers_update_stats
 class OwnershipError(ValueError):
     """A change the owner cannot make as asked; the message is shown to them."""
 
-
-@transaction.atomic
-def researcher_verify(*, researcher_id: int, method: str, at: datetime) -> CurationEntry:
-    """Mark the page as verified as its researcher's own, by `method` (Researcher.VERIFIED_ORCID
-    or VERIFIED_CURATORS), with a public history entry. Idempotent for the same method: a
-    record verified already by it gets no second entry (the existing one is returned)."""
-    if method not in dict(Researcher.VERIFICATIONS):
-        raise OwnershipError(f"unknown verification {method!r}")
-    record = Researcher.objects.select_for_update().get(pk=researcher_id)
-    if record.verified_by == method:
-        entry = (
-            CurationEntry.objects.filter(action=CurationEntry.VERIFIED, researcher_id=record.pk)
-            .order_by("-pk")
-            .first()
-        )
-        if entry is not None:
-            return entry
-    before = {"verified_by": record.verified_by, "researcher": record.pk}
-    record.verified_by = method
-    record.verified_at = at
-    record.save(update_fields=["verified_by", "verified_at", "modified_at"])
-    entry = CurationEntry.objects.create(
-        action=CurationEntry.VERIFIED,
-        researcher=record,
-        before=before,
-        after={"verified_by": method, "verified_at": at.isoformat(), "researcher": record.pk},
-    )
-    entry.researchers.set([record.pk])
-    pages_changed("researcher", [record.pk])
-    return entry
-
-
-@transaction.atomic
-def researcher_unverify(*, researcher_id: int, reason: str) -> CurationEntry | None:
-    """The curators withdrew the page's verification (the claim that made it was rejected).
-    None when the page was not verified: nothing to withdraw."""
-    record = Researcher.objects.select_for_update().get(pk=researcher_id)
-    if not record.verified_by:
-        return None
-    before = {"verified_by": record.verified_by, "researcher": record.pk}
-    record.verified_by = ""
-    record.verified_at = None
-    record.save(update_fields=["verified_by", "verified_at", "modified_at"])
-    entry = CurationEntry.objects.create(
-        action=CurationEntry.VERIFIED,
-        researcher=record,
-        before=before,
-        after={"verified_by": "", "researcher": record.pk},
-        note=reason[:2000],
-    )
-    entry.researchers.set([record.pk])
-    pages_changed("researcher", [record.pk])
-    return entry
-
-
-# --- the owner's corrections --------------------------------------------------------------
 
 OWNER_FIELDS = ("display_name", "current_institution", "homepage", "hidden")
 UNDOABLE = (CurationEntry.OWNER_REMOVED, CurationEntry.OWNER_ATTACHED, CurationEntry.OWNER_EDITED)
