@@ -11,8 +11,9 @@ from django.http import HttpRequest
 from django.urls import reverse
 from rest_framework.throttling import BaseThrottle
 
-from .selectors import onboarding_pending
-from .services import profile_create_for_signup, superuser_address_confirm
+from .account_data import superuser_address_confirm
+from .onboarding import onboarding_pending
+from .profiles import profile_create_for_signup
 
 
 class AccountAdapter(DefaultAccountAdapter):

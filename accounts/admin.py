@@ -7,7 +7,7 @@ from rest_framework.authtoken.admin import TokenAdmin as RestFrameworkTokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
 from .models import Claim, Follow, Profile, SentDigest
-from .services import ClaimError, claim_review, claim_review_blockers
+from .ownership.reviews import ClaimError, claim_review, claim_review_blockers
 
 
 @admin.register(Profile)

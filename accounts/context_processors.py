@@ -7,7 +7,7 @@ from django.utils.functional import SimpleLazyObject
 
 from wovepaper.lib.pagecache import rendering_shared_signed_in_page
 
-from .selectors import onboarding_pending
+from .onboarding import onboarding_pending
 
 
 def onboarding(request: HttpRequest) -> dict:

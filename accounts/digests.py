@@ -25,15 +25,11 @@ from django.utils import timezone
 from papers.citations.lists import citations_of_researchers
 from papers.selectors import papers_with_short_bylines
 
+from .feed import digest_papers, paper_changes_for_user
+from .follows import followed_institution_ids, followed_researcher_ids
 from .library.alerts import AlertGroup, alerts_for_user, alerts_grouped
 from .library.recommendations import library_recommendations
 from .models import Profile, SentDigest
-from .selectors import (
-    digest_papers,
-    followed_institution_ids,
-    followed_researcher_ids,
-    paper_changes_for_user,
-)
 
 logger = logging.getLogger(__name__)
 

@@ -102,8 +102,9 @@ class InstitutionFollow(models.Model):
 class Claim(models.Model):
     """A user says "this is me" about a researcher record. An ORCID sign-in whose iD the sources
     give the record confirms it at once; any other claim waits for the curators with its
-    evidence (accounts.claim_evidence), and so does one that would give a record a second
-    owner or a person a second record. The decision and its note are shown to the claimant."""
+    evidence (accounts.ownership.claim_evidence), and so does one that would give a record a
+    second owner or a person a second record. The decision and its note are shown to the
+    claimant."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting for review"
@@ -120,7 +121,8 @@ class Claim(models.Model):
     message = models.TextField(blank=True, help_text="What the user wrote to support the claim.")
     # How a confirmed claim was decided: the ORCID tie, or the curators (Researcher.VERIFICATIONS).
     method = models.CharField(max_length=16, blank=True)
-    # What the curators weigh, gathered when the claim was made (accounts.claim_evidence):
+    # What the curators weigh, gathered when the claim was made
+    # (accounts.ownership.claim_evidence):
     # {"orcid_tie": bool, "orcid_works": [...], "email_domains": [...], "conflicts": [...]}.
     evidence = models.JSONField(default=dict, blank=True)
     # The curators' words to the claimant about their decision, shown to the claimant only.

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -31,13 +31,28 @@ from django.middleware.csrf import get_token
 from django.template import Engine, RequestContext
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.views.decorators.http import require_GET
 
-from . import selectors
+from wovepaper.lib.request_types import AuthenticatedHttpRequest
+
+from .follows import followed_institution_ids, followed_researcher_ids
 from .library.lists import reading_lists_for_user
 from .library.models import SavedPaper
+from .onboarding import onboarding_pending
+from .ownership.claims import claims_for_user
 
 COOKIE = "wp_state"
 _CHANGING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+@require_GET
+def me_state(request: HttpRequest) -> HttpResponse:
+    """The signed-in reader's state for the pages every signed-in reader shares
+    (accounts.reader_state), which their browser keeps; nothing for anyone else."""
+    if not request.user.is_authenticated:
+        return state_response(None)
+    signed_in = cast(AuthenticatedHttpRequest, request)
+    return state_response(reader_state(request, signed_in.user))
 
 
 def reader_state(request: HttpRequest, user: User) -> dict[str, Any]:
@@ -54,7 +69,7 @@ def reader_state(request: HttpRequest, user: User) -> dict[str, Any]:
     )
     for paper_id, list_id in rows:
         saved.setdefault(str(paper_id), []).append(list_id)
-    claims = list(selectors.claims_for_user(user=user).select_related("researcher"))
+    claims = list(claims_for_user(user=user).select_related("researcher"))
     pieces: list[tuple[str, dict]] = [
         (
             "accounts/_claim_button.html",
@@ -67,10 +82,10 @@ def reader_state(request: HttpRequest, user: User) -> dict[str, Any]:
         # The reader's claims as HTML, each replacing the page's button of the same id; their
         # `next` fields are set to the page's own address by reader.js.
         "parts": render_each_in_one_context(request, pieces),
-        "onboarding": selectors.onboarding_pending(user=user),
+        "onboarding": onboarding_pending(user=user),
         "following": {
-            "researcher": selectors.followed_researcher_ids(user=user),
-            "institution": selectors.followed_institution_ids(user=user),
+            "researcher": followed_researcher_ids(user=user),
+            "institution": followed_institution_ids(user=user),
         },
         "lists": [
             {"id": r.pk, "name": r.name, "url": reverse("accounts:library_list", args=[r.pk])}

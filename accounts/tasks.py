@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from .account_data import unverified_accounts_expire
 from .digests import digests_send_due
 from .library import import_jobs
 from .library.alerts import saved_search_check, saved_searches_check_due
 from .library.models import SavedSearch
-from .services import unverified_accounts_expire
 
 
 @shared_task(name="accounts.tasks.send_digests", acks_late=True)

@@ -23,7 +23,7 @@ for `--repeat` rounds, in this process with production settings (Redis cache, pa
 - the digest's build and send (`accounts.digests.digest_send`, locmem mail; its SentDigest and
   `last_digest_at` are reset between rounds, untimed);
 - the feed page (`GET /following`) and the private Atom feed (`GET /me/alerts/<token>.atom`);
-- the news query alone (`accounts.selectors.paper_changes_for_user`, the feed's 30 days);
+- the news query alone (`accounts.feed.paper_changes_for_user`, the feed's 30 days);
 
 each with its queries counted and its wall time (p50, p95), and then the same calls' SELECTs
 replayed by a bare cursor (their SQL alone: the reference for what Django and the templates
@@ -74,7 +74,8 @@ from django.db.models import Max  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from accounts import digests, selectors  # noqa: E402
+from accounts import digests, follows  # noqa: E402
+from accounts.feed import paper_changes_for_user  # noqa: E402
 from accounts.library import alerts  # noqa: E402
 from accounts.library.models import ReadingList, SavedPaper, SearchAlert  # noqa: E402
 from accounts.library.saved_searches import SearchTerms, saved_search_create  # noqa: E402
@@ -271,7 +272,7 @@ def reset_digest(user) -> None:
 
 
 def measures(user, client: Client, token: str, data_now) -> dict:
-    researcher_ids = selectors.followed_researcher_ids(user=user)
+    researcher_ids = follows.followed_researcher_ids(user=user)
 
     def digest():
         outcome = digests.digest_send(user_id=user.pk, now=data_now)
@@ -286,7 +287,7 @@ def measures(user, client: Client, token: str, data_now) -> dict:
         assert response.status_code == 200, response.status_code
 
     def news():
-        return selectors.paper_changes_for_user(
+        return paper_changes_for_user(
             user=user,
             researcher_ids=researcher_ids,
             since=timezone.now() - timedelta(days=30),

@@ -15,7 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, Stream
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.selectors import onboarding_pending
+from accounts.onboarding import onboarding_pending
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
 from . import answers

@@ -25,9 +25,11 @@ from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth import get_user_model
 
 from accounts.digests import unsubscribe_token
+from accounts.follows import researcher_follow
 from accounts.library.lists import paper_save, reading_list_share
 from accounts.models import Profile
-from accounts.services import claim_review, researcher_claim, researcher_follow
+from accounts.ownership.claims import researcher_claim
+from accounts.ownership.reviews import claim_review
 from chat.answers import answer_whole, ask
 from institutions.models import AuthorshipInstitution, Institution
 from researchers.models import Researcher

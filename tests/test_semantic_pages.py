@@ -12,7 +12,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from accounts.services import researcher_follow
+from accounts.follows import researcher_follow
 from papers.models import Authorship
 from papers.search import PAPERS
 from papers.search.embedding_stage import embed_papers

@@ -245,7 +245,7 @@ ACCOUNT_EMAIL_VERIFICATION = env("ACCOUNT_EMAIL_VERIFICATION", "mandatory")
 ACCOUNT_PREVENT_ENUMERATION = True
 ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}
 # An account whose address was never confirmed and that never signed in is removed after this
-# many days (accounts.services.unverified_accounts_expire, daily): a sign-up with someone
+# many days (accounts.account_data.unverified_accounts_expire, daily): a sign-up with someone
 # else's address leaves nothing behind.
 ACCOUNT_UNVERIFIED_EXPIRE_DAYS = env_int("ACCOUNT_UNVERIFIED_EXPIRE_DAYS", 7)
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
@@ -467,7 +467,7 @@ FIGURES_MAX_AGE_DAYS = env_int("FIGURES_MAX_AGE_DAYS", 30)
 # Readers' reports of wrong matches: how many one account may file in an hour.
 MATCH_REPORTS_PER_HOUR = env_int("MATCH_REPORTS_PER_HOUR", 10)
 # Readers' claims to be a researcher: how many may wait for the curators at once, and how many
-# one account may make in an hour (accounts.services.researcher_claim).
+# one account may make in an hour (accounts.ownership.claims.researcher_claim).
 CLAIMS_MAX_PENDING = env_int("CLAIMS_MAX_PENDING", 5)
 CLAIMS_PER_HOUR = env_int("CLAIMS_PER_HOUR", 10)
 

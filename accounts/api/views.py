@@ -14,7 +14,7 @@ from wovepaper.lib.api.pagination import NumberedPagination, numbered_page_param
 from wovepaper.lib.api.schema import error_responses
 from wovepaper.lib.api.signed_in import MeApiView
 
-from .. import selectors, services
+from .. import follows
 from .serializers import (
     FollowInputSerializer,
     FollowPageSerializer,
@@ -35,7 +35,7 @@ class FollowListApi(MeApiView):
     def get(self, request):
         paginator = NumberedPagination()
         page = paginator.paginate_queryset(
-            selectors.follows_for_user(user=request.user), request, view=self
+            follows.follows_for_user(user=request.user), request, view=self
         )
         data = FollowSerializer(page, many=True, context={"request": request}).data
         return paginator.get_paginated_response(data)
@@ -60,9 +60,9 @@ class FollowListApi(MeApiView):
             # A well-formed id that names no one: not found, as for any other unknown id.
             raise NotFound("No researcher with this id.")
         try:
-            existed = selectors.is_following(user=request.user, researcher=researcher)
-            follow = services.researcher_follow(user=request.user, researcher=researcher)
-        except services.FollowError as exc:
+            existed = follows.is_following(user=request.user, researcher=researcher)
+            follow = follows.researcher_follow(user=request.user, researcher=researcher)
+        except follows.FollowError as exc:
             raise ValidationError({"researcher": [str(exc)]}) from exc
         return Response(
             FollowSerializer(follow, context={"request": request}).data,
@@ -84,7 +84,7 @@ class FollowDetailApi(MeApiView):
     )
     def delete(self, request, researcher_id: int):
         researcher = get_object_or_404(Researcher, pk=researcher_id)
-        if not services.researcher_unfollow(user=request.user, researcher=researcher):
+        if not follows.researcher_unfollow(user=request.user, researcher=researcher):
             raise NotFound("You do not follow this researcher.")
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -30,7 +30,7 @@ from papers.models import Paper, PaperChange
 from papers.search import paper_search
 from wovepaper.lib.bounds import day_after
 
-from .. import selectors
+from .. import feed, follows
 from ..models import Profile
 from .models import SavedSearch, SearchAlert
 from .saved_searches import saved_search_label
@@ -210,9 +210,9 @@ def alert_feed_entries(
     since = (now or timezone.now()) - ALERT_FEED_CHANGES_AGE
     found += [
         change
-        for change in selectors.paper_changes_for_user(
+        for change in feed.paper_changes_for_user(
             user=user,
-            researcher_ids=selectors.followed_researcher_ids(user=user),
+            researcher_ids=follows.followed_researcher_ids(user=user),
             since=since,
             limit=limit,
         )

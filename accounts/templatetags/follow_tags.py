@@ -8,7 +8,7 @@ from django import template
 from institutions.models import Institution
 from researchers.models import Researcher
 
-from ..selectors import follow_button_context
+from ..follows import follow_button_context
 
 register = template.Library()
 

@@ -10,8 +10,9 @@ from allauth.socialaccount.models import SocialAccount
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 
+from accounts.follows import researcher_follow
 from accounts.models import Claim, Follow, Profile, SentDigest
-from accounts.services import researcher_claim, researcher_follow
+from accounts.ownership.claims import researcher_claim
 from researchers.models import Researcher
 
 from .conftest import PASSWORD
@@ -168,7 +169,7 @@ def test_non_staff_cannot_reach_the_claims_admin(client, user_factory, researche
 def test_the_settings_page_names_everything_the_export_holds_and_what_the_token_opens(
     client, user_factory
 ):
-    from accounts.services import user_export
+    from accounts.account_data import user_export
 
     user = user_factory()
     client.force_login(user)

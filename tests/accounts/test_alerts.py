@@ -212,7 +212,7 @@ def test_saved_searches_are_bounded_and_exported(user_factory, recent):
     )
     with pytest.raises(SavedSearchError):
         saved_search_create(user=user, terms=SearchTerms(query="one more"))
-    from accounts.services import user_delete, user_export
+    from accounts.account_data import user_delete, user_export
 
     data = user_export(user=user)
     first = next(s for s in data["saved_searches"] if s["query"] == "surface codes")

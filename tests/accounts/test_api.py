@@ -6,8 +6,8 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.follows import researcher_follow
 from accounts.models import Follow
-from accounts.services import researcher_follow
 
 pytestmark = pytest.mark.django_db
 

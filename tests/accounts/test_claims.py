@@ -16,9 +16,10 @@ from allauth.account.models import EmailAddress
 from allauth.socialaccount.models import SocialAccount
 from django.contrib.auth import get_user_model
 
-from accounts.claim_evidence import orcid_record_works, website_host
 from accounts.models import Claim
-from accounts.services import ClaimError, ClaimRefused, claim_review, researcher_claim
+from accounts.ownership.claim_evidence import orcid_record_works, website_host
+from accounts.ownership.claims import ClaimRefused, researcher_claim
+from accounts.ownership.reviews import ClaimError, claim_review
 from institutions.clients.ror import parse_organization
 from institutions.models import AuthorshipInstitution, Institution
 from papers.models import Authorship

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import Permission
 
+from accounts.follows import researcher_follow
 from accounts.models import Claim, Follow
-from accounts.services import researcher_follow
 from researchers.curation.decisions import merge_participants, merge_split, researchers_merge
 
 

@@ -18,8 +18,8 @@ from accounts.digests import (
     period_key,
     unsubscribe_token,
 )
+from accounts.follows import researcher_follow
 from accounts.models import Profile, SentDigest
-from accounts.services import researcher_follow
 from accounts.tasks import send_digests
 from papers.models import Authorship, Paper
 
@@ -244,7 +244,7 @@ def test_digest_papers_read_a_range_of_the_published_index(reader):
     # archive's first paper (2.9 s at 1M papers, benchmarks/digest.py).
     from django.db import connection
 
-    from accounts.selectors import digest_papers
+    from accounts.feed import digest_papers
 
     papers = digest_papers(researcher_ids=[reader.ada.pk], since=NOW - timedelta(days=1), now=NOW)
     sql, params = papers[:51].query.sql_with_params()

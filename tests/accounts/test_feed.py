@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from accounts.services import researcher_follow
+from accounts.follows import researcher_follow
 from papers.models import Authorship
 
 pytestmark = pytest.mark.django_db
@@ -93,9 +93,9 @@ def test_feed_in_markdown(client, user_factory, researcher_factory, authored_pap
 def test_feed_paging_stops_at_the_cap(
     client, user_factory, researcher_factory, authored_paper, monkeypatch
 ):
-    from accounts import views
+    from accounts import feed_views
 
-    monkeypatch.setattr(views, "FEED_MAX_PAGES", 1)
+    monkeypatch.setattr(feed_views, "FEED_MAX_PAGES", 1)
     user = user_factory()
     researcher = researcher_factory()
     for i in range(25):

@@ -6,8 +6,8 @@ import pytest
 from django.template import Context, Template
 from django.test import Client, RequestFactory
 
+from accounts.follows import FollowError, researcher_follow, researcher_unfollow
 from accounts.models import Follow
-from accounts.services import FollowError, researcher_follow, researcher_unfollow
 
 pytestmark = pytest.mark.django_db
 
@@ -168,7 +168,7 @@ def test_followed_list_shows_unfollow(client, user_factory, researcher_factory):
 def test_claim_tag_prompts_signs_in_and_shows_status(user_factory, researcher_factory):
     from django.contrib.auth.models import AnonymousUser
 
-    from accounts.services import researcher_claim
+    from accounts.ownership.claims import researcher_claim
 
     researcher, user = researcher_factory("Grace Hopper"), user_factory()
     template = Template("{% load follow_tags %}{% claim_button researcher %}")

@@ -10,8 +10,8 @@ import pytest
 from django.core import mail
 
 from accounts.digests import digest_send
+from accounts.follows import institution_follow
 from accounts.models import InstitutionFollow, Profile
-from accounts.services import institution_follow
 from institutions.models import AuthorshipInstitution, Institution
 from papers.models import Authorship
 

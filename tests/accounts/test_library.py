@@ -10,7 +10,7 @@ import bibtexparser
 import pytest
 from django.test import Client
 
-from accounts import services
+from accounts import account_data
 from accounts.library.importing import papers_save
 from accounts.library.lists import (
     LIBRARY_MAX_LISTS,
@@ -353,10 +353,10 @@ def test_the_account_export_holds_the_library_and_deletion_removes_it(user_facto
     saved = paper_save(user=user, paper=paper)
     saved_paper_note_set(saved=saved, note="cite in chapter 2")
     reading_list_create(user=user, name="Empty one")
-    data = services.user_export(user=user)
+    data = account_data.user_export(user=user)
     assert [entry["name"] for entry in data["library"]] == ["Reading list", "Empty one"]
     (exported,) = data["library"][0]["papers"]
     assert exported["arxiv_id"] == paper.arxiv_id and exported["note"] == "cite in chapter 2"
-    services.user_delete(user=user)
+    account_data.user_delete(user=user)
     assert not ReadingList.objects.exists() and not SavedPaper.objects.exists()
     assert Paper.objects.filter(pk=paper.pk).exists()

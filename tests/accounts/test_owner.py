@@ -10,7 +10,8 @@ import json
 import pytest
 from django.contrib.auth import get_user_model
 
-from accounts.services import claim_review, researcher_claim
+from accounts.ownership.claims import researcher_claim
+from accounts.ownership.reviews import claim_review
 from institutions.clients.ror import parse_organization
 from institutions.models import Institution
 from papers.models import Authorship

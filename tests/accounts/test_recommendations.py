@@ -13,7 +13,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from accounts import services
+from accounts import account_data, follows
 from accounts.digests import digest_send
 from accounts.library import recommendations
 from accounts.library.lists import paper_save, reading_list_create, reading_list_default
@@ -192,7 +192,7 @@ def test_a_followed_researchers_new_paper_is_a_candidate(library, researcher_fac
     assert recommendations.list_recommendations(reading_list=reading_list) == []
     researcher = researcher_factory("Bo Qubit")
     Authorship.objects.filter(paper=decoding, position=1).update(researcher=researcher)
-    services.researcher_follow(user=user, researcher=researcher)
+    follows.researcher_follow(user=user, researcher=researcher)
     found = recommendations.list_recommendations(reading_list=reading_list)
     assert [r.paper.pk for r in found] == [decoding.pk]
 
@@ -200,7 +200,7 @@ def test_a_followed_researchers_new_paper_is_a_candidate(library, researcher_fac
 def test_the_digest_carries_papers_like_the_library(library, authored_paper, researcher_factory):
     user, reading_list, (surface, _), (decoding, *_), _ = library
     researcher = researcher_factory("Ada Quantum")
-    services.researcher_follow(user=user, researcher=researcher)
+    follows.researcher_follow(user=user, researcher=researcher)
     authored_paper(researcher, title="Something new by Ada", published=timezone.now())
     outcome = digest_send(user_id=user.pk, now=timezone.now() + timedelta(minutes=1))
     assert outcome.status == "sent"
@@ -214,7 +214,7 @@ def test_the_digest_carries_papers_like_the_library(library, authored_paper, res
 def test_the_account_export_holds_what_was_marked_not_relevant(library):
     user, _, _, (decoding, *_), _ = library
     recommendation_dismiss(user=user, paper=decoding)
-    exported = services.user_export(user=user)
+    exported = account_data.user_export(user=user)
     assert [d["arxiv_id"] for d in exported["not_relevant"]] == [decoding.arxiv_id]
 
 

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import MD5PasswordHasher
 from django.utils import timezone
 
-from accounts.services import unverified_accounts_expire
+from accounts.account_data import unverified_accounts_expire
 from accounts.tasks import expire_unverified_accounts
 
 PASSWORD = "a long enough passphrase 42"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from werkzeug import Response
 
-from accounts.services import user_delete, user_export
+from accounts.account_data import user_delete, user_export
 from chat import answers
 from chat.models import ChatMessage, Conversation
 from papers.analysis import NO_MODEL_REASON

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from accounts.models import Claim
-from accounts.services import orcid_merge_proposals, researcher_claim
+from accounts.ownership.claims import orcid_merge_proposals, researcher_claim
 from researchers.curation.decisions import (
     authorship_move,
     researchers_mark_distinct,

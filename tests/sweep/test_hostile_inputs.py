@@ -15,7 +15,8 @@ from rest_framework.authtoken.models import Token
 
 from accounts.library.lists import reading_list_default
 from accounts.library.models import LibraryImport
-from accounts.services import claim_review, researcher_claim
+from accounts.ownership.claims import researcher_claim
+from accounts.ownership.reviews import claim_review
 from researchers.models import Researcher
 from researchers.names import name_key
 

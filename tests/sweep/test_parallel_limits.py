@@ -111,7 +111,7 @@ def test_eight_lists_made_at_once_at_96_stop_at_the_librarys_100():
 
 def test_claims_made_at_once_stop_at_the_pending_cap(settings):
     from accounts.models import Claim
-    from accounts.services import ClaimRefused, researcher_claim
+    from accounts.ownership.claims import ClaimRefused, researcher_claim
 
     settings.CLAIMS_MAX_PENDING = 3
     reader = get_user_model().objects.create_user("claimer", "cl@example.org", "pw-c-123456")

@@ -29,7 +29,7 @@ from institutions.models import AuthorshipInstitution
 from papers.models import Paper
 from researchers.models import Researcher, ResearcherExternalId
 
-from .models import Claim
+from ..models import Claim
 
 # ORCID records list hundreds of works at most in practice; the bound keeps a query's IN list
 # and the evidence stored with a claim small whatever a record holds.

@@ -20,12 +20,13 @@ from researchers import owner_edits
 from researchers.curation.identity import researcher_public_history
 from researchers.curation.reports import ReportError
 from researchers.models import Researcher
+from researchers.selectors import researcher_same_name
 from wovepaper.lib.negotiation import render_page
 from wovepaper.lib.paging import page_number
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from . import selectors
-from .forms import OwnerBylineForm, OwnerMergeForm, OwnerProfileForm
+from ..forms import OwnerBylineForm, OwnerMergeForm, OwnerProfileForm
+from . import corrections
 
 OwnerView = Callable[[AuthenticatedHttpRequest, Researcher], HttpResponse]
 
@@ -37,7 +38,7 @@ def _owner_only(view: OwnerView):
     @wraps(view)
     @login_required
     def wrapper(request: AuthenticatedHttpRequest, researcher_id: int) -> HttpResponse:
-        researcher = selectors.owned_researcher(user=request.user, researcher_id=researcher_id)
+        researcher = corrections.owned_researcher(user=request.user, researcher_id=researcher_id)
         if researcher is None:
             raise Http404("not your verified page")
         return view(request, researcher)
@@ -62,7 +63,7 @@ def _owner_page(
 ) -> HttpResponse:
     """The page; with `profile`, the form as the owner sent it, with what was refused."""
     page = page_number(request)
-    data = selectors.owner_page(researcher, page=page)
+    data = corrections.owner_page(researcher, page=page)
     if profile is None:
         profile = OwnerProfileForm(
             initial={
@@ -131,7 +132,7 @@ owner_mine_too = _byline_action(
 @require_POST
 @_owner_only
 def owner_propose_merge(request: AuthenticatedHttpRequest, researcher: Researcher) -> HttpResponse:
-    records = selectors.researcher_same_name(researcher, limit=selectors.SAME_NAME_SHOWN)
+    records = researcher_same_name(researcher, limit=corrections.SAME_NAME_SHOWN)
     form = OwnerMergeForm(request.POST, records=records)
     if not form.is_valid():
         messages.error(request, "Choose the records that are you, and say why.")
@@ -156,7 +157,7 @@ def owner_propose_merge(request: AuthenticatedHttpRequest, researcher: Researche
 @require_POST
 @_owner_only
 def owner_profile(request: AuthenticatedHttpRequest, researcher: Researcher) -> HttpResponse:
-    data = selectors.owner_page(researcher)
+    data = corrections.owner_page(researcher)
     form = OwnerProfileForm(request.POST, institutions=data.institutions)
     if form.is_valid() and form.cleaned_data["ror_id"]:
         found = institution_lookup(form.cleaned_data["ror_id"])
