@@ -30,7 +30,7 @@ from papers.selectors import papers_with_short_bylines
 from wovepaper.lib.search import vector_backend_for
 from wovepaper.lib.search.vectors import similarity_floor
 
-from ..selectors import followed_researcher_ids
+from ..follows import followed_researcher_ids
 from .models import ReadingList, RecommendationDismissal, SavedPaper
 
 # The saved papers (newest saved first) and dismissals whose vectors are read, at most.
