@@ -23,11 +23,11 @@ from .citations.lists import (
     paper_references,
     references_page,
 )
-from .citations.related import related_by_citations
 from .converters import normalize_old_style
 from .models import Paper
+from .related.by_citations import related_by_citations
+from .related.by_meaning import similar_papers
 from .selectors import paper_for_page, papers_for_citation, papers_newest
-from .similar import similar_papers
 from .taxonomy import category_name, popular_categories
 
 # Bylines longer than BYLINE_FOLD_FROM names show their first BYLINE_OPEN, the rest folded.

@@ -9,14 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-from django.core.cache import cache
-from django.db.models import F
-
-from papers.models import Authorship, Paper, PaperEmbedding
-from papers.search import PAPERS
-from wovepaper.lib.embeddings import from_stored
-from wovepaper.lib.search import vector_backend_for
+from papers.models import Authorship, Paper
+from papers.related.core import cached_until_the_index_changes, counted, paper_vectors_backend
+from papers.related.like_papers import papers_near_set
+from papers.search.vectors import author_paper_vectors
+from wovepaper.lib.search.vectors import VectorBackend
 
 from .models import Researcher
 
@@ -24,11 +21,14 @@ SIMILAR_COUNT = 8
 # A researcher's newest papers that make their centre, and the papers looked at around it.
 OWN_PAPERS = 100
 NEAREST_PAPERS = 200
-CACHE_SECONDS = 24 * 3600
 # "More like the researchers you follow": the neighbours of the most recently followed few
 # (each costs two queries the first time, none while cached), and how many are suggested.
 FOLLOWED_LOOKED_AT = 5
 SUGGESTED_COUNT = 6
+
+
+def _close_to(papers_near: int, whose: str, closest: Paper) -> str:
+    return f"{counted(papers_near, 'paper')} close to {whose} work, e.g. “{closest.title}”"
 
 
 @dataclass
@@ -39,8 +39,7 @@ class SimilarResearcher:
 
     @property
     def reason(self) -> str:
-        count = f"{self.papers_near} paper{'s' if self.papers_near != 1 else ''}"
-        return f"{count} close to this researcher's work, e.g. “{self.closest.title}”"
+        return _close_to(self.papers_near, "this researcher's", self.closest)
 
 
 @dataclass
@@ -52,11 +51,8 @@ class FollowSuggestion:
 
     @property
     def reason(self) -> str:
-        count = f"{self.papers_near} paper{'s' if self.papers_near != 1 else ''}"
-        return (
-            f"Like {self.like.display_name}: {count} close to their work, "
-            f"e.g. “{self.closest.title}”"
-        )
+        their_work = _close_to(self.papers_near, "their", self.closest)
+        return f"Like {self.like.display_name}: {their_work}"
 
 
 def _nearest_authors(
@@ -64,30 +60,16 @@ def _nearest_authors(
 ) -> list[tuple[int, int, int]]:
     """(researcher id, papers near, closest paper id), best first, cached under the vector
     index's version (`version`, when the caller has read it already)."""
-    backend = vector_backend_for(PAPERS)
+    backend = paper_vectors_backend()
     key = f"researchers:similar:{researcher.pk}:{version or backend.version()}"
-    found = cache.get(key)
-    if found is not None:
-        return found
-    # One query: the vectors of this researcher's newest papers, current ones only.
-    rows = list(
-        PaperEmbedding.objects.filter(
-            paper__authorships__researcher=researcher,
-            paper__is_deleted=False,
-            model=backend.encoder.name,
-            source_hash=F("paper__source_hash"),
-        )
-        .order_by("-paper__published")
-        .values_list("paper_id", "dimensions", "vector")[:OWN_PAPERS]
-    )
-    if not rows:
-        cache.set(key, [], CACHE_SECONDS)
+    return cached_until_the_index_changes(key, lambda: _authors_near(researcher, backend))
+
+
+def _authors_near(researcher: Researcher, backend: VectorBackend) -> list[tuple[int, int, int]]:
+    own, vectors = author_paper_vectors(researcher.pk, backend.encoder.name, newest=OWN_PAPERS)
+    if not own:
         return []
-    own = [r[0] for r in rows]
-    vectors = from_stored([r[2] for r in rows], rows[0][1])
-    centre = vectors.mean(axis=0)
-    centre /= np.linalg.norm(centre) or 1.0
-    near = backend.similar_to_vector(centre, NEAREST_PAPERS, exclude=set(own))
+    (near,) = papers_near_set(own, vectors, NEAREST_PAPERS, backend=backend)
     rank = {paper_id: position for position, (paper_id, _) in enumerate(near)}
     scores: dict[int, float] = {}
     counts: dict[int, int] = {}
@@ -105,9 +87,7 @@ def _nearest_authors(
         if researcher_id not in closest or rank[paper_id] < rank[closest[researcher_id]]:
             closest[researcher_id] = paper_id
     best = sorted(scores, key=lambda r: -scores[r])[:SIMILAR_COUNT]
-    found = [(r, counts[r], closest[r]) for r in best]
-    cache.set(key, found, CACHE_SECONDS)
-    return found
+    return [(r, counts[r], closest[r]) for r in best]
 
 
 def similar_researchers(researcher: Researcher) -> list[SimilarResearcher]:
@@ -135,7 +115,7 @@ def more_like_followed(
     with a usearch index file), one per followed researcher whose neighbours are not cached
     yet, and two."""
     looked_at = [r for r in followed if r.merged_into_id is None][:FOLLOWED_LOOKED_AT]
-    version = vector_backend_for(PAPERS).version() if looked_at else None
+    version = paper_vectors_backend().version() if looked_at else None
     neighbours = [(r, _nearest_authors(r, version)) for r in looked_at]
     skip = {r.pk for r in followed} | set(exclude)
     picked: list[tuple[int, Researcher, int, int]] = []

@@ -355,7 +355,7 @@ def test_below_a_full_page_of_matches_only_the_closest_related_papers_are_shown(
     # match would have left room for both); its export holds the same.
     surface, decoding, colour, dark = embedded
     monkeypatch.setattr("wovepaper.views.PER_PAGE", 2)
-    monkeypatch.setattr("wovepaper.site_search.RELATED_BESIDE_MATCHES", 1)
+    monkeypatch.setattr("papers.related.beside_matches.RELATED_BESIDE_MATCHES", 1)
     query = {"q": "quantum error correction codes"}
     found = results_part(client.get("/search", query).content.decode())
     words, related = found.split('id="related-h"', 1)

@@ -10,21 +10,12 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from institutions.name_search import institutions_search
+from papers.related.beside_matches import related_shown
 from papers.search import paper_search
 from papers.selectors import papers_in_category, papers_with_short_bylines
 from researchers.name_search import people_named, researchers_search
 from wovepaper.lib.bounds import day_after
 from wovepaper.lib.search import SearchPage
-
-# Below a page of papers that hold the words, the papers related by meaning are a short
-# complement; where the words find fewer, the related ones fill the page.
-RELATED_BESIDE_MATCHES = 10
-
-
-def related_shown(matches: int, per_page: int) -> int:
-    """How many papers related by meaning a first page of `per_page` shows below `matches`
-    papers that hold the words."""
-    return max(RELATED_BESIDE_MATCHES, per_page - matches)
 
 
 @dataclass(frozen=True)

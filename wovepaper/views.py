@@ -17,6 +17,7 @@ from django.views import defaults
 
 from papers.citations.export import citation_response
 from papers.converters import PAPER_KEY
+from papers.related.beside_matches import related_shown
 from papers.selectors import category_is_held, papers_in_category, papers_newest
 from papers.taxonomy import archive_name, category_name, is_known_category, popular_categories
 from papers.views import LIST_PER_PAGE
@@ -30,7 +31,7 @@ from wovepaper.lib.search.base import parse_text
 
 from .forms import MODES, SORTS, TABS, SearchForm
 from .selectors import site_figures
-from .site_search import SiteSearch, related_shown, site_search, site_search_papers
+from .site_search import SiteSearch, site_search, site_search_papers
 
 PER_PAGE = 20
 ACTIVE_WINDOW = 300

@@ -9,7 +9,9 @@ DISMISSAL_WEIGHT times its best similarity to a paper the reader marked "not rel
 dismissal pushes down its neighbours, not just itself. Only candidates at or above the search
 page's similarity floor are shown (a related paper, not the least unrelated one).
 
-`rank_candidates` is the ranking alone, on vectors, for benchmarks/recommendations.py.
+The pool and the ranking are papers.related.like_papers' (the ranking alone, on vectors, is
+what benchmarks/recommendations.py measures); what is the reader's (their lists, follows and
+"not relevant" marks) is here.
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ from django.db.models import QuerySet
 
 from papers.archive_time import archive_time
 from papers.models import Authorship, Paper
-from papers.search import PAPERS
+from papers.related.core import paper_vectors_backend
+from papers.related.like_papers import papers_near_set, rank_by_closeness
 from papers.search.vectors import paper_vectors
 from papers.selectors import papers_with_short_bylines
-from wovepaper.lib.search import vector_backend_for
 from wovepaper.lib.search.vectors import similarity_floor
 
 from ..follows import followed_researcher_ids
@@ -76,28 +78,14 @@ def _nothing_saved() -> Recommendations:
     return found
 
 
-def _unit(rows: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return rows / norms
-
-
 def rank_candidates(
     saved: np.ndarray,
     candidates: np.ndarray,
     dismissed: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each candidate row: its score, its best similarity to a saved row and the index of
-    that saved row. Rows need not be unit vectors."""
-    saved, candidates = _unit(saved), _unit(candidates)
-    similarity = np.einsum("ij,kj->ik", candidates, saved)
-    closest = similarity.argmax(axis=1)
-    best = similarity[np.arange(len(candidates)), closest]
-    score = best.copy()
-    if dismissed is not None and len(dismissed):
-        against = np.einsum("ij,kj->ik", candidates, _unit(dismissed)).max(axis=1)
-        score -= DISMISSAL_WEIGHT * np.maximum(against, 0.0)
-    return score, best, closest
+    that saved row, a dismissal weighing DISMISSAL_WEIGHT against its neighbours."""
+    return rank_by_closeness(saved, candidates, dismissed, unliked_weight=DISMISSAL_WEIGHT)
 
 
 def _saved_rows(saved: QuerySet[SavedPaper]) -> list[tuple[int, int]]:
@@ -130,7 +118,7 @@ def _recommend(
     saved_rows = _saved_rows(saved)
     if not saved_rows:
         return _nothing_saved()
-    backend = vector_backend_for(PAPERS)
+    backend = paper_vectors_backend()
     model = backend.encoder.name
     saved_ids, saved_vectors = paper_vectors([p for p, _ in saved_rows], model)
     if not saved_ids:
@@ -140,12 +128,8 @@ def _recommend(
     position = {paper_id: i for i, paper_id in enumerate(saved_ids)}
     # Anchors: the centre, and the most recently saved papers that have a vector.
     newest = [position[p] for p, _ in saved_rows if p in position][:ANCHORS]
-    anchors = [saved_vectors.mean(axis=0), *(saved_vectors[i] for i in newest)]
-    pool: set[int] = set()
-    exclude = set(saved_ids)
-    for anchor in anchors:
-        anchor = anchor / (np.linalg.norm(anchor) or 1.0)
-        pool.update(i for i, _ in backend.similar_to_vector(anchor, POOL, exclude=exclude))
+    nearest = papers_near_set(saved_ids, saved_vectors, POOL, also_near=newest, backend=backend)
+    pool = {paper_id for near in nearest for paper_id, _ in near}
     followed = followed_researcher_ids(user=user)
     if followed:
         pool.update(
@@ -248,7 +232,7 @@ def recommendation_of(
     saved_rows = _saved_rows(saved)
     if not saved_rows:
         return None
-    model = vector_backend_for(PAPERS).encoder.name
+    model = paper_vectors_backend().encoder.name
     saved_ids, saved_vectors = paper_vectors([p for p, _ in saved_rows], model)
     candidate_ids, candidate_vectors = paper_vectors([paper.pk], model)
     if not saved_ids or not candidate_ids:

@@ -21,8 +21,8 @@ def _current(model: str):
     )
 
 
-def _rows(queryset) -> tuple[list[int], np.ndarray]:
-    rows = list(queryset.values_list("paper_id", "dimensions", "vector"))
+def _rows(queryset, limit: int | None = None) -> tuple[list[int], np.ndarray]:
+    rows = list(queryset.values_list("paper_id", "dimensions", "vector")[:limit])
     if not rows:
         return [], np.zeros((0, 0), dtype=np.float32)
     return [r[0] for r in rows], from_stored([r[2] for r in rows], rows[0][1])
@@ -30,6 +30,15 @@ def _rows(queryset) -> tuple[list[int], np.ndarray]:
 
 def paper_vectors(paper_ids: Sequence[int], model: str) -> tuple[list[int], np.ndarray]:
     return _rows(_current(model).filter(paper_id__in=list(paper_ids)).order_by("paper_id"))
+
+
+def author_paper_vectors(
+    researcher_id: int, model: str, *, newest: int
+) -> tuple[list[int], np.ndarray]:
+    """A researcher's `newest` latest papers that have a current vector, newest first (papers
+    related to a researcher's work: papers.related.like_papers). One query."""
+    by_date = _current(model).filter(paper__authorships__researcher=researcher_id)
+    return _rows(by_date.order_by("-paper__published"), newest)
 
 
 def paper_vector_batches(size: int, model: str) -> Iterator[tuple[list[int], np.ndarray]]:

@@ -1,5 +1,6 @@
-"""Similar papers: a paper's nearest neighbours by meaning, each with a short reason a reader can
-check (topic words both share, shared categories, shared authors).
+"""Related by meaning ("similar papers" on a paper's page): a paper's nearest neighbours by
+meaning, each with a short reason a reader can check (topic words both share, shared
+categories, shared authors).
 
 The neighbours come from the vector backend (wovepaper.lib.search.vectors) and are cached per
 paper under the vector index's version, so they are refreshed when the neighbourhood changes:
@@ -11,16 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from django.core.cache import cache
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from wovepaper.lib.search import vector_backend_for
-
-from .models import Authorship, Paper
-from .search import PAPERS
+from ..models import Authorship, Paper
+from .core import cached_until_the_index_changes, live_papers, paper_vectors_backend
 
 SIMILAR_COUNT = 10
-CACHE_SECONDS = 24 * 3600
 # Words so common in abstracts that sharing them says nothing about a topic.
 ABSTRACT_WORDS = frozenset(
     "paper papers study studies result results show shows shown present propose proposed "
@@ -85,15 +82,10 @@ def _authors(paper_ids: list[int]) -> dict[int, dict[str, str]]:
 
 
 def _neighbours(paper: Paper, count: int) -> list[tuple[int, float]]:
-    backend = vector_backend_for(PAPERS)
-    version = backend.version()
-    key = f"papers:similar:{paper.pk}:{paper.source_hash}:{version}:{count}"
-    neighbours = cache.get(key)
-    if neighbours is None:
-        # A few more than shown: a neighbour deleted since the index last heard of it is dropped.
-        neighbours = backend.similar_to(paper.pk, count + 5)
-        cache.set(key, neighbours, CACHE_SECONDS)
-    return neighbours
+    backend = paper_vectors_backend()
+    key = f"papers:similar:{paper.pk}:{paper.source_hash}:{backend.version()}:{count}"
+    # A few more than shown: a neighbour deleted since the index last heard of it is dropped.
+    return cached_until_the_index_changes(key, lambda: backend.similar_to(paper.pk, count + 5))
 
 
 def similar_papers(paper: Paper, count: int = SIMILAR_COUNT) -> list[SimilarPaper]:
@@ -103,7 +95,7 @@ def similar_papers(paper: Paper, count: int = SIMILAR_COUNT) -> list[SimilarPape
     if not neighbours:
         return []
     ids = [paper_id for paper_id, _ in neighbours]
-    others = Paper.objects.filter(pk__in=ids, is_deleted=False).in_bulk()
+    others = live_papers(ids)
     authors = _authors([paper.pk, *others])
     mine = authors.get(paper.pk, {})
     categories = paper.category_list

@@ -1,6 +1,6 @@
-"""Papers related to a paper by the citation graph, each with why: those that cite the same
-works (shared references: archive papers, and works outside the archive by the key the source
-named them with) and those cited together with it (co-cited).
+"""Related by citations: papers related to a paper by the citation graph, each with why: those
+that cite the same works (shared references: archive papers, and works outside the archive by
+the key the source named them with) and those cited together with it (co-cited).
 
 Both read bounded slices of the graph whatever a paper's fame: at most RELATED_REFERENCES of the
 paper's references (archive papers first) and RELATED_EDGES of the edges to them; at most
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from django.db.models import F
 
 from ..models import Citation, Paper
+from .core import counted, live_papers
 
 RELATED_REFERENCES = 100
 RELATED_EDGES = 20000
@@ -41,8 +42,7 @@ class RelatedByCitation:
         elif m:
             parts.append(f"cites {m} of the same work{'s' if m != 1 else ''} outside this archive")
         if self.co_cited:
-            n = self.co_cited
-            parts.append(f"cited together with it by {n} paper{'s' if n != 1 else ''}")
+            parts.append(f"cited together with it by {counted(self.co_cited, 'paper')}")
         return "; ".join(parts).capitalize()
 
 
@@ -101,7 +101,7 @@ def related_by_citations(paper: Paper, *, cited_by: int) -> list[RelatedByCitati
     best = [pk for pk, score in ranked[: RELATED_SHOWN * 2] if score >= 2]
     if not best:
         return []
-    papers = Paper.objects.in_bulk(best)
+    papers = live_papers(best)
     return [
         RelatedByCitation(
             paper=papers[pk],
@@ -110,5 +110,5 @@ def related_by_citations(paper: Paper, *, cited_by: int) -> list[RelatedByCitati
             shared_outside=outside[pk],
         )
         for pk in best
-        if pk in papers and not papers[pk].is_deleted
+        if pk in papers
     ][:RELATED_SHOWN]
