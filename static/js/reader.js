@@ -2,8 +2,10 @@
 // The page came from the shared cache with the signed-out buttons; this asks /me/state (which
 // the browser keeps: its address changes with the wp_state cookie after any change) and makes
 // the follow, "this is me" and save controls the reader's, fills in the CSRF token of the forms
-// every signed-in reader shares (the account links, the chat) and shows the setup offer. Names and titles are
-// set with textContent, never as markup; the only markup taken is the server's own parts.
+// every signed-in reader shares (the account links, the chat) and shows the setup offer. It
+// writes no markup of its own: every control is the server's, from its template (the follow and
+// "this is me" forms hidden in the page, the claims and save controls in the state), and a name
+// or title is put in as text, never as markup.
 (function () {
   "use strict";
 
@@ -24,40 +26,12 @@
     return location.pathname + location.search;
   }
 
-  function make(tag, attrs, text) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (name) {
-      node.setAttribute(name, attrs[name]);
+  // The forms the reader posts from come back to the page they are on.
+  function nextHere(node) {
+    node.querySelectorAll("input[name=next]").forEach(function (input) {
+      input.value = here();
     });
-    if (text) node.textContent = text;
     return node;
-  }
-
-  function hidden(name, value) {
-    return make("input", { type: "hidden", name: name, value: String(value) });
-  }
-
-  // A form posting to `action`, answered by htmx with the control's new state.
-  function form(action, target, fields) {
-    var f = make("form", {
-      method: "post",
-      action: action,
-      "hx-post": action,
-      "hx-target": "closest " + target,
-      "hx-swap": "outerHTML",
-    });
-    f.appendChild(hidden("csrfmiddlewaretoken", state.csrf));
-    Object.keys(fields).forEach(function (name) {
-      f.appendChild(hidden(name, fields[name]));
-    });
-    f.appendChild(hidden("next", here()));
-    return f;
-  }
-
-  function withLabel(button, label, aside) {
-    button.appendChild(document.createTextNode(label));
-    button.appendChild(make("span", { class: "sr-only" }, aside));
-    return button;
   }
 
   function replaceParts(root) {
@@ -66,40 +40,40 @@
       holder.innerHTML = html;
       Array.prototype.slice.call(holder.content.children).forEach(function (part) {
         var old = part.id && root.getElementById(part.id);
-        if (!old) return;
-        part.querySelectorAll("input[name=next]").forEach(function (input) {
-          input.value = here();
-        });
-        old.replaceWith(part);
+        if (old) old.replaceWith(nextHere(part));
       });
+    });
+  }
+
+  // A form the page holds hidden for reader.js to show: in place of what a signed-out reader sees.
+  function reveal(box, form) {
+    form.hidden = false;
+    nextHere(box);
+    box.querySelectorAll(".follow > a.button, .claim > p").forEach(function (signIn) {
+      signIn.remove();
     });
   }
 
   function follow(box) {
     var ids = state.following[box.dataset.kind] || [];
-    var following = ids.indexOf(Number(box.dataset.pk)) >= 0;
-    var name = box.dataset.name;
-    var f = form(following ? box.dataset.unfollowUrl : box.dataset.followUrl, ".follow", {});
-    var button = make("button", {
-      type: "submit",
-      class: following ? "follow-button secondary" : "follow-button",
-      "aria-pressed": String(following),
-      title: following ? "Stop following " + name : "Follow " + name + ": " + box.dataset.hint,
+    var following = String(ids.indexOf(Number(box.dataset.pk)) >= 0);
+    box.querySelectorAll("form[data-following]").forEach(function (f) {
+      if (f.dataset.following === following) {
+        f.removeAttribute("data-following");
+        reveal(box, f);
+      } else {
+        f.remove();
+      }
     });
-    f.appendChild(withLabel(button, following ? "Following" : "Follow", " " + name));
-    var signIn = box.querySelector("a.button");
-    if (signIn) signIn.replaceWith(f);
-    box.removeAttribute("data-follow-url");
+    box.removeAttribute("data-kind");
   }
 
   function claim(box) {
     // A claim the reader made came among the parts; the others offer "This is me", which
     // leads to the confirm step (nothing is sent until it is).
-    var f = make("form", { method: "get", action: box.dataset.claimUrl });
-    f.appendChild(hidden("next", here()));
-    f.appendChild(make("button", { type: "submit", class: "secondary" }, "This is me"));
-    box.replaceChildren(f);
-    box.removeAttribute("data-claim-url");
+    var offer = box.querySelector("form[data-claim-offer]");
+    offer.removeAttribute("data-claim-offer");
+    reveal(box, offer);
   }
 
   // What the control's hidden label names: a list item's heading, or a chat citation's link.
@@ -110,53 +84,31 @@
     return heading ? heading.textContent.trim() : "";
   }
 
+  // The state's save control for the lists this paper is in, made for a stand-in paper: the
+  // stand-in's id and title become this paper's, as text and attribute values.
   function save(box) {
-    var paper = Number(box.id.slice("save-".length));
-    var title = titleOf(box);
-    var savedIn = state.saved[String(paper)] || [];
-    var control = make("div", { class: "save", id: box.id });
-    if (savedIn.length) {
-      var where = make("span", { class: "saved-in small" }, "Saved in ");
-      state.lists
-        .filter(function (l) {
-          return savedIn.indexOf(l.id) >= 0;
-        })
-        .forEach(function (l, i) {
-          if (i) where.appendChild(document.createTextNode(", "));
-          where.appendChild(make("a", { href: l.url }, l.name));
-        });
-      control.appendChild(where);
-      var remove = form(loader.dataset.unsaveUrl, ".save", { paper: paper });
-      var button = make("button", { type: "submit", class: "link-button small" });
-      remove.appendChild(withLabel(button, "Remove", " “" + title + "” from your library"));
-      control.appendChild(remove);
-    }
-    var unsaved = state.lists.filter(function (l) {
-      return savedIn.indexOf(l.id) < 0;
-    });
-    if (unsaved.length || !state.lists.length) {
-      var add = form(loader.dataset.saveUrl, ".save", { paper: paper });
-      if (state.lists.length > 1) {
-        var id = "save-list-" + paper;
-        add.appendChild(make("label", { class: "sr-only", for: id }, "List to save “" + title + "” in"));
-        var select = make("select", { name: "list", id: id, class: "small" });
-        unsaved.forEach(function (l) {
-          select.appendChild(make("option", { value: String(l.id) }, l.name));
-        });
-        add.appendChild(select);
-      } else if (state.lists.length) {
-        add.appendChild(hidden("list", state.lists[0].id));
-      }
-      var saveButton = make("button", {
-        type: "submit",
-        class: savedIn.length ? "small secondary" : "small",
-        title: "Save to your library",
+    var paper = box.id.slice("save-".length);
+    var html = state.save_controls[(state.saved[paper] || []).join(",")];
+    if (!html) return;
+    var holder = document.createElement("template");
+    holder.innerHTML = html;
+    var control = holder.content.firstElementChild;
+    var names = { paper: paper, title: titleOf(box) };
+    // accounts.reader_state.STAND_IN_PAPER and STAND_IN_TITLE.
+    var rename = function (text) {
+      return text.replace(/\ue000(paper|title)\ue001/g, function (_, name) {
+        return names[name];
       });
-      add.appendChild(withLabel(saveButton, savedIn.length ? "Save to list" : "Save", " “" + title + "”"));
-      control.appendChild(add);
+    };
+    var walker = document.createTreeWalker(control, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (var node = control; node; node = walker.nextNode()) {
+      if (node.nodeType === Node.TEXT_NODE) node.data = rename(node.data);
+      else
+        Array.prototype.forEach.call(node.attributes, function (attribute) {
+          attribute.value = rename(attribute.value);
+        });
     }
-    box.replaceWith(control);
-    return control;
+    box.replaceWith(nextHere(control));
   }
 
   // Everything of the reader's under `root`: the whole page, or what htmx has just put in it.
@@ -165,8 +117,9 @@
       input.value = state.csrf;
       input.removeAttribute("data-reader-csrf");
     });
-    root.querySelectorAll(".follow[data-follow-url]").forEach(follow);
-    root.querySelectorAll(".claim[data-claim-url]").forEach(function (box) {
+    root.querySelectorAll(".follow[data-kind]").forEach(follow);
+    root.querySelectorAll(".claim").forEach(function (box) {
+      if (!box.querySelector("form[data-claim-offer]")) return;
       if (state.claimed.indexOf(Number(box.id.slice("claim-".length))) < 0) claim(box);
     });
     root.querySelectorAll(".save[data-title], .save-slot").forEach(save);

@@ -42,7 +42,8 @@ def test_follow_and_unfollow_an_institution_with_htmx(client, user_factory, cern
     client.force_login(user)
     page = client.get(cern.get_absolute_url()).content.decode()
     # reader.js makes the shared page's button the reader's, from their state.
-    assert f'data-follow-url="/following/institutions/{cern.pk}/follow"' in page
+    assert f'action="/following/institutions/{cern.pk}/follow"' in page
+    assert 'data-following="false" hidden' in page
     assert client.get("/me/state").json()["following"]["institution"] == []
     response = client.post(
         f"/following/institutions/{cern.pk}/follow", {"next": "/x"}, HTTP_HX_REQUEST="true"

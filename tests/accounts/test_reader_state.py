@@ -10,6 +10,7 @@ from django.test import Client
 
 from accounts.library.lists import paper_save
 from accounts.models import Claim, Follow, InstitutionFollow
+from accounts.reader_state import STAND_IN_PAPER, STAND_IN_TITLE
 from institutions.models import Institution
 from researchers.models import Researcher
 
@@ -55,9 +56,12 @@ def test_two_readers_share_one_cached_body_and_get_their_own_state(
     assert "X-CSRFToken" not in html and ada.email not in html
     # The account links are every signed-in reader's: on the shared page, the token left empty.
     assert 'class="nav-signout"' in html and "Create account" not in html
-    # The follow button says what reader.js needs to make it the reader's.
-    assert f'data-follow-url="/following/researchers/{researcher.pk}/follow"' in html
-    assert f'data-unfollow-url="/following/researchers/{researcher.pk}/unfollow"' in html
+    # The follow button holds both of a reader's forms, hidden: reader.js shows the reader's.
+    follow, unfollow = (
+        f"/following/researchers/{researcher.pk}/{a}" for a in ("follow", "unfollow")
+    )
+    assert re.search(rf'action="{follow}"[^>]*data-following="false" hidden', html)
+    assert re.search(rf'action="{unfollow}"[^>]*data-following="true" hidden', html)
     for response in (first, second):
         assert "private" in response["Cache-Control"] and "public" not in response["Cache-Control"]
         assert "Cookie" in response["Vary"]
@@ -78,7 +82,7 @@ def test_the_anonymous_body_has_no_reader_parts_and_stays_public(client, researc
     response = client.get(url)
     html = response.content.decode()
     assert "reader-state" not in html and "Sign in to follow" in html and "nav-signout" not in html
-    assert "data-follow-url" not in html and 'class="chat-dock"' not in html
+    assert "data-following" not in html and 'class="chat-dock"' not in html
     assert "public" in response["Cache-Control"]
 
 
@@ -105,7 +109,8 @@ def test_institution_follows_lists_saves_and_claims_are_in_the_state(
     assert 'data-kind="institution"' in html and f'data-pk="{institution.pk}"' in html
     html = client.get(researcher.get_absolute_url()).content.decode()
     assert "Sign in</a> to say this is you" in html
-    assert f'data-claim-url="/following/researchers/{researcher.pk}/claim"' in html
+    claim_url = f"/following/researchers/{researcher.pk}/claim"
+    assert f'action="{claim_url}" data-claim-offer hidden' in html
 
     state = client.get(STATE).json()
     assert state["following"]["institution"] == [institution.pk]
@@ -113,13 +118,16 @@ def test_institution_follows_lists_saves_and_claims_are_in_the_state(
     claim_parts = [p for p in state["parts"] if f'id="claim-{researcher.pk}"' in p]
     assert len(claim_parts) == 1 and "You said this is you" in claim_parts[0]
     assert state["saved"] == {str(paper.pk): [saved.reading_list_id]}
-    assert state["lists"] == [
-        {
-            "id": saved.reading_list_id,
-            "name": "Reading list",
-            "url": f"/me/library/{saved.reading_list_id}",
-        }
-    ]
+    # The save control for a paper in that list and for one in none, made by the template for
+    # a stand-in paper that reader.js names.
+    in_it, in_none = state["save_controls"][str(saved.reading_list_id)], state["save_controls"][""]
+    assert set(state["save_controls"]) == {str(saved.reading_list_id), ""}
+    assert f'Saved in <a href="/me/library/{saved.reading_list_id}">Reading list</a>' in in_it
+    paper_pk, title = STAND_IN_PAPER, STAND_IN_TITLE
+    assert f'id="save-{paper_pk}"' in in_it and f'Remove<span class="sr-only"> “{title}”' in in_it
+    assert "saved-in" not in in_none and f'name="paper" value="{paper_pk}"' in in_none
+    assert f'name="list" value="{saved.reading_list_id}"' in in_none
+    assert re.search(r'name="csrfmiddlewaretoken" value="[^"]+"', in_none)
 
 
 def test_the_chat_dock_on_the_shared_body_asks_about_the_page(user_factory, paper_factory):
@@ -178,12 +186,12 @@ def test_one_time_messages_show_on_the_page_itself(user_factory, researcher_fact
     html = response.content.decode()
     # Rendered for this reader (the message is theirs), with their own follow state.
     assert "You now follow Edsger Dijkstra." in html
-    assert 'aria-pressed="true"' in html and "data-follow-url" not in html
+    assert 'aria-pressed="true"' in html and "data-following" not in html
     assert "data-saves-only" in html
     assert "private" in response["Cache-Control"] and "ETag" not in response
     # Shown once; the next visit is the shared body again.
     again = client.get(url).content.decode()
-    assert "You now follow" not in again and "data-follow-url" in again
+    assert "You now follow" not in again and "data-following" in again
     assert 'id="reader-state" hidden data-url' in again
 
 
@@ -204,5 +212,5 @@ def test_staff_get_their_own_page(user_factory, researcher_factory):
     staff = user_factory(is_staff=True)
     response = _signed_in(staff).get(researcher_factory().get_absolute_url())
     html = response.content.decode()
-    assert "data-follow-url" not in html and "data-saves-only" in html
+    assert "data-following" not in html and "data-saves-only" in html
     assert "private" in response["Cache-Control"] and "ETag" not in response
