@@ -166,7 +166,6 @@ def _button(
         "dom_id": f"follow-{record.pk}" if kind == "researcher" else f"follow-{kind}-{record.pk}",
         "name": name,
         "hint": hint,
-        "action_url": reverse(urls[1] if following else urls[0], args=[record.pk]),
         "follow_url": reverse(urls[0], args=[record.pk]),
         "unfollow_url": reverse(urls[1], args=[record.pk]),
         "follower_count": count,
