@@ -10,7 +10,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
 from researchers.models import Researcher
-from wovepaper.lib.api.pagination import NumberedPagination, numbered_page_parameters
+from wovepaper.lib.api.pagination import numbered_page_parameters
 from wovepaper.lib.api.schema import error_responses
 from wovepaper.lib.api.signed_in import MeApiView
 
@@ -33,12 +33,7 @@ class FollowListApi(MeApiView):
         tags=["me"],
     )
     def get(self, request):
-        paginator = NumberedPagination()
-        page = paginator.paginate_queryset(
-            follows.follows_for_user(user=request.user), request, view=self
-        )
-        data = FollowSerializer(page, many=True, context={"request": request}).data
-        return paginator.get_paginated_response(data)
+        return self.numbered_page(follows.follows_for_user(user=request.user), FollowSerializer)
 
     @extend_schema(
         summary="Follow a researcher",

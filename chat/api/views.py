@@ -9,7 +9,7 @@ from rest_framework import status
 from rest_framework.exceptions import Throttled
 from rest_framework.response import Response
 
-from wovepaper.lib.api.pagination import NumberedPagination, numbered_page_parameters
+from wovepaper.lib.api.pagination import numbered_page_parameters
 from wovepaper.lib.api.schema import error_responses
 from wovepaper.lib.api.signed_in import MeApiView
 
@@ -78,11 +78,7 @@ class ConversationListApi(MeApiView):
         tags=["me"],
     )
     def get(self, request):
-        paginator = NumberedPagination()
-        page: list[Conversation] | None = paginator.paginate_queryset(
-            answers.conversations_for(request.user), request, view=self
-        )
-        return paginator.get_paginated_response(ConversationSerializer(page, many=True).data)
+        return self.numbered_page(answers.conversations_for(request.user), ConversationSerializer)
 
 
 CONVERSATION_ID = OpenApiParameter(

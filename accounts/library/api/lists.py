@@ -19,7 +19,7 @@ from papers.citations.export import citation_response
 from papers.converters import ArxivIdConverter, normalize_old_style
 from papers.selectors import papers_for_citation
 from wovepaper.lib.api.errors import Conflict
-from wovepaper.lib.api.pagination import NumberedPagination, numbered_page_parameters
+from wovepaper.lib.api.pagination import numbered_page_parameters
 from wovepaper.lib.api.schema import error_responses
 from wovepaper.lib.api.signed_in import MeApiView
 
@@ -71,12 +71,9 @@ class ReadingListListApi(MeApiView):
         tags=["me"],
     )
     def get(self, request):
-        paginator = NumberedPagination()
-        page = paginator.paginate_queryset(
-            lists.reading_lists_with_counts(user=request.user), request, view=self
+        return self.numbered_page(
+            lists.reading_lists_with_counts(user=request.user), ReadingListSerializer
         )
-        data = ReadingListSerializer(page, many=True, context={"request": request}).data
-        return paginator.get_paginated_response(data)
 
     @extend_schema(
         operation_id="me_lists_create",
@@ -189,12 +186,9 @@ class SavedPaperListApi(MeApiView):
         tags=["me"],
     )
     def get(self, request, list_id: int):
-        paginator = NumberedPagination()
-        page = paginator.paginate_queryset(
-            lists.saved_papers(reading_list=_own_list(request, list_id)), request, view=self
+        return self.numbered_page(
+            lists.saved_papers(reading_list=_own_list(request, list_id)), SavedPaperSerializer
         )
-        data = SavedPaperSerializer(page, many=True, context={"request": request}).data
-        return paginator.get_paginated_response(data)
 
     @extend_schema(
         operation_id="me_lists_papers_create",

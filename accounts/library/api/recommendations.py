@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from papers.api.views import ARXIV_ID_PARAMETER
 from papers.converters import ArxivIdConverter, normalize_old_style
 from papers.selectors import papers_for_citation
-from wovepaper.lib.api.pagination import NumberedPagination, numbered_page_parameters
+from wovepaper.lib.api.pagination import numbered_page_parameters
 from wovepaper.lib.api.schema import error_responses
 from wovepaper.lib.api.signed_in import MeApiView
 
@@ -63,12 +63,9 @@ class NotRelevantListApi(MeApiView):
         tags=["me"],
     )
     def get(self, request):
-        paginator = NumberedPagination()
-        page = paginator.paginate_queryset(
-            recommendations.recommendation_dismissals(user=request.user), request, view=self
+        return self.numbered_page(
+            recommendations.recommendation_dismissals(user=request.user), NotRelevantSerializer
         )
-        data = NotRelevantSerializer(page, many=True, context={"request": request}).data
-        return paginator.get_paginated_response(data)
 
     @extend_schema(
         operation_id="me_not_relevant_create",

@@ -8,7 +8,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
 from wovepaper.lib.api.errors import Conflict
-from wovepaper.lib.api.pagination import NumberedPagination, numbered_page_parameters
+from wovepaper.lib.api.pagination import numbered_page_parameters
 from wovepaper.lib.api.schema import error_responses
 from wovepaper.lib.api.signed_in import MeApiView
 
@@ -46,14 +46,10 @@ class SavedSearchListApi(MeApiView):
         tags=["me"],
     )
     def get(self, request):
-        paginator = NumberedPagination()
-        page = paginator.paginate_queryset(
+        return self.numbered_page(
             SavedSearch.objects.filter(user=request.user).order_by("-created_at", "-id"),
-            request,
-            view=self,
+            SavedSearchSerializer,
         )
-        data = SavedSearchSerializer(page, many=True, context={"request": request}).data
-        return paginator.get_paginated_response(data)
 
     @extend_schema(
         operation_id="me_searches_create",
@@ -121,13 +117,9 @@ class SearchAlertListApi(MeApiView):
     )
     def get(self, request, search_id: int):
         saved = _own_search(request, search_id)
-        paginator = NumberedPagination()
-        page = paginator.paginate_queryset(
+        return self.numbered_page(
             SearchAlert.objects.filter(saved_search=saved)
             .select_related("paper")
             .order_by("-found_at", "-id"),
-            request,
-            view=self,
+            SearchAlertSerializer,
         )
-        data = SearchAlertSerializer(page, many=True, context={"request": request}).data
-        return paginator.get_paginated_response(data)

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
+
+from .pagination import NumberedPagination
 
 
 class MeApiView(APIView):
     # Token first: its WWW-Authenticate header makes an anonymous request a 401, not a 403.
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
+
+    def numbered_page(self, queryset: QuerySet, serializer: type[BaseSerializer]) -> Response:
+        """The requested page of one of the reader's own lists (NumberedPagination's `page` and
+        `page_size`), each item as `serializer` gives it."""
+        paginator = NumberedPagination()
+        page = paginator.paginate_queryset(queryset, self.request, view=self)
+        data = serializer(page, many=True, context={"request": self.request}).data
+        return paginator.get_paginated_response(data)
