@@ -1293,13 +1293,15 @@ def _choose_chat(answers, rule: dict, tuning: list[list[tuple[int, str]]]) -> tu
         for sources_max in CHAT_SOURCES:
             for keywords_max in CHAT_KEYWORDS:
                 answers.SOURCES_MAX, answers.KEYWORDS_MAX = sources_max, keywords_max
-                shares = [
-                    _chat_rate(answers, queries, wrapped)[0]
+                rates = [
+                    _chat_rate(answers, queries, wrapped)
                     for queries, wrapped in zip(tuning, (True, False), strict=True)
                 ]
+                shares = [sourced for sourced, _ in rates]
                 print(
                     f"  chat with {sources_max} sources, {keywords_max} words, tuning halves: "
-                    f"{shares[0]:.3f}, {shares[1]:.3f}"
+                    f"among the sources {shares[0]:.3f}, {shares[1]:.3f}; among the quoted "
+                    f"answer's citations {rates[0][1]:.3f}, {rates[1][1]:.3f}"
                 )
                 if min(shares) > best_chat[0]:
                     best_chat = (min(shares), sources_max, keywords_max)

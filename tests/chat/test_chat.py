@@ -29,20 +29,19 @@ REFUSAL_STREAM = LLM_FIXTURES / "openai-python" / "refusal_stream_ca015b8b1eba.s
 SAMPLE_IDS = ("0705.0017", "0705.0077", "0705.0109", "0705.0044")
 
 
-def sample_records() -> dict[str, dict]:
+def sample_records(ids: tuple[str, ...] = SAMPLE_IDS) -> dict[str, dict]:
     found = {}
     with gzip.open(SAMPLE, "rt") as lines:
         for line in lines:
             record = json.loads(line)
-            if record["id"] in SAMPLE_IDS:
+            if record["id"] in ids:
                 found[record["id"]] = record
     return found
 
 
-@pytest.fixture
-def papers(paper_factory):
+def sample_papers(paper_factory, ids: tuple[str, ...] = SAMPLE_IDS) -> dict:
     made = {}
-    for arxiv_id, record in sample_records().items():
+    for arxiv_id, record in sample_records(ids).items():
         made[arxiv_id] = paper_factory(
             arxiv_id=arxiv_id,
             title=" ".join(record["title"].split()),
@@ -51,6 +50,11 @@ def papers(paper_factory):
             slug=f"paper-{arxiv_id}",
         )
     return made
+
+
+@pytest.fixture
+def papers(paper_factory):
+    return sample_papers(paper_factory)
 
 
 @pytest.fixture
@@ -156,9 +160,14 @@ def test_a_chat_opened_from_a_paper_is_about_that_paper(client, reader, papers, 
     # no model, so the computed parts).
     made = PaperAnalysis.objects.get(paper=papers["0705.0109"])
     assert made.research_field and made.missing["summary"] == NO_MODEL_REASON
-    streamed(client, asked["stream_url"])
+    text = streamed(client, asked["stream_url"])
     answer = ChatMessage.objects.get(pk=asked["answer"])
     assert [c["arxiv_id"] for c in answer.citations] == ["0705.0109"]
+    # One paper is quoted more than once: no word of the question is in it, so its opening
+    # sentences, which say what it proposes.
+    abstract = papers["0705.0109"].abstract
+    assert [line.endswith("[1]") for line in text.splitlines()[2:]] == [True, True]
+    assert text.splitlines()[2][1:].startswith(abstract[:40])
     assert Conversation.objects.get(pk=asked["conversation"]).scope == "paper:0705.0109"
 
 
@@ -667,6 +676,53 @@ def test_cited_papers_get_save_slots_filled_from_the_readers_state(
     assert page.count(f'id="save-{walk.pk}"') == 1
     assert f'id="save-{papers["0705.0044"].pk}"' not in page
     assert 'id="reader-state" hidden data-saves-only' in page and "js/reader.js" in page
+
+
+# Real papers of the bundled sample on light particles and the strong CP problem, and a
+# reader's question in other words than the paper that answers it, "Axion Searches in the Past,
+# at Present, and in the Near Future": the search finds it by meaning, not first; the others'
+# sentences repeat more of the question's words ("light", "particle", "strong", "problem").
+AXION_IDS = (
+    "0705.0680",
+    "0705.0322",
+    "0705.0615",
+    "1302.1000",
+    "0705.0151",
+    "0801.4575",
+    "1302.0874",
+    "1302.1102",
+)
+AXION_SEARCHES = "0705.0615"
+AXION_QUESTION = (
+    "How do experiments look for the light particle proposed to solve the strong CP problem?"
+)
+
+
+def test_a_quoted_answer_quotes_every_source_once_in_the_searchs_order(
+    client, reader, paper_factory, no_model
+):
+    """#43: the answer without a model chose its quotes by the words they repeat, four at
+    most, so the paper the search found by meaning was among the sources and not cited."""
+    from papers.search import PAPERS
+    from papers.search.embedding_stage import embed_papers
+    from wovepaper.lib.search import backend_for
+
+    light = sample_papers(paper_factory, AXION_IDS)
+    embed_papers([p.pk for p in light.values()], feed_index=False)
+    backend_for(PAPERS, "semantic").rebuild()
+    found = [s.paper.arxiv_id for s in answers.retrieve(AXION_QUESTION)]
+    assert AXION_SEARCHES in found[1:]
+    asked = ask(client, AXION_QUESTION)
+    text = streamed(client, asked["stream_url"])
+    answer = ChatMessage.objects.get(pk=asked["answer"])
+    assert AXION_SEARCHES in [c["arxiv_id"] for c in answer.citations]
+    assert [c["arxiv_id"] for c in answer.citations] == found
+    quoted = text.splitlines()[2:]
+    assert [line.rsplit(" [", 1)[1] for line in quoted] == [
+        f"{n}]" for n in range(1, len(found) + 1)
+    ]
+    for line, arxiv_id in zip(quoted, found, strict=True):
+        assert line.rsplit("” [", 1)[0].lstrip("“") in light[arxiv_id].abstract
 
 
 # Papers about planets larger than 1.4 Earth radii that are not the conversation's paper: a
