@@ -14,7 +14,8 @@ papers it uses, streamed as it is made.
   quotes each source's most relevant sentence, in the search's order, with its citation, and
   says it is quoting.
 - Nothing relevant found: "I can't answer that from the papers here."
-- Quotas per user: CHAT_MESSAGES_PER_HOUR questions, CHAT_TOKENS_PER_DAY model tokens.
+- Quotas per user (chat.quotas), checked as a question is recorded: CHAT_MESSAGES_PER_HOUR
+  questions, CHAT_TOKENS_PER_DAY model tokens.
 """
 
 from __future__ import annotations
@@ -22,13 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Sum
-from django.utils import timezone
 
 from papers.analysis import analysis_of, request_analysis
 from papers.models import Paper
@@ -37,6 +34,7 @@ from papers.selectors import papers_by_researcher, papers_listed
 from wovepaper.lib import llm
 
 from .models import ChatMessage, Conversation
+from .quotas import answer_reserve, quota_check
 
 NOTHING_FOUND = "I can't answer that from the papers here."
 QUOTING_NOTE = (
@@ -67,14 +65,6 @@ STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]+|\d+[A-Za-z][A-Za-z0-9\-]*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9$\\(])")
-
-
-class QuotaExceeded(Exception):
-    """The reason to show, and in how many seconds asking again may work (None: unknown)."""
-
-    def __init__(self, message: str, retry_after: int | None = None):
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 @dataclass
@@ -229,74 +219,9 @@ def quotes(question: str, sources: list[Source]) -> list[tuple[str, Source]]:
     return [(sentence, source) for _, _, sentence, source in picked]
 
 
-def quota_check(user, *, reserve: int = 0) -> QuotaExceeded | None:
-    """Why this user may not ask now, with when asking may work again; None when they may.
-    `reserve`: the tokens the new answer sets aside; it must fit beside what was used and what
-    answers still being made have set aside."""
-    now = timezone.now()
-    mine = ChatMessage.objects.filter(user=user)
-    hour_ago = now - timedelta(hours=1)
-    asked = mine.filter(role=ChatMessage.Role.USER, created_at__gte=hour_ago)
-    limit = settings.CHAT_MESSAGES_PER_HOUR
-    count = asked.count()
-    if count >= limit:
-        # A question may be asked again once all but limit - 1 of these are an hour old.
-        freed = asked.order_by("created_at").values_list("created_at", flat=True)[count - limit]
-        return QuotaExceeded(
-            f"You have asked {limit} questions in the last hour, the most one account may; "
-            "please try again later.",
-            _seconds_until(freed + timedelta(hours=1), now),
-        )
-    day_ago = now - timedelta(days=1)
-    spent = mine.filter(role=ChatMessage.Role.ASSISTANT, created_at__gte=day_ago)
-    used = spent.aggregate(prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens"))
-    tokens = (used["prompt"] or 0) + (used["completion"] or 0)
-    # An answer still being made holds its reservation; one left pending for an hour (its
-    # page was closed) has stopped holding it.
-    in_flight = spent.filter(
-        mode__in=[ChatMessage.Mode.PENDING, ChatMessage.Mode.STREAMING], created_at__gte=hour_ago
-    ).aggregate(reserved=Sum("reserved_tokens"))["reserved"]
-    tokens += in_flight or 0
-    budget = settings.CHAT_TOKENS_PER_DAY
-    if tokens >= budget or (reserve and tokens + reserve > budget):
-        # Tokens come back as the answers that used them turn a day old, oldest first (a
-        # day's answers are bounded by the hourly quota).
-        left = tokens
-        freed_at = now + timedelta(days=1)
-        for made, prompt, completion in spent.order_by("created_at").values_list(
-            "created_at", "prompt_tokens", "completion_tokens"
-        ):
-            left -= (prompt or 0) + (completion or 0)
-            if left < budget:
-                freed_at = made + timedelta(days=1)
-                break
-        return QuotaExceeded(
-            f"Your answers used {tokens:,} model tokens in the last 24 hours, past the "
-            f"{budget:,} one account may use a day; please try again later.",
-            _seconds_until(freed_at, now),
-        )
-    return None
-
-
-def _seconds_until(moment, now) -> int:
-    return max(1, int((moment - now).total_seconds() + 0.999))
-
-
-def quota_problem(user) -> str:
-    """Why this user may not ask now, or ""."""
-    problem = quota_check(user, reserve=_answer_reserve())
-    return str(problem) if problem else ""
-
-
-def _answer_reserve() -> int:
-    """The most an answer is expected to cost, set aside before it is made: nothing without a
-    model (quoted answers cost no tokens)."""
-    return settings.CHAT_TOKENS_RESERVED_PER_ANSWER if llm.ModelConfig.from_settings() else 0
-
-
 def ask(user, question: str, *, conversation: Conversation | None = None, scope: str = ""):
     """Record a question and an answer waiting to be made; (conversation, pending answer).
-    Raises QuotaExceeded with the reason to show."""
+    Raises chat.quotas.QuotaExceeded with the reason to show."""
     question = question.strip()[:QUESTION_MAX]
     with transaction.atomic():
         # Checking the quota and counting the question are one step: two questions at once
@@ -305,7 +230,7 @@ def ask(user, question: str, *, conversation: Conversation | None = None, scope:
         # waits and counts the first; SQLite's transactions here start IMMEDIATE, which
         # serialises writers the same way.
         list(get_user_model().objects.select_for_update().filter(pk=user.pk).values("pk"))
-        reserve = _answer_reserve()
+        reserve = answer_reserve()
         problem = quota_check(user, reserve=reserve)
         if problem:
             raise problem

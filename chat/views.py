@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.onboarding import onboarding_pending
 from wovepaper.lib.request_types import AuthenticatedHttpRequest
 
-from . import answers
+from . import answers, quotas
 from .models import ChatMessage, Conversation
 
 LIST_SIZE = 50
@@ -67,7 +67,7 @@ def chat_page(
             "conversation": conversation,
             "thread": thread,
             "chat_scope": conversation.scope if conversation else request.GET.get("scope", ""),
-            "quota_problem": answers.quota_problem(request.user),
+            "quota_problem": quotas.quota_problem(request.user),
             # New accounts land here after signing up (accounts.adapter); the page offers the setup.
             "onboarding_pending": onboarding_pending(user=request.user),
         },
@@ -95,7 +95,7 @@ def chat_ask(request: AuthenticatedHttpRequest) -> HttpResponse:
             conversation=conversation,
             scope=request.POST.get("scope", ""),
         )
-    except answers.QuotaExceeded as exc:
+    except quotas.QuotaExceeded as exc:
         if _wants_json(request):
             refused = JsonResponse({"error": str(exc)}, status=429)
             if exc.retry_after is not None:

@@ -13,7 +13,7 @@ from wovepaper.lib.api.pagination import numbered_page_parameters
 from wovepaper.lib.api.schema import error_responses
 from wovepaper.lib.api.signed_in import MeApiView
 
-from .. import answers
+from .. import answers, quotas
 from ..models import Conversation
 from .serializers import (
     ChatAnswerSerializer,
@@ -42,7 +42,7 @@ def _asked(request, question: str, *, conversation=None, scope: str = "") -> Res
         conversation, answer = answers.ask(
             request.user, question, conversation=conversation, scope=scope
         )
-    except answers.QuotaExceeded as exc:
+    except quotas.QuotaExceeded as exc:
         raise Throttled(wait=exc.retry_after, detail=str(exc)) from exc
     answer = answers.answer_whole(answer)
     asked = conversation.messages.filter(role="user", pk__lt=answer.pk).order_by("-pk").first()

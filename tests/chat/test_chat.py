@@ -15,7 +15,7 @@ import pytest
 from werkzeug import Response
 
 from accounts.account_data import user_delete, user_export
-from chat import answers
+from chat import answers, quotas
 from chat.models import ChatMessage, Conversation
 from papers.analysis import NO_MODEL_REASON
 from papers.models import Authorship, PaperAnalysis
@@ -552,7 +552,7 @@ def test_two_questions_at_once_cannot_both_pass_the_hourly_quota(
         try:
             answers.ask(user, "What is known about quantum walks?")
             outcomes.append("asked")
-        except answers.QuotaExceeded:
+        except quotas.QuotaExceeded:
             outcomes.append("refused")
         finally:
             connection.close()

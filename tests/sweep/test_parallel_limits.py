@@ -11,8 +11,9 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from accounts.library.lists import LIBRARY_MAX_LISTS, LibraryError, reading_list_create
-from chat.answers import QuotaExceeded, ask
+from chat.answers import ask
 from chat.models import ChatMessage
+from chat.quotas import QuotaExceeded
 from researchers.curation.reports import ReportThrottled, match_report_create
 from researchers.models import MatchReport, Researcher
 
