@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from institutions.models import AuthorshipInstitution, Institution
 from papers.models import Authorship, Paper
+from wovepaper.lib.batches import chunked
 from wovepaper.lib.search import given_name_initials
 
 from .models import Researcher, ResearcherExternalId
@@ -168,12 +169,6 @@ def check_counts(authors: int, reviewers: int) -> None:
         raise ConflictInputError(
             f"At most {MAX_AUTHORS} authors and {MAX_REVIEWERS} reviewers a check."
         )
-
-
-def _chunks(ids: Sequence[int]) -> Iterable[list[int]]:
-    ids = list(ids)
-    for start in range(0, len(ids), CHUNK):
-        yield ids[start : start + CHUNK]
 
 
 def _live(records: dict[int, Researcher], ids: Iterable[int]) -> list[Researcher]:
@@ -376,7 +371,7 @@ def conflict_check(
         paper_ids.update(at[reviewer_id][i][0] for i in insts)
     paper_ids.discard(0)
     papers: dict[int, Paper] = {}
-    for chunk in _chunks(sorted(paper_ids)):
+    for chunk in chunked(sorted(paper_ids), CHUNK):
         papers.update(
             Paper.objects.only("arxiv_id", "title", "published", "published_precision").in_bulk(
                 chunk
@@ -411,7 +406,7 @@ def _earlier_coauthorships(
     found: list[EarlierCoauthorship] = []
     if not author_ids or not reviewer_ids:
         return found
-    for chunk in _chunks(reviewer_ids):
+    for chunk in chunked(reviewer_ids, CHUNK):
         rows = (
             Authorship.objects.filter(
                 researcher_id__in=author_ids,
@@ -450,7 +445,7 @@ def _check_budget(
         )
     bylines = sum(
         Authorship.objects.filter(researcher_id__in=chunk, paper__published__gte=start).count()
-        for chunk in _chunks(record_ids)
+        for chunk in chunked(record_ids, CHUNK)
     )
     if bylines > MAX_BYLINES:
         raise OverBudget(
@@ -470,7 +465,7 @@ def _recent_bylines(record_ids: list[int], start: datetime) -> dict[int, _Byline
     """Authorship id → byline, for these records' papers since `start`: an index range per
     record (researcher, paper), bounded by their own papers."""
     out: dict[int, _Byline] = {}
-    for chunk in _chunks(record_ids):
+    for chunk in chunked(record_ids, CHUNK):
         for pk, rid, paper_id, published, name, confidence, method in (
             Authorship.objects.filter(researcher_id__in=chunk, paper__published__gte=start)
             .order_by()
@@ -501,7 +496,7 @@ def _coauthorships(
     shared: Shared = defaultdict(list)
     if not reviewer_ids:
         return shared
-    for chunk in _chunks(sorted(author_bylines)):
+    for chunk in chunked(sorted(author_bylines), CHUNK):
         for paper_id, rid, name, confidence, method in (
             Authorship.objects.filter(paper_id__in=chunk, researcher_id__in=reviewer_ids)
             .order_by()
@@ -525,7 +520,7 @@ def _institutions(
     # The filter on the date keeps undated papers out: every byline here has a date.
     oldest_first = sorted(recent, key=lambda pk: (recent[pk].published or start, recent[pk].paper))
     links: dict[int, list[int]] = defaultdict(list)
-    for chunk in _chunks(oldest_first):
+    for chunk in chunked(oldest_first, CHUNK):
         for authorship_id, inst in (
             AuthorshipInstitution.objects.filter(authorship_id__in=chunk)
             .order_by()
