@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from wovepaper.lib.api.pagination import NumberedPageSerializer
 from wovepaper.lib.api.redirects import request_url
 from wovepaper.lib.api.schema import JSONIntegerField
 
@@ -23,12 +24,10 @@ class FollowSerializer(serializers.ModelSerializer):
         return request_url(self.context, path)
 
 
-class FollowPageSerializer(serializers.Serializer):
+class FollowPageSerializer(NumberedPageSerializer):
     """What the follow list answers: one page of follows (PageNumberPagination's shape)."""
 
     count = serializers.IntegerField(help_text="How many researchers you follow.")
-    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
-    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
     results = FollowSerializer(many=True)
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
+from wovepaper.lib.api.pagination import NumberedPageSerializer
 from wovepaper.lib.api.schema import JSONStringField
 
 from ..models import ChatMessage, Conversation
@@ -49,12 +50,10 @@ class ConversationRenameSerializer(serializers.Serializer):
     title = JSONStringField(max_length=200, help_text="The conversation's new title.")
 
 
-class ConversationPageSerializer(serializers.Serializer):
+class ConversationPageSerializer(NumberedPageSerializer):
     """What the conversation list answers: one page (PageNumberPagination's shape)."""
 
     count = serializers.IntegerField(help_text="How many conversations you have.")
-    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
-    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
     results = ConversationSerializer(many=True)
 
 

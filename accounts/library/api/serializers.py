@@ -5,6 +5,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from papers.converters import ArxivIdConverter
+from wovepaper.lib.api.pagination import NumberedPageSerializer
 from wovepaper.lib.api.redirects import request_url
 from wovepaper.lib.api.schema import JSONStringField
 from wovepaper.lib.identifiers import CATEGORY_CODE
@@ -44,10 +45,8 @@ class ReadingListSerializer(serializers.ModelSerializer):
         return request_url(self.context, path)
 
 
-class ReadingListPageSerializer(serializers.Serializer):
+class ReadingListPageSerializer(NumberedPageSerializer):
     count = serializers.IntegerField(help_text="How many lists you have.")
-    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
-    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
     results = ReadingListSerializer(many=True)
 
 
@@ -76,25 +75,27 @@ class ReadingListChangeSerializer(serializers.Serializer):
     )
 
 
-class SavedPaperSerializer(serializers.ModelSerializer):
+# A paper a row of the reader's library holds (`row.paper`): its arXiv id, its title and its
+# page here. A comment, not a docstring: the schema would give it to every subclass.
+class PaperLinkSerializer(serializers.Serializer):
     arxiv_id = serializers.CharField(source="paper.arxiv_id", read_only=True)
     title = serializers.CharField(source="paper.title", read_only=True)
     url = serializers.SerializerMethodField(help_text="The paper's page here.")
+
+    def get_url(self, row) -> str:
+        return request_url(self.context, row.paper.get_absolute_url())
+
+
+class SavedPaperSerializer(PaperLinkSerializer, serializers.ModelSerializer):
     saved_at = serializers.DateTimeField(source="created_at", read_only=True)
 
     class Meta:
         model = SavedPaper
         fields = ["arxiv_id", "title", "url", "saved_at", "note", "note_updated_at"]
 
-    def get_url(self, saved: SavedPaper) -> str:
-        path = saved.paper.get_absolute_url()
-        return request_url(self.context, path)
 
-
-class SavedPaperPageSerializer(serializers.Serializer):
+class SavedPaperPageSerializer(NumberedPageSerializer):
     count = serializers.IntegerField(help_text="How many papers the list holds.")
-    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
-    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
     results = SavedPaperSerializer(many=True)
 
 
@@ -145,10 +146,8 @@ class SavedSearchSerializer(serializers.ModelSerializer):
         return request_url(self.context, path)
 
 
-class SavedSearchPageSerializer(serializers.Serializer):
+class SavedSearchPageSerializer(NumberedPageSerializer):
     count = serializers.IntegerField(help_text="How many searches you saved.")
-    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
-    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
     results = SavedSearchSerializer(many=True)
 
 
@@ -174,31 +173,18 @@ class SavedSearchInputSerializer(serializers.Serializer):
     date_to = serializers.DateField(required=False, allow_null=True, help_text="Last day.")
 
 
-class SearchAlertSerializer(serializers.ModelSerializer):
-    arxiv_id = serializers.CharField(source="paper.arxiv_id", read_only=True)
-    title = serializers.CharField(source="paper.title", read_only=True)
-    url = serializers.SerializerMethodField(help_text="The paper's page here.")
-
+class SearchAlertSerializer(PaperLinkSerializer, serializers.ModelSerializer):
     class Meta:
         model = SearchAlert
         fields = ["arxiv_id", "title", "url", "found_at"]
 
-    def get_url(self, alert: SearchAlert) -> str:
-        path = alert.paper.get_absolute_url()
-        return request_url(self.context, path)
 
-
-class SearchAlertPageSerializer(serializers.Serializer):
+class SearchAlertPageSerializer(NumberedPageSerializer):
     count = serializers.IntegerField(help_text="How many papers the search found.")
-    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
-    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
     results = SearchAlertSerializer(many=True)
 
 
-class RecommendationSerializer(serializers.Serializer):
-    arxiv_id = serializers.CharField(source="paper.arxiv_id")
-    title = serializers.CharField(source="paper.title")
-    url = serializers.SerializerMethodField(help_text="The paper's page here.")
+class RecommendationSerializer(PaperLinkSerializer):
     score = serializers.FloatField(
         help_text="Cosine similarity to the closest saved paper, less half the similarity to "
         "the closest paper marked not relevant."
@@ -208,26 +194,13 @@ class RecommendationSerializer(serializers.Serializer):
     )
     closest_title = serializers.CharField(source="closest.title")
 
-    def get_url(self, recommendation) -> str:
-        path = recommendation.paper.get_absolute_url()
-        return request_url(self.context, path)
 
-
-class NotRelevantSerializer(serializers.Serializer):
-    arxiv_id = serializers.CharField(source="paper.arxiv_id")
-    title = serializers.CharField(source="paper.title")
-    url = serializers.SerializerMethodField(help_text="The paper's page here.")
+class NotRelevantSerializer(PaperLinkSerializer):
     marked_at = serializers.DateTimeField(source="created_at")
 
-    def get_url(self, dismissal) -> str:
-        path = dismissal.paper.get_absolute_url()
-        return request_url(self.context, path)
 
-
-class NotRelevantPageSerializer(serializers.Serializer):
+class NotRelevantPageSerializer(NumberedPageSerializer):
     count = serializers.IntegerField(help_text="How many papers you marked not relevant.")
-    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
-    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
     results = NotRelevantSerializer(many=True)
 
 

@@ -11,7 +11,7 @@ from django.core import signing
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Q, QuerySet
 from drf_spectacular.utils import OpenApiParameter
-from rest_framework import exceptions
+from rest_framework import exceptions, serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import BasePagination, PageNumberPagination
 from rest_framework.response import Response
@@ -252,3 +252,16 @@ def numbered_page_parameters(things: str) -> list[OpenApiParameter]:
         page_size=NumberedPagination.page_size,
         max_page_size=NumberedPagination.max_page_size,
     )
+
+
+# One page of a list NumberedPagination pages (PageNumberPagination's shape), for the schema.
+# A list's own page declares `count`, whose help says what is counted, and `results`. A
+# comment, not a docstring: the schema would give it to every page.
+class NumberedPageSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null.")
+
+    def get_fields(self):
+        # DRF puts a base class's fields first; the page reads in the order it is sent.
+        fields = super().get_fields()
+        return {name: fields[name] for name in ("count", "next", "previous", "results")}
