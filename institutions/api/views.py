@@ -22,7 +22,7 @@ from papers.selectors import (
 )
 from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
-from wovepaper.lib.api.schema import INSTITUTION_KEY, error_responses, query_values
+from wovepaper.lib.api.schema import INSTITUTION_KEY, error_responses, query_params
 
 from .serializers import (
     InstitutionDetailSerializer,
@@ -63,11 +63,8 @@ class InstitutionPageView(ConditionalGetMixin, generics.ListAPIView):
 )
 class InstitutionListView(InstitutionPageView):
     def get_queryset(self):
-        params = InstitutionListParamsSerializer(
-            data=query_values(self.request, InstitutionListParamsSerializer)
-        )
-        params.is_valid(raise_exception=True)
-        return institutions_listed(country=params.validated_data.get("country") or "")
+        params = query_params(self.request, InstitutionListParamsSerializer)
+        return institutions_listed(country=params.get("country") or "")
 
 
 class InstitutionDetailView(ConditionalGetMixin, generics.GenericAPIView):
@@ -127,10 +124,7 @@ class InstitutionPapersView(ConditionalGetMixin, generics.ListAPIView):
 )
 class InstitutionSearchView(InstitutionPageView):
     def get_queryset(self):
-        params = InstitutionSearchParamsSerializer(
-            data=query_values(self.request, InstitutionSearchParamsSerializer)
-        )
-        params.is_valid(raise_exception=True)
+        params = query_params(self.request, InstitutionSearchParamsSerializer)
         # ROR lists about 120,000 organisations, so a substring scan of the names stays cheap
         # whatever the number of papers.
-        return institutions_named(params.validated_data["q"], or_ror_id=True)
+        return institutions_named(params["q"], or_ror_id=True)

@@ -7,17 +7,14 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
-from rest_framework.exceptions import NotFound
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.views import APIView
 
 from papers.citations.export import CITATION_FORMATS, citation_response
 from papers.converters import normalize_old_style
-from papers.search import paper_search
-from papers.selectors import papers_for_citation
-from wovepaper.lib.api.schema import error_responses, query_values
-from wovepaper.lib.bounds import day_after
+from wovepaper.lib.api.schema import error_responses, query_params
 
+from .lookups import held_paper, searched_page
 from .serializers import PaperSearchParamsSerializer
 from .views import ARXIV_ID_PARAMETER
 
@@ -83,11 +80,10 @@ class PaperCitationApi(CitationExportApiView):
     )
     def get(self, request, arxiv_id: str, extension: str):
         arxiv_id = normalize_old_style(arxiv_id)
-        papers = papers_for_citation(arxiv_ids=[arxiv_id])
-        if not papers:
-            raise NotFound("No paper with this arXiv id is held here.")
         return citation_response(
-            papers, extension=extension, filename=f"arxiv-{arxiv_id.replace('/', '-')}"
+            [held_paper(arxiv_id)],
+            extension=extension,
+            filename=f"arxiv-{arxiv_id.replace('/', '-')}",
         )
 
 
@@ -103,22 +99,7 @@ class PaperSearchCitationApi(CitationExportApiView):
         tags=["search"],
     )
     def get(self, request, extension: str):
-        params = PaperSearchParamsSerializer(
-            data=query_values(request, PaperSearchParamsSerializer)
-        )
-        params.is_valid(raise_exception=True)
-        p = params.validated_data
-        page, size = p["page"], p["page_size"]
-        result = paper_search(
-            p["q"],
-            category=p.get("category"),
-            date_from=p.get("published_from"),
-            date_to=day_after(p.get("published_to")),
-            sort=p["sort"],
-            mode=p["mode"],
-            offset=(page - 1) * size,
-            limit=size,
-        )
+        result = searched_page(query_params(request, PaperSearchParamsSerializer))
         return citation_response(
             [*result.items, *result.related], extension=extension, filename="search"
         )

@@ -17,7 +17,6 @@ from rest_framework.utils.urls import replace_query_param
 
 from papers.converters import ArxivIdConverter
 from papers.models import Citation, Paper
-from papers.search import paper_search
 from papers.selectors import (
     PAPER_ORDERING,
     paper_list_prefetch,
@@ -29,11 +28,12 @@ from papers.selectors import (
 )
 from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
-from wovepaper.lib.api.schema import converter_path_parameter, error_responses, query_values
+from wovepaper.lib.api.schema import converter_path_parameter, error_responses, query_params
 from wovepaper.lib.bounds import day_after
 from wovepaper.lib.search import SearchPage
 
 from .examples import paper_example, paper_search_example
+from .lookups import searched_page
 from .serializers import (
     CitationSourceSerializer,
     CitingSerializer,
@@ -91,9 +91,7 @@ class PaperListView(ConditionalGetMixin, generics.ListAPIView):
 
     def filters(self) -> dict:
         if not hasattr(self, "_filters"):
-            params = PaperFilterSerializer(data=query_values(self.request, PaperFilterSerializer))
-            params.is_valid(raise_exception=True)
-            self._filters = params.validated_data
+            self._filters = query_params(self.request, PaperFilterSerializer)
         return self._filters
 
     def get_ordering(self) -> tuple[str, ...]:
@@ -207,23 +205,9 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
         tags=["search"],
     )
     def get(self, request, *args, **kwargs):
-        params = PaperSearchParamsSerializer(
-            data=query_values(request, PaperSearchParamsSerializer)
-        )
-        params.is_valid(raise_exception=True)
-        p = params.validated_data
+        p = query_params(request, PaperSearchParamsSerializer)
         page, size = p["page"], p["page_size"]
-        end = p.get("published_to")
-        result = paper_search(
-            p["q"],
-            category=p.get("category"),
-            date_from=p.get("published_from"),
-            date_to=day_after(end),
-            sort=p["sort"],
-            mode=p["mode"],
-            offset=(page - 1) * size,
-            limit=size,
-        )
+        result = searched_page(p)
         papers = papers_with_bylines([*result.items, *result.related])
         found = search_matches(result, by_meaning_alone=p["mode"] == "semantic")
         url = request.build_absolute_uri()
@@ -255,9 +239,7 @@ class _PaperCitationsView(ConditionalGetMixin, generics.ListAPIView):
         return paper
 
     def source(self) -> str | None:
-        params = CitationSourceSerializer(data=query_values(self.request, CitationSourceSerializer))
-        params.is_valid(raise_exception=True)
-        return params.validated_data.get("source")
+        return query_params(self.request, CitationSourceSerializer).get("source")
 
     def edges(self, **filters) -> QuerySet[Citation]:
         edges = Citation.objects.filter(**filters)

@@ -33,7 +33,7 @@ from researchers.selectors import (
 from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
 from wovepaper.lib.api.redirects import permanent_redirect
-from wovepaper.lib.api.schema import INSTITUTION_KEY, error_responses, query_values
+from wovepaper.lib.api.schema import INSTITUTION_KEY, error_responses, query_params
 
 from .serializers import (
     ResearcherDetailSerializer,
@@ -190,11 +190,7 @@ class ResearcherSearchView(ConditionalGetMixin, generics.ListAPIView):
     ordering = RESEARCHER_ORDERING
 
     def get_queryset(self):
-        params = ResearcherSearchParamsSerializer(
-            data=query_values(self.request, ResearcherSearchParamsSerializer)
-        )
-        params.is_valid(raise_exception=True)
-        return researchers_named(params.validated_data["q"])
+        return researchers_named(query_params(self.request, ResearcherSearchParamsSerializer)["q"])
 
 
 @extend_schema_view(

@@ -152,6 +152,13 @@ def query_values(request, serializer_class: type[serializers.Serializer]) -> dic
     return values
 
 
+def query_params(request, serializer_class: type[serializers.Serializer]) -> dict:
+    """The query parameters `serializer_class` declares, validated (a 400 when they are not)."""
+    params = serializer_class(data=query_values(request, serializer_class))
+    params.is_valid(raise_exception=True)
+    return params.validated_data
+
+
 WHOLE_NUMBER = re.compile(r"-?[0-9]+")
 
 
