@@ -59,10 +59,7 @@ class FollowListApi(MeApiView):
             follow = follows.researcher_follow(user=request.user, researcher=researcher)
         except follows.FollowError as exc:
             raise ValidationError({"researcher": [str(exc)]}) from exc
-        return Response(
-            FollowSerializer(follow, context={"request": request}).data,
-            status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED,
-        )
+        return self.made_or_found(follow, FollowSerializer, made=not existed)
 
 
 class FollowDetailApi(MeApiView):

@@ -86,10 +86,11 @@ CONVERSATION_ID = OpenApiParameter(
 )
 
 
-class ConversationDetailApi(MeApiView):
-    def _conversation(self, request, conversation_id: int) -> Conversation:
-        return get_object_or_404(Conversation, pk=conversation_id, user=request.user)
+def _own_conversation(request, conversation_id: int) -> Conversation:
+    return get_object_or_404(Conversation, pk=conversation_id, user=request.user)
 
+
+class ConversationDetailApi(MeApiView):
     @extend_schema(
         operation_id="me_conversations_retrieve",
         summary="One conversation with its messages",
@@ -100,7 +101,7 @@ class ConversationDetailApi(MeApiView):
         tags=["me"],
     )
     def get(self, request, conversation_id: int):
-        conversation = self._conversation(request, conversation_id)
+        conversation = _own_conversation(request, conversation_id)
         return Response(ConversationDetailSerializer(conversation).data)
 
     @extend_schema(
@@ -112,7 +113,7 @@ class ConversationDetailApi(MeApiView):
         tags=["me"],
     )
     def patch(self, request, conversation_id: int):
-        conversation = self._conversation(request, conversation_id)
+        conversation = _own_conversation(request, conversation_id)
         payload = ConversationRenameSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         answers.conversation_rename(conversation, payload.validated_data["title"])
@@ -126,7 +127,7 @@ class ConversationDetailApi(MeApiView):
         tags=["me"],
     )
     def delete(self, request, conversation_id: int):
-        self._conversation(request, conversation_id).delete()
+        _own_conversation(request, conversation_id).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -142,7 +143,7 @@ class ConversationMessagesApi(MeApiView):
         tags=["me"],
     )
     def post(self, request, conversation_id: int):
-        conversation = get_object_or_404(Conversation, pk=conversation_id, user=request.user)
+        conversation = _own_conversation(request, conversation_id)
         payload = QuestionSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         return _asked(request, payload.validated_data["question"], conversation=conversation)

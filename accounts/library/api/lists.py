@@ -14,10 +14,10 @@ from papers.api.exports import (
     ErrorsAsJson,
     export_responses,
 )
+from papers.api.lookups import held_paper
 from papers.api.views import ARXIV_ID_PARAMETER
 from papers.citations.export import citation_response
-from papers.converters import ArxivIdConverter, normalize_old_style
-from papers.selectors import papers_for_citation
+from papers.converters import normalize_old_style
 from wovepaper.lib.api.errors import Conflict
 from wovepaper.lib.api.pagination import numbered_page_parameters
 from wovepaper.lib.api.schema import error_responses
@@ -209,22 +209,14 @@ class SavedPaperListApi(MeApiView):
         reading_list = _own_list(request, list_id)
         payload = SavePaperInputSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        arxiv_id = normalize_old_style(
-            ArxivIdConverter().to_python(payload.validated_data["arxiv_id"])
-        )
-        found = papers_for_citation(arxiv_ids=[arxiv_id])
-        if not found:
-            raise NotFound("No paper with this arXiv id is held here.")
+        paper = held_paper(payload.validated_data["arxiv_id"])
         existed = lists.saved_paper_of_user(
-            user=request.user, reading_list_id=reading_list.pk, paper_id=found[0].pk
+            user=request.user, reading_list_id=reading_list.pk, paper_id=paper.pk
         )
-        saved = lists.paper_save(user=request.user, paper=found[0], reading_list=reading_list)
+        saved = lists.paper_save(user=request.user, paper=paper, reading_list=reading_list)
         if "note" in payload.validated_data:
             saved = notes.saved_paper_note_set(saved=saved, note=payload.validated_data["note"])
-        return Response(
-            SavedPaperSerializer(saved, context={"request": request}).data,
-            status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED,
-        )
+        return self.made_or_found(saved, SavedPaperSerializer, made=not existed)
 
 
 def _own_saved(request, list_id: int, arxiv_id: str) -> SavedPaper:

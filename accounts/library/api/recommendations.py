@@ -7,8 +7,9 @@ from rest_framework import status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
+from papers.api.lookups import held_paper
 from papers.api.views import ARXIV_ID_PARAMETER
-from papers.converters import ArxivIdConverter, normalize_old_style
+from papers.converters import normalize_old_style
 from papers.selectors import papers_for_citation
 from wovepaper.lib.api.pagination import numbered_page_parameters
 from wovepaper.lib.api.schema import error_responses
@@ -84,18 +85,10 @@ class NotRelevantListApi(MeApiView):
     def post(self, request):
         payload = NotRelevantInputSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        arxiv_id = normalize_old_style(
-            ArxivIdConverter().to_python(payload.validated_data["arxiv_id"])
-        )
-        found = papers_for_citation(arxiv_ids=[arxiv_id])
-        if not found:
-            raise NotFound("No paper with this arXiv id is held here.")
-        created = recommendations.recommendation_dismiss(user=request.user, paper=found[0])
-        marked = recommendations.recommendation_dismissals(user=request.user).get(paper=found[0])
-        return Response(
-            NotRelevantSerializer(marked, context={"request": request}).data,
-            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
-        )
+        paper = held_paper(payload.validated_data["arxiv_id"])
+        created = recommendations.recommendation_dismiss(user=request.user, paper=paper)
+        marked = recommendations.recommendation_dismissals(user=request.user).get(paper=paper)
+        return self.made_or_found(marked, NotRelevantSerializer, made=created)
 
 
 class NotRelevantDetailApi(MeApiView):

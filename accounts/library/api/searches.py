@@ -85,10 +85,7 @@ class SavedSearchListApi(MeApiView):
         except saved_searches.SavedSearchError as exc:
             raise Conflict(str(exc)) from exc
         made = SavedSearch.objects.filter(user=request.user).count() > before
-        return Response(
-            SavedSearchSerializer(saved, context={"request": request}).data,
-            status=status.HTTP_201_CREATED if made else status.HTTP_200_OK,
-        )
+        return self.made_or_found(saved, SavedSearchSerializer, made=made)
 
 
 class SavedSearchDetailApi(MeApiView):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import QuerySet
+from rest_framework import status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -24,3 +25,9 @@ class MeApiView(APIView):
         page = paginator.paginate_queryset(queryset, self.request, view=self)
         data = serializer(page, many=True, context={"request": self.request}).data
         return paginator.get_paginated_response(data)
+
+    def made_or_found(self, instance, serializer: type[BaseSerializer], *, made: bool) -> Response:
+        """`instance` as `serializer` gives it, answering a POST that makes it once: 201 when
+        this request made it, 200 when it was there already."""
+        data = serializer(instance, context={"request": self.request}).data
+        return Response(data, status=status.HTTP_201_CREATED if made else status.HTTP_200_OK)
