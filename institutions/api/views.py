@@ -1,15 +1,12 @@
 from __future__ import annotations
 
-from django.http import Http404
 from django.utils.http import http_date
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics
 from rest_framework.response import Response
 
-from institutions.models import Institution
 from institutions.selectors import (
     INSTITUTION_ORDERING,
-    institution_get,
     institutions_listed,
     institutions_named,
 )
@@ -24,6 +21,7 @@ from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
 from wovepaper.lib.api.schema import INSTITUTION_KEY, error_responses, query_params
 
+from .lookups import institution_or_404
 from .serializers import (
     InstitutionDetailSerializer,
     InstitutionListParamsSerializer,
@@ -34,13 +32,6 @@ from .serializers import (
 INSTITUTION_PAGE = OpenApiResponse(
     InstitutionSerializer(many=True), description="A page of institutions."
 )
-
-
-def institution_or_404(key: str) -> Institution:
-    institution = institution_get(key)
-    if institution is None:
-        raise Http404("No institution with that id or ROR id.")
-    return institution
 
 
 class InstitutionPageView(ConditionalGetMixin, generics.ListAPIView):

@@ -6,7 +6,7 @@ who is never shown)."""
 
 from __future__ import annotations
 
-from django.http import Http404
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, serializers
 from rest_framework.response import Response
@@ -153,9 +153,7 @@ class ResearcherIdentityView(ResearcherResourceMixin, ConditionalGetMixin, gener
         tags=["researchers"],
     )
     def get(self, request, pk: int):
-        researcher = Researcher.objects.filter(pk=pk).first()
-        if researcher is None:
-            raise Http404("No researcher with that id.")
-        if researcher.merged_into_id is not None:
-            return self.merged_redirect(request, pk)
+        researcher = self.live_or_moved(request, Researcher.objects.filter(pk=pk).first())
+        if isinstance(researcher, HttpResponse):
+            return researcher
         return Response(IdentitySerializer(researcher_identity_data(researcher)).data)

@@ -12,7 +12,7 @@ from drf_spectacular.utils import (
 from rest_framework import generics
 from rest_framework.response import Response
 
-from institutions.selectors import institution_get
+from institutions.api.lookups import institution_or_404
 from papers.api.serializers import PaperSerializer
 from papers.selectors import (
     PAPER_ORDERING,
@@ -20,6 +20,7 @@ from papers.selectors import (
     papers_by_researcher,
     papers_listed,
 )
+from researchers.models import Researcher
 from researchers.selectors import (
     RESEARCHER_ORDERING,
     researcher_get,
@@ -65,10 +66,27 @@ class ResearcherResourceMixin:
         url = reverse(request.resolver_match.url_name, args=[survivor])
         return permanent_redirect(url, request)
 
+    def live_or_moved(self, request, researcher: Researcher | None) -> Researcher | HttpResponse:
+        """`researcher` when it is a live record to answer with; the 301 to its survivor when
+        it was merged; a 404 when there is no record."""
+        if researcher is None:
+            raise Http404("No researcher with that id.")
+        if researcher.merged_into_id is not None:
+            return self.merged_redirect(request, researcher.pk) or researcher
+        return researcher
+
 
 RESEARCHER_PAGE = OpenApiResponse(
     ResearcherSerializer(many=True), description="A page of researchers."
 )
+
+
+class ResearcherPageView(ConditionalGetMixin, generics.ListAPIView):
+    """Researchers, a keyset page at a time, most papers first."""
+
+    serializer_class = ResearcherSerializer
+    pagination_class = KeysetPagination
+    ordering = RESEARCHER_ORDERING
 
 
 @extend_schema_view(
@@ -80,11 +98,7 @@ RESEARCHER_PAGE = OpenApiResponse(
         tags=["researchers"],
     )
 )
-class ResearcherListView(ConditionalGetMixin, generics.ListAPIView):
-    serializer_class = ResearcherSerializer
-    pagination_class = KeysetPagination
-    ordering = RESEARCHER_ORDERING
-
+class ResearcherListView(ResearcherPageView):
     def get_queryset(self):
         return researchers_public()
 
@@ -106,11 +120,9 @@ class ResearcherDetailView(ResearcherResourceMixin, ConditionalGetMixin, generic
         tags=["researchers"],
     )
     def get(self, request, pk: int):
-        researcher = researcher_get(pk)
-        if researcher is None:
-            raise Http404("No researcher with that id.")
-        if researcher.merged_into_id is not None:
-            return self.merged_redirect(request, pk)
+        researcher = self.live_or_moved(request, researcher_get(pk))
+        if isinstance(researcher, HttpResponse):
+            return researcher
         response = Response(self.get_serializer(researcher).data)
         stamps = [researcher.modified_at]
         if researcher.most_cited_paper is not None:
@@ -145,11 +157,7 @@ class ResearcherPapersView(ResearcherResourceMixin, ConditionalGetMixin, generic
         return redirect or super().get(request, pk=pk)
 
 
-class ResearcherSameNameView(ResearcherResourceMixin, ConditionalGetMixin, generics.ListAPIView):
-    serializer_class = ResearcherSerializer
-    pagination_class = KeysetPagination
-    ordering = RESEARCHER_ORDERING
-
+class ResearcherSameNameView(ResearcherResourceMixin, ResearcherPageView):
     def get_queryset(self):
         return researchers_sharing_name(self.name_key, exclude=self.kwargs["pk"])
 
@@ -184,11 +192,7 @@ class ResearcherSameNameView(ResearcherResourceMixin, ConditionalGetMixin, gener
         tags=["search"],
     )
 )
-class ResearcherSearchView(ConditionalGetMixin, generics.ListAPIView):
-    serializer_class = ResearcherSerializer
-    pagination_class = KeysetPagination
-    ordering = RESEARCHER_ORDERING
-
+class ResearcherSearchView(ResearcherPageView):
     def get_queryset(self):
         return researchers_named(query_params(self.request, ResearcherSearchParamsSerializer)["q"])
 
@@ -204,13 +208,6 @@ class ResearcherSearchView(ConditionalGetMixin, generics.ListAPIView):
         tags=["institutions"],
     )
 )
-class InstitutionResearchersView(ConditionalGetMixin, generics.ListAPIView):
-    serializer_class = ResearcherSerializer
-    pagination_class = KeysetPagination
-    ordering = RESEARCHER_ORDERING
-
+class InstitutionResearchersView(ResearcherPageView):
     def get_queryset(self):
-        institution = institution_get(self.kwargs["key"])
-        if institution is None:
-            raise Http404("No institution with that id or ROR id.")
-        return researchers_linked_to_institution(institution)
+        return researchers_linked_to_institution(institution_or_404(self.kwargs["key"]))
