@@ -4,7 +4,6 @@ through its survivor), who follows what, and the follow button."""
 from __future__ import annotations
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -35,12 +34,11 @@ def researcher_follow(*, user: User, researcher: Researcher) -> Follow:
 
     Idempotent: following twice returns the existing follow (the unique constraint decides, so
     two concurrent requests cannot make two rows)."""
-    target = researcher_final(researcher=researcher)
-    try:
-        with transaction.atomic():
-            follow, _ = Follow.objects.get_or_create(user=user, researcher=target)
-    except IntegrityError:
-        follow = Follow.objects.get(user=user, researcher=target)
+    # get_or_create takes the row a concurrent request made: after its insert fails on the
+    # constraint it reads again.
+    follow, _ = Follow.objects.get_or_create(
+        user=user, researcher=researcher_final(researcher=researcher)
+    )
     return follow
 
 
@@ -58,11 +56,7 @@ def researcher_unfollow(*, user: User, researcher: Researcher) -> int:
 
 def institution_follow(*, user: User, institution: Institution) -> InstitutionFollow:
     """Follow an institution. Idempotent, as researcher_follow."""
-    try:
-        with transaction.atomic():
-            follow, _ = InstitutionFollow.objects.get_or_create(user=user, institution=institution)
-    except IntegrityError:
-        follow = InstitutionFollow.objects.get(user=user, institution=institution)
+    follow, _ = InstitutionFollow.objects.get_or_create(user=user, institution=institution)
     return follow
 
 

@@ -34,13 +34,9 @@ class LibraryError(ValueError):
 def reading_list_default(*, user: User) -> ReadingList:
     """The reader's "Reading list", made on first use. Idempotent (the (user, name) constraint
     decides between two concurrent first saves)."""
-    try:
-        with transaction.atomic():
-            reading_list, _ = ReadingList.objects.get_or_create(
-                user=user, name=ReadingList.DEFAULT_NAME
-            )
-    except IntegrityError:
-        reading_list = ReadingList.objects.get(user=user, name=ReadingList.DEFAULT_NAME)
+    # get_or_create takes the row a concurrent request made: after its insert fails on the
+    # constraint it reads again.
+    reading_list, _ = ReadingList.objects.get_or_create(user=user, name=ReadingList.DEFAULT_NAME)
     return reading_list
 
 
@@ -112,11 +108,7 @@ def paper_save(*, user: User, paper: Paper, reading_list: ReadingList | None = N
     target = reading_list or reading_list_default(user=user)
     if target.user_id != user.pk:
         raise LibraryError("That list is not yours.")
-    try:
-        with transaction.atomic():
-            saved, _ = SavedPaper.objects.get_or_create(reading_list=target, paper=paper)
-    except IntegrityError:
-        saved = SavedPaper.objects.get(reading_list=target, paper=paper)
+    saved, _ = SavedPaper.objects.get_or_create(reading_list=target, paper=paper)
     return saved
 
 
