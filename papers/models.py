@@ -364,6 +364,9 @@ class HarvestRun(models.Model):
         SUCCEEDED = "succeeded", "succeeded"
         FAILED = "failed", "failed"
 
+    # What a run counts, checkpointed with each page.
+    COUNTS = ("pages", "created", "updated", "unchanged", "rejected", "deleted")
+
     set_spec = models.CharField(max_length=64, blank=True, help_text="Blank: all of arXiv.")
     metadata_prefix = models.CharField(max_length=16, default="arXivRaw")
     endpoint = models.URLField(max_length=255)

@@ -129,13 +129,7 @@ class MatchRunAdmin(admin.ModelAdmin):
         "started_at",
         "trigger",
         "status",
-        "papers",
-        "matched",
-        "unknown",
-        "failed",
-        "authorships_attached",
-        "researchers_created",
-        "conflicts",
+        *MatchRun.COUNTS,
         "message",
     )
     list_filter = ("status", "trigger")

@@ -297,6 +297,16 @@ class MatchRun(models.Model):
     PARTIAL = "partial"
     UNREACHABLE = "unreachable"
     STATUSES = [(OK, "ok"), (PARTIAL, "some batches failed"), (UNREACHABLE, "services unreachable")]
+    # What a run counts, as matching's BatchResult adds them up.
+    COUNTS = (
+        "papers",
+        "matched",
+        "unknown",
+        "failed",
+        "authorships_attached",
+        "researchers_created",
+        "conflicts",
+    )
 
     trigger = models.CharField(max_length=32)
     started_at = models.DateTimeField(auto_now_add=True)

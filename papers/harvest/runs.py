@@ -351,12 +351,7 @@ def harvest_page_ingest(
                 "checkpoint_datestamp",
                 "response_date",
                 "resumption_token",
-                "pages",
-                "created",
-                "updated",
-                "unchanged",
-                "rejected",
-                "deleted",
+                *HarvestRun.COUNTS,
                 "checkpoint_at",
                 "heartbeat_at",
             ]

@@ -25,7 +25,13 @@ from papers.services import (
 )
 from wovepaper.lib.pagecache import pages_changed
 
-from ..models import IdentityConflict, PaperMatchState, Researcher, ResearcherExternalId
+from ..models import (
+    IdentityConflict,
+    MatchRun,
+    PaperMatchState,
+    Researcher,
+    ResearcherExternalId,
+)
 from ..names import is_abbreviated, is_person
 from ..selectors import authorships_for_matching, pinned_authorship_ids
 from .align import AuthorKeys, align_paper, screen_sources
@@ -34,16 +40,6 @@ from .lease import RELEASED, match_states_write
 from .resolve import IdentityIndex, name_fields, resolve
 
 logger = logging.getLogger(__name__)
-
-COUNTS = (
-    "papers",
-    "matched",
-    "unknown",
-    "failed",
-    "authorships_attached",
-    "researchers_created",
-    "conflicts",
-)
 
 
 @dataclass
@@ -62,7 +58,7 @@ class BatchResult:
     failed_ids: list[int] = field(default_factory=list)
 
     def add(self, other: BatchResult) -> None:
-        for name in COUNTS:
+        for name in MatchRun.COUNTS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(e for e in other.errors if e not in self.errors)
         self.researcher_ids |= other.researcher_ids

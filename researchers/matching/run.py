@@ -213,15 +213,8 @@ def _batches(
 
 def _finish(run: MatchRun, total: BatchResult) -> None:
     run.finished_at = timezone.now()
-    run.papers, run.matched, run.unknown, run.failed = (
-        total.papers,
-        total.matched,
-        total.unknown,
-        total.failed,
-    )
-    run.authorships_attached = total.authorships_attached
-    run.researchers_created = total.researchers_created
-    run.conflicts = total.conflicts
+    for name in MatchRun.COUNTS:
+        setattr(run, name, getattr(total, name))
     if total.failed and not total.matched and not total.unknown:
         run.status = MatchRun.UNREACHABLE
     elif total.failed or total.errors:
