@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, time
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from papers.analysis import PARTS as ANALYSIS_PARTS
 from papers.models import Authorship, Paper, PaperAnalysis
 from wovepaper.lib.api.redirects import absolute_api_url, site_url
 from wovepaper.lib.api.schema import QueryIntegerField, QueryTextField
@@ -197,12 +198,7 @@ class PaperSerializer(serializers.ModelSerializer):
             "api_url",
             "abs_url",
             "pdf_url",
-            "summary",
-            "topics",
-            "paper_type",
-            "research_field",
-            "novelty",
-            "significance_score",
+            *ANALYSIS_PARTS,
             "analysed",
             "analysis",
         ]
@@ -296,21 +292,33 @@ class PaperDetailSerializer(PaperSerializer):
         }
 
 
+def category_param(help_text: str) -> serializers.RegexField:
+    """The `category` query parameter of the paper list and the search: an arXiv category."""
+    return serializers.RegexField(
+        CATEGORY_PATTERN, max_length=32, required=False, help_text=help_text
+    )
+
+
+def published_params() -> tuple[serializers.DateField, serializers.DateField]:
+    """The `published_from` and `published_to` query parameters of the paper list and the
+    search: first-version dates, both days included."""
+    return (
+        serializers.DateField(
+            required=False, help_text="Only papers first submitted on or after this date (UTC)."
+        ),
+        serializers.DateField(
+            required=False, help_text="Only papers first submitted on or before this date (UTC)."
+        ),
+    )
+
+
 class PaperFilterSerializer(serializers.Serializer):
     """Query parameters of the paper list."""
 
-    category = serializers.RegexField(
-        CATEGORY_PATTERN,
-        max_length=32,
-        required=False,
-        help_text="Only papers in this arXiv category (primary or cross-listed), e.g. `cs.LG`.",
+    category = category_param(
+        "Only papers in this arXiv category (primary or cross-listed), e.g. `cs.LG`."
     )
-    published_from = serializers.DateField(
-        required=False, help_text="Only papers first submitted on or after this date (UTC)."
-    )
-    published_to = serializers.DateField(
-        required=False, help_text="Only papers first submitted on or before this date (UTC)."
-    )
+    published_from, published_to = published_params()
     researcher = QueryIntegerField(
         min_value=1,
         max_value=MAX_DB_ID,
@@ -331,18 +339,8 @@ def day_start(value: date) -> datetime:
 
 class PaperSearchParamsSerializer(serializers.Serializer):
     q = QueryTextField(max_length=500, help_text="Words to find in titles and abstracts.")
-    category = serializers.RegexField(
-        CATEGORY_PATTERN,
-        max_length=32,
-        required=False,
-        help_text="Only papers in this arXiv category, e.g. `hep-th`.",
-    )
-    published_from = serializers.DateField(
-        required=False, help_text="Only papers first submitted on or after this date (UTC)."
-    )
-    published_to = serializers.DateField(
-        required=False, help_text="Only papers first submitted on or before this date (UTC)."
-    )
+    category = category_param("Only papers in this arXiv category, e.g. `hep-th`.")
+    published_from, published_to = published_params()
     sort = serializers.ChoiceField(
         ["relevance", "newest", "oldest", "cited"],
         default="relevance",
