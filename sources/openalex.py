@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.conf import settings
 
@@ -234,25 +235,35 @@ def parse_authors_page(payload: dict) -> list[OAAuthorRecord]:
     return [r for r in (parse_author(a) for a in payload["results"] if isinstance(a, dict)) if r]
 
 
-def works_by_arxiv_id(
-    requested: Sequence[str], works: Sequence[OAWork]
-) -> dict[str, OAWork | None]:
+W = TypeVar("W", OAWork, OACitations)
+
+
+def most_complete_by_arxiv_id(
+    requested: Sequence[str], works: Sequence[W], size: Callable[[W], int]
+) -> dict[str, W | None]:
     """Pick, for each requested arXiv id, the work that is that paper; None if none is.
 
     List answers may hold works that were not asked for (a DOI filter matches several records
     of one paper); only works whose arXiv id is the requested one count, and of several the one
-    with the most authorships wins (the most complete record).
+    `size` finds largest wins (the most complete record).
     """
     wanted = {a.lower(): a for a in requested}
-    found: dict[str, OAWork | None] = dict.fromkeys(requested)
+    found: dict[str, W | None] = dict.fromkeys(requested)
     for work in works:
         original = wanted.get((work.arxiv_id or "").lower())
         if original is None:
             continue
         current = found[original]
-        if current is None or len(work.authorships) > len(current.authorships):
+        if current is None or size(work) > size(current):
             found[original] = work
     return found
+
+
+def works_by_arxiv_id(
+    requested: Sequence[str], works: Sequence[OAWork]
+) -> dict[str, OAWork | None]:
+    """Each requested arXiv id's work; of several records, the one with the most authorships."""
+    return most_complete_by_arxiv_id(requested, works, lambda work: len(work.authorships))
 
 
 class OpenAlexClient(ServiceClient):
@@ -301,16 +312,7 @@ class OpenAlexClient(ServiceClient):
         for chunk, works in self._works_by_arxiv_doi(
             arxiv_ids, CITATION_WORK_FIELDS, parse_citations_page
         ):
-            wanted = {a.lower(): a for a in chunk}
-            batch: dict[str, OACitations | None] = dict.fromkeys(chunk)
-            for work in works:
-                original = wanted.get((work.arxiv_id or "").lower())
-                if original is None:
-                    continue
-                current = batch[original]
-                if current is None or len(work.references) > len(current.references):
-                    batch[original] = work
-            found.update(batch)
+            found.update(most_complete_by_arxiv_id(chunk, works, lambda work: len(work.references)))
         return found
 
     def work(self, work_id: str) -> OAWork | None:

@@ -6,9 +6,10 @@ JSON, returning dataclasses; `SemanticScholarClient` is the only part that touch
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import TypeVar
 
 from django.conf import settings
 
@@ -187,6 +188,9 @@ def arxiv_key(arxiv_id: str) -> str:
     return f"ARXIV:{arxiv_id}"
 
 
+T = TypeVar("T")
+
+
 class SemanticScholarClient(ServiceClient):
     service = SERVICE
 
@@ -205,19 +209,29 @@ class SemanticScholarClient(ServiceClient):
             found.update(self._paper_batch(list(arxiv_ids[start : start + PAPER_BATCH_MAX])))
         return found
 
-    def _paper_batch(self, chunk: list[str]) -> dict[str, S2Paper | None]:
-        keys = [arxiv_key(a) for a in chunk]
+    def _in_halves(
+        self, chunk: list[str], ask: Callable[[list[str]], dict[str, T]]
+    ) -> dict[str, T]:
+        """`ask(chunk)`: one paper/batch request and its answer, or, where S2 refuses to send
+        an answer that large, the answers to the chunk's two halves."""
         try:
-            response = self.request(
-                "POST", "paper/batch", params={"fields": PAPER_FIELDS}, json={"ids": keys}
-            )
+            return ask(chunk)
         except ServiceError as exc:
             # "Response would exceed maximum size" (10 MB, e.g. many large collaborations):
             # the same ids in two halves fit.
             if exc.status == 400 and "exceed" in str(exc) and len(chunk) > 1:
                 half = len(chunk) // 2
-                return {**self._paper_batch(chunk[:half]), **self._paper_batch(chunk[half:])}
+                return {**self._in_halves(chunk[:half], ask), **self._in_halves(chunk[half:], ask)}
             raise
+
+    def _paper_batch(self, chunk: list[str]) -> dict[str, S2Paper | None]:
+        return self._in_halves(chunk, self._paper_batch_once)
+
+    def _paper_batch_once(self, chunk: list[str]) -> dict[str, S2Paper | None]:
+        keys = [arxiv_key(a) for a in chunk]
+        response = self.request(
+            "POST", "paper/batch", params={"fields": PAPER_FIELDS}, json={"ids": keys}
+        )
         parsed = parsed_answer(
             self.service, response, partial(parse_paper_batch, keys), "paper batch answer"
         )
@@ -232,16 +246,12 @@ class SemanticScholarClient(ServiceClient):
         return found
 
     def _citation_batch(self, chunk: list[str]) -> dict[str, S2CitationGraph | None]:
-        try:
-            response = self.request(
-                "POST", "paper/batch", params={"fields": CITATION_FIELDS}, json={"ids": chunk}
-            )
-        except ServiceError as exc:
-            # As _paper_batch: an answer over 10 MB is refused, and its halves fit.
-            if exc.status == 400 and "exceed" in str(exc) and len(chunk) > 1:
-                half = len(chunk) // 2
-                return {**self._citation_batch(chunk[:half]), **self._citation_batch(chunk[half:])}
-            raise
+        return self._in_halves(chunk, self._citation_batch_once)
+
+    def _citation_batch_once(self, chunk: list[str]) -> dict[str, S2CitationGraph | None]:
+        response = self.request(
+            "POST", "paper/batch", params={"fields": CITATION_FIELDS}, json={"ids": chunk}
+        )
         return parsed_answer(
             self.service, response, partial(parse_citation_batch, chunk), "citation batch answer"
         )
