@@ -18,13 +18,19 @@ from .selectors import researcher_survivor_id
 
 
 class ResearcherFeed(PaperFeed):
+    # The feed's address under /researchers/<id>/, before its extension.
+    feed_name = "feed"
+
     def __call__(self, request, *args, **kwargs):
         survivor = researcher_survivor_id(kwargs["pk"])
         if survivor is None:
             raise Http404("No researcher with that id.")
         if survivor != kwargs["pk"]:
-            return HttpResponsePermanentRedirect(f"/researchers/{survivor}/feed.{self.extension}")
+            return HttpResponsePermanentRedirect(self.path(survivor))
         return super().__call__(request, *args, **kwargs)
+
+    def path(self, researcher_id: int) -> str:
+        return f"/researchers/{researcher_id}/{self.feed_name}.{self.extension}"
 
     def get_object(self, request, pk: int) -> Researcher:
         return get_object_or_404(
@@ -41,7 +47,7 @@ class ResearcherFeed(PaperFeed):
         return site_url(researcher.get_absolute_url())
 
     def feed_url(self, researcher: Researcher) -> str:
-        return site_url(f"/researchers/{researcher.pk}/feed.{self.extension}")
+        return site_url(self.path(researcher.pk))
 
     def items(self, researcher: Researcher):
         papers = papers_by_researcher(papers_listed(), researcher.pk).order_by("-published", "-id")
@@ -59,16 +65,7 @@ class ResearcherAtomFeed(ResearcherFeed):
 class ResearcherCitedByFeed(ResearcherFeed):
     """The archive's newest papers citing the researcher's papers (their own excluded)."""
 
-    def __call__(self, request, *args, **kwargs):
-        survivor = researcher_survivor_id(kwargs["pk"])
-        if survivor is None:
-            raise Http404("No researcher with that id.")
-        if survivor != kwargs["pk"]:
-            return HttpResponsePermanentRedirect(
-                f"/researchers/{survivor}/cited-by.{self.extension}"
-            )
-        # PaperFeed's, not ResearcherFeed's: that would look the survivor up again.
-        return PaperFeed.__call__(self, request, *args, **kwargs)
+    feed_name = "cited-by"
 
     def title(self, researcher: Researcher) -> str:
         return f"wovepaper: papers citing {researcher.display_name}"
@@ -78,9 +75,6 @@ class ResearcherCitedByFeed(ResearcherFeed):
             f"New papers of this archive citing papers by {researcher.display_name}, newest "
             "first, as Semantic Scholar and OpenAlex list them."
         )
-
-    def feed_url(self, researcher: Researcher) -> str:
-        return site_url(f"/researchers/{researcher.pk}/cited-by.{self.extension}")
 
     def items(self, researcher: Researcher):
         ids = citing_paper_ids_of_researcher(researcher.pk, limit=FEED_SIZE)
