@@ -560,31 +560,37 @@ class Citation(models.Model):
     def source_name(self) -> str:
         return CITATION_SOURCES.get(self.source, self.source)
 
+    # A cited work is named, and linked to, by the first id it has in this order:
+    # (field, label, link), each format taking the id.
+    CITED_IDS = (
+        ("cited_arxiv_id", "arXiv:{}", "https://arxiv.org/abs/{}"),
+        ("cited_doi", "doi:{}", "https://doi.org/{}"),
+        (
+            "cited_s2_id",
+            "Semantic Scholar paper {:.10}…",
+            "https://www.semanticscholar.org/paper/{}",
+        ),
+        ("cited_openalex_id", "OpenAlex work {}", "https://openalex.org/{}"),
+    )
+
+    def _first_cited_id(self) -> tuple[str, str, str] | None:
+        """The cited work's first id, with its label and link formats."""
+        for field, label, link in self.CITED_IDS:
+            if value := getattr(self, field):
+                return value, label, link
+        return None
+
     @property
     def id_label(self) -> str:
         """The cited work named by its first id, for a work the source gave no title for."""
-        if self.cited_arxiv_id:
-            return f"arXiv:{self.cited_arxiv_id}"
-        if self.cited_doi:
-            return f"doi:{self.cited_doi}"
-        if self.cited_s2_id:
-            return f"Semantic Scholar paper {self.cited_s2_id[:10]}…"
-        if self.cited_openalex_id:
-            return f"OpenAlex work {self.cited_openalex_id}"
-        return "a work with no id"
+        first = self._first_cited_id()
+        return first[1].format(first[0]) if first else "a work with no id"
 
     @property
     def link_out(self) -> str:
         """Where the cited work can be looked up outside this site, by the first id known."""
-        if self.cited_arxiv_id:
-            return f"https://arxiv.org/abs/{self.cited_arxiv_id}"
-        if self.cited_doi:
-            return f"https://doi.org/{self.cited_doi}"
-        if self.cited_s2_id:
-            return f"https://www.semanticscholar.org/paper/{self.cited_s2_id}"
-        if self.cited_openalex_id:
-            return f"https://openalex.org/{self.cited_openalex_id}"
-        return ""
+        first = self._first_cited_id()
+        return first[2].format(first[0]) if first else ""
 
 
 class CitationCoverage(models.Model):
