@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from celery import shared_task
 from django.conf import settings
@@ -45,26 +46,24 @@ def collection_named(name: str) -> Collection:
     return import_string(settings.SEARCH_COLLECTIONS[name])
 
 
-@shared_task(
-    name="search.index_engine",
-    acks_late=True,
-    autoretry_for=(Exception,),
-    retry_backoff=5,
-    max_retries=5,
-)
+# How an index write is retried: tantivy's lock held by another writer, or a cluster away,
+# passes within seconds.
+RETRIED_WRITE: dict[str, Any] = {
+    "acks_late": True,
+    "autoretry_for": (Exception,),
+    "retry_backoff": 5,
+    "max_retries": 5,
+}
+
+
+@shared_task(name="search.index_engine", **RETRIED_WRITE)
 def index_engine(collection: str, ids: list[int]) -> int:
     """Make the engine's documents of these ids current (or remove them). Idempotent; retried
     when the index is busy (another writer holds tantivy's lock) or the cluster is away."""
     return backend_for(collection_named(collection)).index(ids)
 
 
-@shared_task(
-    name="search.index_vectors",
-    acks_late=True,
-    autoretry_for=(Exception,),
-    retry_backoff=5,
-    max_retries=5,
-)
+@shared_task(name="search.index_vectors", **RETRIED_WRITE)
 def index_vectors(collection: str, ids: list[int]) -> int:
     """Make the vector index's entries of these ids current (add, replace or remove them).
     On the `search` queue too: one process writes each index file."""

@@ -16,7 +16,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, date, datetime, time
 from pathlib import Path
@@ -387,34 +388,33 @@ class TantivyBackend(SearchBackend):
         if not ids:
             return 0
         documents = list(self.collection.documents(ids))
-        with self._write_lock:
-            writer = self.index_.writer(heap_size=WRITER_HEAP, num_threads=1)
-            try:
-                for paper_id in ids:
-                    writer.delete_documents_by_term("id", int(paper_id))
-                for values in documents:
-                    writer.add_document(self._document(values))
-                writer.commit()
-            except BaseException:
-                writer.rollback()
-                raise
-            finally:
-                writer.wait_merging_threads()
-        self.index_.reload()
+        with self._one_commit(WRITER_HEAP) as writer:
+            for paper_id in ids:
+                writer.delete_documents_by_term("id", int(paper_id))
+            for values in documents:
+                writer.add_document(self._document(values))
         return len(documents)
 
     def rebuild(self, *, progress: Callable[[int], None] | None = None) -> int:
         """Every document anew from the database, in one commit: until it lands, searches
         read the previous index whole; an interrupted rebuild leaves that index as it was."""
         written = 0
+        with self._one_commit(WRITER_HEAP * 4) as writer:
+            writer.delete_all_documents()
+            for ids in self.collection.id_batches(REBUILD_BATCH):
+                written += self._add(writer, self.collection.documents(ids))
+                if progress:
+                    progress(len(ids))
+        return written
+
+    @contextmanager
+    def _one_commit(self, heap_size: int) -> Iterator[tantivy.IndexWriter]:
+        """A writer whose changes land in one commit when the block ends, or none of them
+        when it raises; then this process's reader sees them."""
         with self._write_lock:
-            writer = self.index_.writer(heap_size=WRITER_HEAP * 4, num_threads=1)
+            writer = self.index_.writer(heap_size=heap_size, num_threads=1)
             try:
-                writer.delete_all_documents()
-                for ids in self.collection.id_batches(REBUILD_BATCH):
-                    written += self._add(writer, self.collection.documents(ids))
-                    if progress:
-                        progress(len(ids))
+                yield writer
                 writer.commit()
             except BaseException:
                 writer.rollback()
@@ -422,7 +422,6 @@ class TantivyBackend(SearchBackend):
             finally:
                 writer.wait_merging_threads()
         self.index_.reload()
-        return written
 
     def bulk_load(self) -> TantivyBulkLoad:
         return TantivyBulkLoad(self)
