@@ -34,19 +34,7 @@ def researcher_verify(*, researcher_id: int, method: str, at: datetime) -> Curat
         )
         if entry is not None:
             return entry
-    before = {"verified_by": record.verified_by, "researcher": record.pk}
-    record.verified_by = method
-    record.verified_at = at
-    record.save(update_fields=["verified_by", "verified_at", "modified_at"])
-    entry = CurationEntry.objects.create(
-        action=CurationEntry.VERIFIED,
-        researcher=record,
-        before=before,
-        after={"verified_by": method, "verified_at": at.isoformat(), "researcher": record.pk},
-    )
-    entry.researchers.set([record.pk])
-    pages_changed("researcher", [record.pk])
-    return entry
+    return _verification_write(record, method, at)
 
 
 @transaction.atomic
@@ -56,16 +44,24 @@ def researcher_unverify(*, researcher_id: int, reason: str) -> CurationEntry | N
     record = Researcher.objects.select_for_update().get(pk=researcher_id)
     if not record.verified_by:
         return None
+    return _verification_write(record, "", None, note=reason[:2000])
+
+
+def _verification_write(
+    record: Researcher, method: str, at: datetime | None, *, note: str = ""
+) -> CurationEntry:
+    """Set the page's verification (`method` "" withdraws it) with its public history entry."""
     before = {"verified_by": record.verified_by, "researcher": record.pk}
-    record.verified_by = ""
-    record.verified_at = None
+    record.verified_by = method
+    record.verified_at = at
     record.save(update_fields=["verified_by", "verified_at", "modified_at"])
+    when = {"verified_at": at.isoformat()} if at is not None else {}
     entry = CurationEntry.objects.create(
         action=CurationEntry.VERIFIED,
         researcher=record,
         before=before,
-        after={"verified_by": "", "researcher": record.pk},
-        note=reason[:2000],
+        after={"verified_by": method, **when, "researcher": record.pk},
+        note=note,
     )
     entry.researchers.set([record.pk])
     pages_changed("researcher", [record.pk])
