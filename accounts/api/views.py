@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from researchers.models import Researcher
 from wovepaper.lib.api.pagination import numbered_page_parameters
-from wovepaper.lib.api.schema import error_responses
+from wovepaper.lib.api.schema import body_values, error_responses
 from wovepaper.lib.api.signed_in import MeApiView
 
 from .. import follows
@@ -48,9 +48,8 @@ class FollowListApi(MeApiView):
         tags=["me"],
     )
     def post(self, request):
-        payload = FollowInputSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
-        researcher = Researcher.objects.filter(pk=payload.validated_data["researcher"]).first()
+        payload = body_values(request, FollowInputSerializer)
+        researcher = Researcher.objects.filter(pk=payload["researcher"]).first()
         if researcher is None:
             # A well-formed id that names no one: not found, as for any other unknown id.
             raise NotFound("No researcher with this id.")

@@ -10,7 +10,7 @@ from rest_framework.exceptions import Throttled
 from rest_framework.response import Response
 
 from wovepaper.lib.api.pagination import numbered_page_parameters
-from wovepaper.lib.api.schema import error_responses
+from wovepaper.lib.api.schema import body_values, error_responses
 from wovepaper.lib.api.signed_in import MeApiView
 
 from .. import answers, quotas
@@ -62,9 +62,7 @@ class ConversationListApi(MeApiView):
         tags=["me"],
     )
     def post(self, request):
-        payload = NewConversationSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
-        data = payload.validated_data
+        data = body_values(request, NewConversationSerializer)
         return _asked(request, data["question"], scope=data["scope"])
 
     @extend_schema(
@@ -114,9 +112,8 @@ class ConversationDetailApi(MeApiView):
     )
     def patch(self, request, conversation_id: int):
         conversation = _own_conversation(request, conversation_id)
-        payload = ConversationRenameSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
-        answers.conversation_rename(conversation, payload.validated_data["title"])
+        payload = body_values(request, ConversationRenameSerializer)
+        answers.conversation_rename(conversation, payload["title"])
         return Response(ConversationSerializer(conversation).data)
 
     @extend_schema(
@@ -144,6 +141,5 @@ class ConversationMessagesApi(MeApiView):
     )
     def post(self, request, conversation_id: int):
         conversation = _own_conversation(request, conversation_id)
-        payload = QuestionSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
-        return _asked(request, payload.validated_data["question"], conversation=conversation)
+        payload = body_values(request, QuestionSerializer)
+        return _asked(request, payload["question"], conversation=conversation)

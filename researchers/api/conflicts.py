@@ -12,7 +12,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from wovepaper.lib.api.schema import JSONIntegerField, JSONStringField, error_responses
+from wovepaper.lib.api.schema import JSONIntegerField, JSONStringField, body_values, error_responses
 from wovepaper.lib.api.throttles import UserRateThrottle
 
 from .. import conflicts
@@ -213,9 +213,7 @@ class ConflictCheckApi(APIView):
         tags=["conflicts"],
     )
     def post(self, request):
-        given = ConflictInputSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
-        data = given.validated_data
+        data = body_values(request, ConflictInputSerializer)
         try:
             report = conflicts.conflict_check_request(
                 arxiv_id=data.get("paper", ""),

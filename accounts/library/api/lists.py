@@ -20,7 +20,7 @@ from papers.citations.export import citation_response
 from papers.converters import normalize_old_style
 from wovepaper.lib.api.errors import Conflict
 from wovepaper.lib.api.pagination import numbered_page_parameters
-from wovepaper.lib.api.schema import error_responses
+from wovepaper.lib.api.schema import body_values, error_responses
 from wovepaper.lib.api.signed_in import MeApiView
 
 from .. import exporting, lists, notes
@@ -85,10 +85,9 @@ class ReadingListListApi(MeApiView):
         tags=["me"],
     )
     def post(self, request):
-        payload = ReadingListInputSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
+        payload = body_values(request, ReadingListInputSerializer)
         try:
-            made = lists.reading_list_create(user=request.user, name=payload.validated_data["name"])
+            made = lists.reading_list_create(user=request.user, name=payload["name"])
         except lists.LibraryError as exc:
             raise Conflict(str(exc)) from exc
         return Response(
@@ -121,9 +120,7 @@ class ReadingListDetailApi(MeApiView):
     )
     def patch(self, request, list_id: int):
         reading_list = _own_list(request, list_id)
-        payload = ReadingListChangeSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
-        change = payload.validated_data
+        change = body_values(request, ReadingListChangeSerializer)
         if "name" in change:
             try:
                 lists.reading_list_rename(reading_list=reading_list, name=change["name"])
@@ -207,15 +204,14 @@ class SavedPaperListApi(MeApiView):
     )
     def post(self, request, list_id: int):
         reading_list = _own_list(request, list_id)
-        payload = SavePaperInputSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
-        paper = held_paper(payload.validated_data["arxiv_id"])
+        payload = body_values(request, SavePaperInputSerializer)
+        paper = held_paper(payload["arxiv_id"])
         existed = lists.saved_paper_of_user(
             user=request.user, reading_list_id=reading_list.pk, paper_id=paper.pk
         )
         saved = lists.paper_save(user=request.user, paper=paper, reading_list=reading_list)
-        if "note" in payload.validated_data:
-            saved = notes.saved_paper_note_set(saved=saved, note=payload.validated_data["note"])
+        if "note" in payload:
+            saved = notes.saved_paper_note_set(saved=saved, note=payload["note"])
         return self.made_or_found(saved, SavedPaperSerializer, made=not existed)
 
 
@@ -252,9 +248,8 @@ class SavedPaperDetailApi(MeApiView):
     )
     def patch(self, request, list_id: int, arxiv_id: str):
         saved = _own_saved(request, list_id, arxiv_id)
-        payload = NoteInputSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
-        saved = notes.saved_paper_note_set(saved=saved, note=payload.validated_data["note"])
+        payload = body_values(request, NoteInputSerializer)
+        saved = notes.saved_paper_note_set(saved=saved, note=payload["note"])
         return Response(SavedPaperSerializer(saved, context={"request": request}).data)
 
     @extend_schema(

@@ -12,7 +12,7 @@ from papers.api.views import ARXIV_ID_PARAMETER
 from papers.converters import normalize_old_style
 from papers.selectors import papers_for_citation
 from wovepaper.lib.api.pagination import numbered_page_parameters
-from wovepaper.lib.api.schema import error_responses
+from wovepaper.lib.api.schema import body_values, error_responses
 from wovepaper.lib.api.signed_in import MeApiView
 
 from .. import recommendations
@@ -83,9 +83,8 @@ class NotRelevantListApi(MeApiView):
         tags=["me"],
     )
     def post(self, request):
-        payload = NotRelevantInputSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
-        paper = held_paper(payload.validated_data["arxiv_id"])
+        payload = body_values(request, NotRelevantInputSerializer)
+        paper = held_paper(payload["arxiv_id"])
         created = recommendations.recommendation_dismiss(user=request.user, paper=paper)
         marked = recommendations.recommendation_dismissals(user=request.user).get(paper=paper)
         return self.made_or_found(marked, NotRelevantSerializer, made=created)

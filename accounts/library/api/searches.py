@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from wovepaper.lib.api.errors import Conflict
 from wovepaper.lib.api.pagination import numbered_page_parameters
-from wovepaper.lib.api.schema import error_responses
+from wovepaper.lib.api.schema import body_values, error_responses
 from wovepaper.lib.api.signed_in import MeApiView
 
 from .. import saved_searches
@@ -67,9 +67,7 @@ class SavedSearchListApi(MeApiView):
         tags=["me"],
     )
     def post(self, request):
-        payload = SavedSearchInputSerializer(data=request.data)
-        payload.is_valid(raise_exception=True)
-        data = payload.validated_data
+        data = body_values(request, SavedSearchInputSerializer)
         before = SavedSearch.objects.filter(user=request.user).count()
         try:
             saved = saved_searches.saved_search_create(

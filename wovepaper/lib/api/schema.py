@@ -159,6 +159,13 @@ def query_params(request, serializer_class: type[serializers.Serializer]) -> dic
     return params.validated_data
 
 
+def body_values(request, serializer_class: type[serializers.Serializer]) -> dict:
+    """The request body as `serializer_class` reads it, validated (a 400 when it is not)."""
+    payload = serializer_class(data=request.data)
+    payload.is_valid(raise_exception=True)
+    return payload.validated_data
+
+
 WHOLE_NUMBER = re.compile(r"-?[0-9]+")
 
 
