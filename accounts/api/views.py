@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from researchers.models import Researcher
 from wovepaper.lib.api.pagination import numbered_page_parameters
 from wovepaper.lib.api.schema import body_values, error_responses
-from wovepaper.lib.api.signed_in import MeApiView
+from wovepaper.lib.api.signed_in import MeApiView, made_or_found_responses
 
 from .. import follows
 from .serializers import (
@@ -40,11 +40,7 @@ class FollowListApi(MeApiView):
         description="Follow the researcher with this id; a merged record's id follows the record "
         "it was merged into. Answers 201 for a new follow and 200 when you already followed them.",
         request=FollowInputSerializer,
-        responses={
-            201: FollowSerializer,
-            200: FollowSerializer,
-            **error_responses(400, 401, 403, 404),
-        },
+        responses=made_or_found_responses(FollowSerializer, 400, 401, 403, 404),
         tags=["me"],
     )
     def post(self, request):

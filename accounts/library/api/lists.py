@@ -21,7 +21,7 @@ from papers.converters import normalize_old_style
 from wovepaper.lib.api.errors import Conflict
 from wovepaper.lib.api.pagination import numbered_page_parameters
 from wovepaper.lib.api.schema import body_values, error_responses
-from wovepaper.lib.api.signed_in import MeApiView
+from wovepaper.lib.api.signed_in import MeApiView, made_or_found_responses
 
 from .. import exporting, lists, notes
 from ..exporting import LIST_EXPORT_MAX
@@ -195,11 +195,7 @@ class SavedPaperListApi(MeApiView):
         "404 when no paper with this id is held here.",
         parameters=[LIST_ID_PARAMETER],
         request=SavePaperInputSerializer,
-        responses={
-            201: SavedPaperSerializer,
-            200: SavedPaperSerializer,
-            **error_responses(400, 401, 403, 404),
-        },
+        responses=made_or_found_responses(SavedPaperSerializer, 400, 401, 403, 404),
         tags=["me"],
     )
     def post(self, request, list_id: int):

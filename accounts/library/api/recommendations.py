@@ -13,7 +13,7 @@ from papers.converters import normalize_old_style
 from papers.selectors import papers_for_citation
 from wovepaper.lib.api.pagination import numbered_page_parameters
 from wovepaper.lib.api.schema import body_values, error_responses
-from wovepaper.lib.api.signed_in import MeApiView
+from wovepaper.lib.api.signed_in import MeApiView, made_or_found_responses
 
 from .. import recommendations
 from .lists import LIBRARY_AUTH, LIST_ID_PARAMETER, _own_list
@@ -75,11 +75,7 @@ class NotRelevantListApi(MeApiView):
         "when no paper with this id is held here. Undo with DELETE "
         "`/api/v1/me/not-relevant/<arxiv id>/`.",
         request=NotRelevantInputSerializer,
-        responses={
-            201: NotRelevantSerializer,
-            200: NotRelevantSerializer,
-            **error_responses(400, 401, 403, 404),
-        },
+        responses=made_or_found_responses(NotRelevantSerializer, 400, 401, 403, 404),
         tags=["me"],
     )
     def post(self, request):

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from wovepaper.lib.api.errors import Conflict
 from wovepaper.lib.api.pagination import numbered_page_parameters
 from wovepaper.lib.api.schema import body_values, error_responses
-from wovepaper.lib.api.signed_in import MeApiView
+from wovepaper.lib.api.signed_in import MeApiView, made_or_found_responses
 
 from .. import saved_searches
 from ..models import SavedSearch, SearchAlert
@@ -59,11 +59,7 @@ class SavedSearchListApi(MeApiView):
         "Saving the same search again answers the one saved (200); 409 past "
         f"{saved_searches.SAVED_SEARCH_MAX} searches.",
         request=SavedSearchInputSerializer,
-        responses={
-            201: SavedSearchSerializer,
-            200: SavedSearchSerializer,
-            **error_responses(400, 401, 403, 409),
-        },
+        responses=made_or_found_responses(SavedSearchSerializer, 400, 401, 403, 409),
         tags=["me"],
     )
     def post(self, request):

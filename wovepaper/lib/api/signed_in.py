@@ -11,6 +11,12 @@ from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from .pagination import NumberedPagination
+from .schema import error_responses
+
+
+def made_or_found_responses(serializer: type[BaseSerializer], *errors: int) -> dict:
+    """The schema's responses of a POST MeApiView.made_or_found answers, and its `errors`."""
+    return {201: serializer, 200: serializer, **error_responses(*errors)}
 
 
 class MeApiView(APIView):
