@@ -17,7 +17,7 @@ from sources.citation_answers import (
     openalex_counts_by_year,
     openalex_referenced_works,
 )
-from wovepaper.lib.http import ServiceClient, parsed_answer
+from wovepaper.lib.http import ServiceClient, only_set, parsed_answer
 from wovepaper.lib.identifiers import ARXIV_DOI_PREFIX
 from wovepaper.lib.text import written_in_latin
 
@@ -270,14 +270,10 @@ class OpenAlexClient(ServiceClient):
     service = SERVICE
 
     def __init__(self, **kwargs):
-        params = {}
-        if settings.OPENALEX_API_KEY:
-            params["api_key"] = settings.OPENALEX_API_KEY
-        if settings.OPENALEX_EMAIL:
-            params["mailto"] = settings.OPENALEX_EMAIL
+        params = {"api_key": settings.OPENALEX_API_KEY, "mailto": settings.OPENALEX_EMAIL}
         kwargs.setdefault("base_url", settings.OPENALEX_API_URL)
         kwargs.setdefault("rate", settings.OPENALEX_RATE)
-        super().__init__(params=params, **kwargs)
+        super().__init__(params=only_set(params), **kwargs)
 
     def _list(self, path: str, params: dict, parse: Callable[[dict], list]) -> list:
         response = self.request("GET", path, params=params)

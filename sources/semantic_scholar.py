@@ -19,7 +19,7 @@ from sources.citation_answers import (
     s2_reference_items,
     s2_references,
 )
-from wovepaper.lib.http import ServiceClient, ServiceError, parsed_answer
+from wovepaper.lib.http import ServiceClient, ServiceError, only_set, parsed_answer
 
 SERVICE = "Semantic Scholar"
 PAPER_FIELDS = "externalIds,citationCount,authors"
@@ -195,12 +195,11 @@ class SemanticScholarClient(ServiceClient):
     service = SERVICE
 
     def __init__(self, **kwargs):
-        headers = {}
-        if settings.SEMANTIC_SCHOLAR_API_KEY:
-            headers["x-api-key"] = settings.SEMANTIC_SCHOLAR_API_KEY
         kwargs.setdefault("base_url", settings.SEMANTIC_SCHOLAR_API_URL)
         kwargs.setdefault("rate", settings.SEMANTIC_SCHOLAR_RATE)
-        super().__init__(headers=headers, **kwargs)
+        super().__init__(
+            headers=only_set({"x-api-key": settings.SEMANTIC_SCHOLAR_API_KEY}), **kwargs
+        )
 
     def papers_by_arxiv_id(self, arxiv_ids: Sequence[str]) -> dict[str, S2Paper | None]:
         """Papers for arXiv ids (at most 500 per request); None for a paper S2 does not know."""

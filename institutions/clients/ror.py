@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from wovepaper.lib.http import ServiceClient, parsed_answer
+from wovepaper.lib.http import ServiceClient, only_set, parsed_answer
 
 SERVICE = "ROR"
 
@@ -91,12 +91,9 @@ class RorClient(ServiceClient):
     service = SERVICE
 
     def __init__(self, **kwargs):
-        headers = {}
-        if settings.ROR_CLIENT_ID:
-            headers["Client-Id"] = settings.ROR_CLIENT_ID
         kwargs.setdefault("base_url", settings.ROR_API_URL)
         kwargs.setdefault("rate", settings.ROR_RATE)
-        super().__init__(headers=headers, **kwargs)
+        super().__init__(headers=only_set({"Client-Id": settings.ROR_CLIENT_ID}), **kwargs)
 
     def organization(self, ror_id: str) -> RorOrganization | None:
         """The record for a ROR id, or None if ROR does not know the id."""

@@ -137,6 +137,12 @@ class RateLimiter:
             return
 
 
+def only_set(values: dict[str, str]) -> dict[str, str]:
+    """The headers or parameters whose value is set: a key or address left empty in the
+    settings is not sent at all."""
+    return {name: value for name, value in values.items() if value}
+
+
 class ServiceClient:
     """One external service: base URL, headers, timeout, rate limit and retry policy.
 
