@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import BinaryIO, NoReturn
@@ -560,28 +561,16 @@ def parse_list_records(source: bytes | BinaryIO, *, metadata_prefix: str = "arXi
     """
     page = ListPage(has_version=metadata_prefix == "arXivRaw")
     created_is_v1 = False
-    error: tuple[str, str] | None = None
-    context = _iterparse(
-        source, (f"{_O}responseDate", f"{_O}record", f"{_O}resumptionToken", f"{_O}error")
-    )
-    for _event, elem in context:
-        tag = elem.tag
-        if tag == f"{_O}record":
+    for elem in _list_elements(source, f"{_O}record", page):
+        if elem.tag == f"{_O}record":
             _parse_record_elem(elem, page, created_is_v1=created_is_v1)
-            _release(elem)
-        elif tag == f"{_O}responseDate":
+        else:
             try:
                 page.response_date = parse_oai_datetime(elem.text or "")
             except RecordError as exc:
                 raise OAIError("badResponse", str(exc)) from exc
             created_is_v1 = page.response_date < LEGACY_CREATED_IS_V1_BEFORE
-        elif tag == f"{_O}resumptionToken":
-            page.token = _parse_token(elem)
-        elif tag == f"{_O}error" and error is None:
-            error = (elem.get("code") or "unknown", clean_text(elem.text))
-    _check_root(context)
     page.has_published = metadata_prefix == "arXivRaw" or created_is_v1
-    page.no_records_match = _no_records_match(error)
     return page
 
 
@@ -592,24 +581,34 @@ def parse_get_record(source: bytes | BinaryIO, *, metadata_prefix: str = "arXivR
 
 def parse_list_identifiers(source: bytes | BinaryIO) -> HeaderPage:
     page = HeaderPage()
-    error: tuple[str, str] | None = None
-    context = _iterparse(
-        source, (f"{_O}responseDate", f"{_O}header", f"{_O}resumptionToken", f"{_O}error")
-    )
-    for _event, elem in context:
-        tag = elem.tag
-        if tag == f"{_O}header":
+    for elem in _list_elements(source, f"{_O}header", page):
+        if elem.tag == f"{_O}header":
             page.headers.append(parse_header(elem))
-            _release(elem)
-        elif tag == f"{_O}responseDate":
+        else:
             page.response_date = parse_oai_datetime(elem.text or "")
-        elif tag == f"{_O}resumptionToken":
+    return page
+
+
+def _list_elements(
+    source: bytes | BinaryIO, item: str, page: ListPage | HeaderPage
+) -> Iterator[etree._Element]:
+    """A list response's `item` elements and its responseDate, as they stream in (each item
+    released once its caller is done with it); the resumption token and whether the request
+    matched no records go on `page`. The first OAI error is the one that counts."""
+    error: tuple[str, str] | None = None
+    context = _iterparse(source, (f"{_O}responseDate", item, f"{_O}resumptionToken", f"{_O}error"))
+    for _event, elem in context:
+        if elem.tag == f"{_O}resumptionToken":
             page.token = _parse_token(elem)
-        elif tag == f"{_O}error" and error is None:
-            error = (elem.get("code") or "unknown", clean_text(elem.text))
+        elif elem.tag == f"{_O}error":
+            if error is None:
+                error = (elem.get("code") or "unknown", clean_text(elem.text))
+        else:
+            yield elem
+            if elem.tag == item:
+                _release(elem)
     _check_root(context)
     page.no_records_match = _no_records_match(error)
-    return page
 
 
 def _parse_small(source: bytes) -> etree._Element:
