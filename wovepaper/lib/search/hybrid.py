@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import cache
 
 from .base import SearchBackend, SearchPage, SearchQuery, with_slice
 from .vectors import VectorBackend
@@ -99,21 +100,19 @@ class HybridBackend(SearchBackend):
         (asked only when no document has every word of a query of several: else []), and the
         semantic ranking above the similarity floor; the semantic page is empty when nothing
         is embedded yet or nothing is close enough (then nothing else is asked)."""
-        asked: list[tuple[SearchPage[int], list[int]]] = []
 
+        @cache  # asked once, by the meaning rule or for the fusion, whichever comes first
         def with_the_words() -> tuple[SearchPage[int], list[int]]:
-            if not asked:
-                keyword = self.keyword.search(with_slice(query, offset=0, limit=depth))
-                relaxed: list[int] = []
-                if not keyword.items and len(query.clauses()) > 1:
-                    # Its ids alone: how many papers share a word with the query is not
-                    # wanted, and counting them (most of the archive, for common words) is
-                    # what grew with it.
-                    relaxed = self.keyword.search(
-                        replace(query, any_word=True, offset=0, limit=FUSED, counted=False)
-                    ).items
-                asked.append((keyword, relaxed))
-            return asked[0]
+            keyword = self.keyword.search(with_slice(query, offset=0, limit=depth))
+            relaxed: list[int] = []
+            if not keyword.items and len(query.clauses()) > 1:
+                # Its ids alone: how many papers share a word with the query is not wanted,
+                # and counting them (most of the archive, for common words) is what grew
+                # with it.
+                relaxed = self.keyword.search(
+                    replace(query, any_word=True, offset=0, limit=FUSED, counted=False)
+                ).items
+            return keyword, relaxed
 
         def words_seen() -> bool:
             # Whether the query means anything here asks whether some document holds one of
