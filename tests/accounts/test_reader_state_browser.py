@@ -46,8 +46,11 @@ def test_the_readers_follow_button_follows(
     page, errors = signed_in_browser_page(browser, live_server, reader)
     response = page.goto(url)
     assert "private" in response.headers["cache-control"]
-    # The reader's own parts arrive: their account links and their follow state.
+    # The reader's own parts arrive: their account links, and their follow state once
+    # reader.js has applied it (the account links are in the shared body, so they alone do not
+    # say the state has come).
     page.wait_for_selector("#nav-account form.nav-signout")
+    page.wait_for_selector("html[data-reader-state=applied]", state="attached")
     button = page.locator(f"#follow-{hopper.pk} button")
     assert button.get_attribute("aria-pressed") == "false"
     assert "1 follower" in page.inner_text(f"#follow-{hopper.pk}")
