@@ -32,6 +32,8 @@ from researchers.page_figures import researchers_update_stats
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 WIDTHS = (1280, 390)
+# Side cards that a phone shows after the page's papers.
+SIDE_CARDS_LAST = ".cards-last > aside .card"
 # The researcher pages carry the identity panel, same-name evidence and public history (#15)
 # beside the co-author list: 5,000 px at 1280 leaves room for them.
 MAX_HEIGHT = {1280: 5000, 390: 10_000}
@@ -143,16 +145,23 @@ def test_public_pages_at_desktop_and_phone_widths(live_server, browser, site):
             )
             assert metrics["scroll"] <= metrics["view"], (name, width, metrics)
             if name in ("home", "researcher-collaboration", "institution"):
-                assert page.locator(".cards-last > aside .card").count(), name
-            if width < 860 and page.locator(".cards-last > aside .card").count():
+                assert page.locator(SIDE_CARDS_LAST).count(), name
+            if width < 860 and page.locator(SIDE_CARDS_LAST).count():
                 # On one column the papers come before the side cards, not 1,600-3,600 px down.
                 tops = page.evaluate(
                     "() => [document.querySelector('.paper-item'),"
-                    " document.querySelector('.cards-last > aside .card')]"
+                    f" document.querySelector('{SIDE_CARDS_LAST}')]"
                     ".map(e => e ? e.getBoundingClientRect().top + scrollY : null)"
                 )
                 if tops[0] is not None:
                     assert tops[0] < tops[1], (name, width, tops)
+            if width > 860 and name == "home":
+                # The cards come after the papers in the page, and still take the left column.
+                lefts = page.evaluate(
+                    "() => ['.layout > aside .card', '.paper-item']"
+                    ".map(s => document.querySelector(s).getBoundingClientRect().left)"
+                )
+                assert lefts[0] < lefts[1], (width, lefts)
             heights[(name, width)] = metrics["height"]
             text = page.inner_text("main")
             assert _unconverted_formulas(text) == [], (name, width)
