@@ -35,12 +35,10 @@ from ..authors import AuthorName, author_list_cleaned, decode_tex, split_authors
 from ..ingest.records import (
     PaperRecord,
     RecordError,
-    clean_abstract,
     clean_text,
     normalize_arxiv_id,
     parse_version_date,
 )
-from ..ingest.textmode import text_mode_to_unicode
 
 OAI_NS = "http://www.openarchives.org/OAI/2.0/"
 ARXIV_NS = "http://arxiv.org/OAI/arXiv/"
@@ -483,25 +481,16 @@ def _record_from_metadata(meta, header: Header, *, created_is_v1: bool) -> Paper
             published = datetime.combine(created, datetime.min.time(), tzinfo=UTC)
         authors_raw = ", ".join(a.display for a in authors)
 
-    record = PaperRecord(
+    return PaperRecord.from_arxiv_fields(
+        fields,
         arxiv_id=arxiv_id,
-        title=text_mode_to_unicode(clean_text(fields.get("title"))),
-        abstract=text_mode_to_unicode(clean_abstract(fields.get("abstract"))),
         authors_raw=authors_raw,
         authors=authors,
-        categories=clean_text(fields.get("categories")).split(),
         version=version,
         published=published,
         updated=header.datestamp,
-        doi=clean_text(fields.get("doi")),
-        journal_ref=clean_text(fields.get("journal-ref")),
-        comments=clean_text(fields.get("comments")),
-        report_no=clean_text(fields.get("report-no")),
-        license=clean_text(fields.get("license")),
         submitter=_decode(clean_text(fields.get("submitter"))),
     )
-    record.validate()
-    return record
 
 
 def _raw_excerpt(elem) -> str:

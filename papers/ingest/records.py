@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 from wovepaper.lib.identifiers import arxiv_id_month, arxiv_id_parsed
 
 from ..authors import AuthorName
+from .textmode import text_mode_to_unicode
 
 # Paper.published_precision of a paper dated by the month its identifier names.
 PUBLISHED_MONTH = "month"
@@ -57,6 +60,41 @@ class PaperRecord:
             raise RecordError(f"{self.arxiv_id}: no categories")
         if any(len(c) > 32 or " " in c for c in self.categories):
             raise RecordError(f"{self.arxiv_id}: malformed categories {self.categories!r}")
+
+    @classmethod
+    def from_arxiv_fields(
+        cls,
+        fields: Mapping[str, Any],
+        *,
+        arxiv_id: str,
+        authors_raw: str,
+        authors: list[AuthorName],
+        version: int,
+        published: datetime | None,
+        updated: date | None,
+        submitter: str,
+    ) -> PaperRecord:
+        """A valid record of arXiv's metadata fields, which its OAI records and its snapshot
+        name alike; the byline, versions, dates and submitter are read by each source."""
+        record = cls(
+            arxiv_id=arxiv_id,
+            title=text_mode_to_unicode(clean_text(fields.get("title"))),
+            abstract=text_mode_to_unicode(clean_abstract(fields.get("abstract"))),
+            authors_raw=authors_raw,
+            authors=authors,
+            categories=clean_text(fields.get("categories")).split(),
+            version=version,
+            published=published,
+            updated=updated,
+            doi=clean_text(fields.get("doi")),
+            journal_ref=clean_text(fields.get("journal-ref")),
+            comments=clean_text(fields.get("comments")),
+            report_no=clean_text(fields.get("report-no")),
+            license=clean_text(fields.get("license")),
+            submitter=submitter,
+        )
+        record.validate()
+        return record
 
     @property
     def is_withdrawn(self) -> bool:

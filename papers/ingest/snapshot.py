@@ -18,12 +18,10 @@ from ..authors import AuthorName, author_list_cleaned, decode_tex, split_authors
 from .records import (
     PaperRecord,
     RecordError,
-    clean_abstract,
     clean_text,
     normalize_arxiv_id,
     parse_version_date,
 )
-from .textmode import text_mode_to_unicode
 
 
 @dataclass(slots=True)
@@ -141,25 +139,16 @@ def parse_snapshot_line(text: str | bytes) -> PaperRecord:  # noqa: C901
     else:
         authors = split_authors(authors_raw)
 
-    record = PaperRecord(
+    return PaperRecord.from_arxiv_fields(
+        data,
         arxiv_id=arxiv_id,
-        title=text_mode_to_unicode(clean_text(data.get("title"))),
-        abstract=text_mode_to_unicode(clean_abstract(data.get("abstract"))),
         authors_raw=decode_byline(authors_raw),
         authors=authors,
-        categories=clean_text(data.get("categories")).split(),
         version=version_number,
         published=published,
         updated=updated,
-        doi=clean_text(data.get("doi")),
-        journal_ref=clean_text(data.get("journal-ref")),
-        comments=clean_text(data.get("comments")),
-        report_no=clean_text(data.get("report-no")),
-        license=clean_text(data.get("license")),
         submitter=clean_text(data.get("submitter")),
     )
-    record.validate()
-    return record
 
 
 def decode_byline(byline: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
+from typing import TypedDict, Unpack
 
 from wovepaper.lib.search import (
     Collection,
@@ -94,7 +95,9 @@ def paper_search_query(
     limit: int = 20,
     any_word: bool = False,
 ) -> SearchQuery:
-    """The interface's query for a paper search (`date_to` exclusive)."""
+    """The interface's query for a paper search. `date_to` is exclusive. `any_word`: by
+    keyword, a paper needs one of the words, not all (chat's retrieval when no paper has them
+    all)."""
     filters: list[Term | Range] = []
     if category:
         filters.append(Term("categories", category))
@@ -110,35 +113,31 @@ def paper_search_query(
     )
 
 
+class PaperSearchTerms(TypedDict, total=False):
+    """What a paper search asks beyond its text, as `paper_search_query` takes it."""
+
+    category: str | None
+    date_from: date | None
+    date_to: date | None
+    sort: str
+    offset: int
+    limit: int
+    any_word: bool
+
+
 def paper_search(
     query: str,
     *,
-    category: str | None = None,
-    date_from: date | None = None,
-    date_to: date | None = None,
-    sort: str = "relevance",
-    offset: int = 0,
-    limit: int = 20,
     mode: str = "hybrid",
-    any_word: bool = False,
     related_limit: Callable[[int], int] | None = None,
+    **terms: Unpack[PaperSearchTerms],
 ) -> SearchPage[Paper]:
     """Ranked search over titles and abstracts, by keyword, by meaning (`semantic`) or both
-    fused (`hybrid`, the default). `date_to` is exclusive. `any_word`: by keyword, a paper
-    needs one of the words, not all (chat's retrieval when no paper has them all).
+    fused (`hybrid`, the default), on the terms of `paper_search_query`.
     `related_limit`: how many of a hybrid first page's related papers to keep, given how many
     papers with the words the page has (else up to `limit`). The engines' calls, then one
     query for the papers of the page."""
-    wanted = paper_search_query(
-        query,
-        category=category,
-        date_from=date_from,
-        date_to=date_to,
-        sort=sort,
-        offset=offset,
-        limit=limit,
-        any_word=any_word,
-    )
+    wanted = paper_search_query(query, **terms)
     if not wanted.text:
         return SearchPage()
     found = paper_search_backend(mode).search(wanted)
