@@ -6,6 +6,7 @@ working on similar things on researcher pages. Real model, real vectors, real in
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
 from django.core.cache import cache
@@ -18,6 +19,7 @@ from papers.search import PAPERS
 from papers.search.embedding_stage import embed_papers
 from researchers.similar import FOLLOWED_LOOKED_AT
 from tests.researchers.conftest import researcher_factory  # noqa: F401  (shared fixture)
+from wovepaper.lib.embeddings import forget_query_vectors, text_encoder
 from wovepaper.lib.search import backend_for
 
 PAPERS_HERE = [
@@ -468,3 +470,25 @@ def test_a_query_that_means_nothing_here_gets_nothing_related_anywhere(client, e
     md = client.get("/search", {"q": query}, HTTP_ACCEPT="text/markdown").content.decode()
     assert "Related by meaning" not in md
     assert answers.retrieve(f"What is known about {query}?") == []
+
+
+def test_a_first_time_search_page_encodes_its_words_once_while_it_finds_the_people(
+    client, embedded, monkeypatch
+):
+    encoder = text_encoder()
+    threads: list[str] = []
+    encode = encoder.encode
+
+    def noted(texts):
+        threads.append(threading.current_thread().name)
+        return encode(texts)
+
+    monkeypatch.setattr(encoder, "encode", noted)
+    forget_query_vectors()
+    cache.clear()
+    html = client.get("/search", {"q": "neural decoders for qubits"}).content.decode()
+    assert "Decoding topological codes with neural networks" in html
+    assert len(threads) == 1 and threads[0].startswith("query-vector"), threads
+    # The keyword mode never embeds.
+    client.get("/search", {"q": "surface codes thresholds", "mode": "keyword"})
+    assert len(threads) == 1

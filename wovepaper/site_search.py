@@ -11,7 +11,7 @@ from datetime import date
 
 from institutions.name_search import institutions_search
 from papers.related.beside_matches import related_shown
-from papers.search import paper_search
+from papers.search import paper_search, paper_search_ahead
 from papers.selectors import papers_in_category, papers_with_short_bylines
 from researchers.name_search import people_named, researchers_search
 from wovepaper.lib.bounds import day_after
@@ -64,13 +64,17 @@ def site_search(
     results = SiteSearchResults()
     if search.tab == "papers":
         if search.query:
+            if offset == 0:
+                # A first page by meaning embeds the words: the people and places are found
+                # while that runs.
+                paper_search_ahead(search.query, mode=search.mode)
+            results.researchers = researchers_search(search.query, limit=side_limit).items
+            results.people = people_named(search.query, results.researchers)
+            results.institutions = institutions_search(search.query, limit=side_limit).items
             found = _papers_found(search, offset=offset, limit=limit)
             # One read of bylines for both parts of a hybrid page.
             shown = papers_with_short_bylines([*found.items, *found.related])
             results.main = found.with_items(shown[: len(found.items)], shown[len(found.items) :])
-            results.researchers = researchers_search(search.query, limit=side_limit).items
-            results.people = people_named(search.query, results.researchers)
-            results.institutions = institutions_search(search.query, limit=side_limit).items
         elif search.category:
             # No words, just a field: its newest papers, straight from the category index.
             papers = papers_in_category(code=search.category, offset=offset, limit=limit + 1)

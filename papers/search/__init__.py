@@ -46,6 +46,7 @@ __all__ = [
     "PAPERS",
     "fts5_query",
     "paper_search",
+    "paper_search_ahead",
     "paper_search_backend",
     "papers_searchable_by_meaning",
 ]
@@ -167,6 +168,15 @@ def _in_order(papers: list[Paper], sort: str) -> list[Paper]:
     known = [p for p in papers if getattr(p, name) is not None]
     known.sort(key=lambda p: getattr(p, name), reverse=sort != "oldest")
     return known + [p for p in papers if getattr(p, name) is None]
+
+
+def paper_search_ahead(query: str, *, mode: str = "hybrid") -> None:
+    """Start on the query's vector, which a first page by meaning will need, in another
+    thread: for a caller with other work to do before `paper_search` (the search page's
+    researchers and institutions), so that a query asked for the first time is encoded
+    meanwhile."""
+    if mode in ("hybrid", "semantic"):
+        vector_backend_for(PAPERS).vector_ahead(paper_search_query(query))
 
 
 def papers_searchable_by_meaning() -> bool:

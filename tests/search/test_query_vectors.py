@@ -1,13 +1,21 @@
 """A search asked again reuses its query's vector: from the process's own copies, else from the
-shared cache another process filled; exactly the vector the encoder gives."""
+shared cache another process filled; exactly the vector the encoder gives. One asked for ahead
+is encoded once, in another thread."""
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 from django.core.cache import cache
 
 from wovepaper.lib import embeddings
-from wovepaper.lib.embeddings import TextEncoder, forget_query_vectors, query_vector
+from wovepaper.lib.embeddings import (
+    TextEncoder,
+    forget_query_vectors,
+    query_vector,
+    query_vector_ahead,
+)
 
 
 class CountingEncoder(TextEncoder):
@@ -67,3 +75,33 @@ def test_with_nothing_kept_every_search_embeds_its_words(settings):
     again = query_vector(encoder, "dark matter halos")
     assert encoder.texts == ["dark matter halos"] * 2 and np.array_equal(first, again)
     assert len(embeddings._query_vectors) == 0
+
+
+class WaitingEncoder(CountingEncoder):
+    """Encodes only once the test lets it, noting the thread it ran in."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.threads: list[str] = []
+
+    def encode(self, texts):
+        self.threads.append(threading.current_thread().name)
+        self.started.set()
+        assert self.release.wait(10)
+        return super().encode(texts)
+
+
+def test_a_vector_asked_ahead_is_encoded_once_in_another_thread():
+    encoder = WaitingEncoder("model-a")
+    query_vector_ahead(encoder, "dark matter halos")
+    assert encoder.started.wait(10)
+    # The search asks for it while it is still being encoded: it waits for that encoding.
+    threading.Timer(0.2, encoder.release.set).start()
+    vector = query_vector(encoder, "dark matter halos")
+    assert encoder.texts == ["dark matter halos"]
+    assert encoder.threads[0].startswith("query-vector")
+    assert np.array_equal(vector, CountingEncoder("model-a").encode(["dark matter halos"])[0])
+    query_vector_ahead(encoder, "dark matter halos")  # kept: nothing more to do
+    assert encoder.texts == ["dark matter halos"] and not embeddings._query_vectors_pending

@@ -22,6 +22,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -324,6 +325,9 @@ def from_stored(blobs: Sequence[bytes | memoryview], dimensions: int) -> np.ndar
 # production, fail-open) keeps them for every process for settings.QUERY_VECTOR_CACHE_SECONDS.
 _query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _query_vectors_lock = threading.Lock()
+# One thread a process: a search page asks for one vector ahead at a time.
+_query_vectors_ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-vector")
+_query_vectors_pending: dict[tuple[str, str], Future[np.ndarray]] = {}
 
 
 def _query_vector_key(name: str, text: str) -> str:
@@ -333,13 +337,40 @@ def _query_vector_key(name: str, text: str) -> str:
 
 def query_vector(encoder: TextEncoder, text: str) -> np.ndarray:
     """The encoder's float32 vector for a search's words, from the process's own copies, then
-    the shared cache, else encoded (and kept in both). Exactly what `encode` gives."""
+    the shared cache, else encoded (and kept in both). Exactly what `encode` gives. A vector
+    asked for ahead (`query_vector_ahead`) is waited for, not encoded twice."""
     key = (encoder.name, text)
     with _query_vectors_lock:
         kept = _query_vectors.get(key)
         if kept is not None:
             _query_vectors.move_to_end(key)
             return kept
+        pending = _query_vectors_pending.get(key)
+    if pending is not None:
+        return pending.result()
+    return _query_vector_found_or_encoded(encoder, text)
+
+
+def query_vector_ahead(encoder: TextEncoder, text: str) -> None:
+    """Start on a search's vector in another thread, for a caller with other work to do first
+    (the search page's researchers and institutions): a first-time query's encoding, a few
+    milliseconds of ONNX Runtime, which releases the GIL, then overlaps that work."""
+    key = (encoder.name, text)
+    with _query_vectors_lock:
+        if key in _query_vectors or key in _query_vectors_pending:
+            return
+        pending = _query_vectors_ahead.submit(_query_vector_found_or_encoded, encoder, text)
+        _query_vectors_pending[key] = pending
+    pending.add_done_callback(lambda _: _query_vector_no_longer_pending(key))
+
+
+def _query_vector_no_longer_pending(key: tuple[str, str]) -> None:
+    with _query_vectors_lock:
+        _query_vectors_pending.pop(key, None)
+
+
+def _query_vector_found_or_encoded(encoder: TextEncoder, text: str) -> np.ndarray:
+    key = (encoder.name, text)
     shared_key = _query_vector_key(*key)
     shared_seconds = settings.QUERY_VECTOR_CACHE_SECONDS
     stored = cache.get(shared_key) if shared_seconds > 0 else None

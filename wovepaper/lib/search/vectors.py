@@ -39,7 +39,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
-from ..embeddings import TextEncoder, query_vector, text_encoder
+from ..embeddings import TextEncoder, query_vector, query_vector_ahead, text_encoder
 from .base import Collection, Range, SearchBackend, SearchPage, SearchQuery, Term
 from .evidence import means_something_here
 
@@ -213,6 +213,11 @@ class VectorBackend(SearchBackend):
         if not query.filters and query.sort == "relevance":
             return wanted
         return min(max(POOL, wanted * 5), POOL_MAX)
+
+    def vector_ahead(self, query: SearchQuery) -> None:
+        """Start on the vector `search` will need for this query, in another thread."""
+        if query.clauses() and self.has_vectors():
+            query_vector_ahead(self.encoder, query.text)
 
     def search(
         self, query: SearchQuery, *, words_seen: Callable[[], bool] | None = None
