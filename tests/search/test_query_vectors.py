@@ -105,3 +105,14 @@ def test_a_vector_asked_ahead_is_encoded_once_in_another_thread():
     assert np.array_equal(vector, CountingEncoder("model-a").encode(["dark matter halos"])[0])
     query_vector_ahead(encoder, "dark matter halos")  # kept: nothing more to do
     assert encoder.texts == ["dark matter halos"] and not embeddings._query_vectors_pending
+
+
+def test_a_vector_asked_ahead_is_read_once_even_where_none_is_kept(settings):
+    settings.QUERY_VECTORS_KEPT = 0
+    settings.QUERY_VECTOR_CACHE_SECONDS = 0
+    encoder = CountingEncoder("model-a")
+    query_vector_ahead(encoder, "dark matter halos")
+    query_vector(encoder, "dark matter halos")
+    assert encoder.texts == ["dark matter halos"]
+    query_vector(encoder, "dark matter halos")  # asked again, with nothing kept: encoded again
+    assert encoder.texts == ["dark matter halos"] * 2

@@ -325,9 +325,11 @@ def from_stored(blobs: Sequence[bytes | memoryview], dimensions: int) -> np.ndar
 # production, fail-open) keeps them for every process for settings.QUERY_VECTOR_CACHE_SECONDS.
 _query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _query_vectors_lock = threading.Lock()
-# One thread a process: a search page asks for one vector ahead at a time.
+# One thread a process: a search page asks for one vector ahead at a time. Those asked for and
+# not yet read are few (a search that failed before reading its own is forgotten in time).
 _query_vectors_ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-vector")
-_query_vectors_pending: dict[tuple[str, str], Future[np.ndarray]] = {}
+_query_vectors_pending: OrderedDict[tuple[str, str], Future[np.ndarray]] = OrderedDict()
+QUERY_VECTORS_PENDING = 8
 
 
 def _query_vector_key(name: str, text: str) -> str:
@@ -341,11 +343,11 @@ def query_vector(encoder: TextEncoder, text: str) -> np.ndarray:
     asked for ahead (`query_vector_ahead`) is waited for, not encoded twice."""
     key = (encoder.name, text)
     with _query_vectors_lock:
-        kept = _query_vectors.get(key)
+        pending = _query_vectors_pending.pop(key, None)
+        kept = _query_vectors.get(key) if pending is None else None
         if kept is not None:
             _query_vectors.move_to_end(key)
             return kept
-        pending = _query_vectors_pending.get(key)
     if pending is not None:
         return pending.result()
     return _query_vector_found_or_encoded(encoder, text)
@@ -354,19 +356,17 @@ def query_vector(encoder: TextEncoder, text: str) -> np.ndarray:
 def query_vector_ahead(encoder: TextEncoder, text: str) -> None:
     """Start on a search's vector in another thread, for a caller with other work to do first
     (the search page's researchers and institutions): a first-time query's encoding, a few
-    milliseconds of ONNX Runtime, which releases the GIL, then overlaps that work."""
+    milliseconds of ONNX Runtime, which releases the GIL, then overlaps that work. The vector
+    is the next `query_vector` call's for these words, whether or not the process keeps it."""
     key = (encoder.name, text)
     with _query_vectors_lock:
         if key in _query_vectors or key in _query_vectors_pending:
             return
-        pending = _query_vectors_ahead.submit(_query_vector_found_or_encoded, encoder, text)
-        _query_vectors_pending[key] = pending
-    pending.add_done_callback(lambda _: _query_vector_no_longer_pending(key))
-
-
-def _query_vector_no_longer_pending(key: tuple[str, str]) -> None:
-    with _query_vectors_lock:
-        _query_vectors_pending.pop(key, None)
+        _query_vectors_pending[key] = _query_vectors_ahead.submit(
+            _query_vector_found_or_encoded, encoder, text
+        )
+        while len(_query_vectors_pending) > QUERY_VECTORS_PENDING:
+            _query_vectors_pending.popitem(last=False)
 
 
 def _query_vector_found_or_encoded(encoder: TextEncoder, text: str) -> np.ndarray:
@@ -393,5 +393,6 @@ def forget_query_vectors(encoder: TextEncoder | None = None, texts: Sequence[str
     tests time or check the encoder again)."""
     with _query_vectors_lock:
         _query_vectors.clear()
+        _query_vectors_pending.clear()
     if encoder is not None and texts:
         cache.delete_many([_query_vector_key(encoder.name, text) for text in texts])
