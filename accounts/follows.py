@@ -50,8 +50,24 @@ def researcher_unfollow(*, user: User, researcher: Researcher) -> int:
         ids.add(researcher_final(researcher=researcher).pk)
     except FollowError:
         pass
-    deleted, _ = Follow.objects.filter(user=user, researcher_id__in=ids).delete()
+    # A follow made before its record was merged into this one counts as following it
+    # (followed_researcher_ids): unfollowing ends that one too.
+    deleted, _ = Follow.objects.filter(
+        user=user, researcher_id__in=_followed_through(user, ids)
+    ).delete()
     return deleted
+
+
+def _followed_through(user: User, researcher_ids: set[int]) -> set[int]:
+    """The user's follows of `researcher_ids`, and of records merged into one of them since
+    the follow was made. One query; a walk of merges only when the user follows any."""
+    followed = set(
+        Follow.objects.filter(user=user)
+        .filter(Q(researcher_id__in=researcher_ids) | Q(researcher__merged_into__isnull=False))
+        .values_list("researcher_id", flat=True)
+    )
+    survivors = researcher_survivor_ids(followed - researcher_ids)
+    return {r for r in followed if r in researcher_ids or survivors.get(r) in researcher_ids}
 
 
 def institution_follow(*, user: User, institution: Institution) -> InstitutionFollow:
@@ -90,9 +106,11 @@ def follower_count(*, researcher: Researcher) -> int:
 
 
 def is_following(*, user: User, researcher: Researcher) -> bool:
+    """Whether the user follows the researcher, directly or through a record merged into it
+    since (as followed_researcher_ids counts it)."""
     if not user.is_authenticated:
         return False
-    return Follow.objects.filter(user=user, researcher=researcher).exists()
+    return bool(_followed_through(user, {researcher.pk}))
 
 
 def researchers_with_follow_state(researchers: list[Researcher], *, user: User) -> list[Researcher]:

@@ -6,7 +6,13 @@ import pytest
 from django.template import Context, Template
 from django.test import Client, RequestFactory
 
-from accounts.follows import FollowError, researcher_follow, researcher_unfollow
+from accounts.follows import (
+    FollowError,
+    followed_researcher_ids,
+    is_following,
+    researcher_follow,
+    researcher_unfollow,
+)
 from accounts.models import Follow
 
 pytestmark = pytest.mark.django_db
@@ -31,6 +37,26 @@ def test_following_a_merged_record_follows_the_survivor(user_factory, researcher
     assert follow.researcher == survivor
     assert researcher_unfollow(user=user, researcher=merged) == 1
     assert not Follow.objects.exists()
+
+
+def test_a_record_merged_after_the_follow_is_followed_and_unfollowed_through_its_survivor(
+    user_factory, researcher_factory
+):
+    user = user_factory()
+    old = researcher_factory("Dan Zhao")
+    researcher_follow(user=user, researcher=old)
+    survivor = researcher_factory("Dan Zhao")
+    old.merged_into = survivor  # merged after the follow was made: the row still names it
+    old.save()
+    assert followed_researcher_ids(user=user) == sorted([old.pk, survivor.pk])
+    assert is_following(user=user, researcher=survivor)
+    # The survivor's page says "Following"; its Unfollow ends the follow made before the merge.
+    assert researcher_unfollow(user=user, researcher=survivor) == 1
+    assert followed_researcher_ids(user=user) == []
+    assert not is_following(user=user, researcher=survivor)
+    other = researcher_factory("Someone Else")
+    researcher_follow(user=user, researcher=other)
+    assert not is_following(user=user, researcher=survivor)
 
 
 def test_a_merge_loop_is_refused(user_factory, researcher_factory):
