@@ -301,6 +301,7 @@ def script_tex(script: str) -> str:
     return _BARE_SCRIPT.sub(r"\1{\2}", script)
 
 
+@lru_cache(maxsize=8192)
 def _script_html(script: str) -> str | None:
     # An empty base ({}) carries the script: the letters before it stay text.
     html = _mathml("{}" + script_tex(script), False)

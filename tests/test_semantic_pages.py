@@ -15,11 +15,11 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.follows import researcher_follow
 from papers.models import Authorship
-from papers.search import PAPERS
+from papers.search import PAPERS, paper_search_ahead
 from papers.search.embedding_stage import embed_papers
 from researchers.similar import FOLLOWED_LOOKED_AT
 from tests.researchers.conftest import researcher_factory  # noqa: F401  (shared fixture)
-from wovepaper.lib.embeddings import forget_query_vectors, text_encoder
+from wovepaper.lib.embeddings import forget_query_vectors, query_vector, text_encoder
 from wovepaper.lib.search import backend_for
 
 PAPERS_HERE = [
@@ -484,11 +484,27 @@ def test_a_first_time_search_page_encodes_its_words_once_while_it_finds_the_peop
         return encode(texts)
 
     monkeypatch.setattr(encoder, "encode", noted)
+    # Whether there are vectors is asked once a page: the search reads the vector asked ahead
+    # without asking again (a query on the exact and pgvector backends).
+    backend_class = type(backend_for(PAPERS, "semantic"))
+    presence_asked: list[bool] = []
+    has_vectors = backend_class.has_vectors
+
+    def counted(self):
+        presence_asked.append(True)
+        return has_vectors(self)
+
+    monkeypatch.setattr(backend_class, "has_vectors", counted)
     forget_query_vectors()
     cache.clear()
     html = client.get("/search", {"q": "neural decoders for qubits"}).content.decode()
     assert "Decoding topological codes with neural networks" in html
     assert len(threads) == 1 and threads[0].startswith("query-vector"), threads
+    assert len(presence_asked) == 1
+    # A mode paper_search does not know is hybrid there: its words are encoded ahead too.
+    paper_search_ahead("neural decoders for surface codes", mode="bogus")
+    query_vector(encoder, "neural decoders for surface codes")
+    assert len(threads) == 2 and threads[1].startswith("query-vector"), threads
     # The keyword mode never embeds.
     client.get("/search", {"q": "surface codes thresholds", "mode": "keyword"})
-    assert len(threads) == 1
+    assert len(threads) == 2

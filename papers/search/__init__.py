@@ -175,7 +175,8 @@ def paper_search_ahead(query: str, *, mode: str = "hybrid") -> None:
     thread: for a caller with other work to do before `paper_search` (the search page's
     researchers and institutions), so that a query asked for the first time is encoded
     meanwhile."""
-    if mode in ("hybrid", "semantic"):
+    # As paper_search_backend reads it: an unknown mode is hybrid.
+    if mode != "keyword":
         vector_backend_for(PAPERS).vector_ahead(paper_search_query(query))
 
 

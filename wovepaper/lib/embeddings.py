@@ -369,6 +369,12 @@ def query_vector_ahead(encoder: TextEncoder, text: str) -> None:
             _query_vectors_pending.popitem(last=False)
 
 
+def query_vector_asked_ahead(encoder: TextEncoder, text: str) -> bool:
+    """Whether `query_vector_ahead` has started on these words and no search has read it yet."""
+    with _query_vectors_lock:
+        return (encoder.name, text) in _query_vectors_pending
+
+
 def _query_vector_found_or_encoded(encoder: TextEncoder, text: str) -> np.ndarray:
     key = (encoder.name, text)
     shared_key = _query_vector_key(*key)

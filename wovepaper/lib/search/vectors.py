@@ -39,7 +39,13 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
-from ..embeddings import TextEncoder, query_vector, query_vector_ahead, text_encoder
+from ..embeddings import (
+    TextEncoder,
+    query_vector,
+    query_vector_ahead,
+    query_vector_asked_ahead,
+    text_encoder,
+)
 from .base import Collection, Range, SearchBackend, SearchPage, SearchQuery, Term
 from .evidence import means_something_here
 
@@ -226,7 +232,10 @@ class VectorBackend(SearchBackend):
         `words_seen`, from a caller that searches the words anyway (hybrid search), says
         whether some document holds one of them; when it says no, the vocabulary probe still
         decides (its answers may be filtered)."""
-        if not query.clauses() or not self.has_vectors():
+        # A vector asked for ahead was asked for because there are vectors: not asked again.
+        if not query.clauses() or not (
+            query_vector_asked_ahead(self.encoder, query.text) or self.has_vectors()
+        ):
             return SearchPage()
         size = self.pool_size(query)
         vector = query_vector(self.encoder, query.text)
