@@ -37,13 +37,17 @@ from .models import Paper
 
 log = logging.getLogger(__name__)
 
-ITEM_TEMPLATE = "papers/_paper_item.html"
+ITEM_TEMPLATE = "papers/_paper_item.jinja"
+# The engine of the items' templates (settings.TEMPLATES; papers/jinja.py says why).
+ITEM_ENGINE = "jinja2"
+BYLINE_TEMPLATE = "papers/_byline.jinja"
 _APP = Path(__file__).resolve().parent
 # What an item's HTML is made by: a change to any of them is a new rendering, so a new key.
 RENDERED_BY = (
-    settings.BASE_DIR / "templates" / "papers" / "_paper_item.html",
-    settings.BASE_DIR / "templates" / "papers" / "_byline.html",
-    settings.BASE_DIR / "templates" / "papers" / "_category_labels.html",
+    settings.BASE_DIR / "templates" / "papers" / "_paper_item.jinja",
+    settings.BASE_DIR / "templates" / "papers" / "_byline.jinja",
+    _APP / "jinja.py",
+    _APP / "display.py",
     _APP / "templatetags" / "paper_tags.py",
     _APP / "mathtext.py",
     _APP / "taxonomy.py",
@@ -51,7 +55,7 @@ RENDERED_BY = (
     _APP / "bylines.py",
     Path(__file__),
 )
-RENDERED_WITH = ("django", "latex2mathml")
+RENDERED_WITH = ("django", "jinja2", "latex2mathml")
 
 
 @lru_cache(maxsize=1)
@@ -105,7 +109,7 @@ def paper_items_html(
     snippets: Sequence[SafeString] | None = None,
 ) -> SafeString:
     """The list items of `papers` (each with its `byline`, papers.selectors), as
-    `papers/_paper_item.html` renders them: from the cache where held, rendered and kept
+    `papers/_paper_item.jinja` renders them: from the cache where held, rendered and kept
     otherwise. Without the cache (unreachable, or LIST_ITEM_CACHE_SECONDS = 0) every item is
     rendered. `snippets` (safe HTML, one a paper: a search's passages with the words marked)
     stand in the items for their abstracts: the items are the ones without abstracts, each
@@ -121,7 +125,7 @@ def paper_items_html(
             held = cache.get_many(keys)
         except Exception:  # noqa: BLE001 (any cache backend's error: render them all)
             log.warning("list items: cache unreachable, rendering them")
-    template = get_template(ITEM_TEMPLATE)
+    template = get_template(ITEM_TEMPLATE, using=ITEM_ENGINE)
     rendered: dict[str, str] = {}
     parts: list[str] = []
     for paper, key in zip(papers, keys, strict=True):

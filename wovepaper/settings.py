@@ -125,6 +125,14 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # Papers' list items alone (papers/jinja.py says why), asked for by this engine's name.
+        "NAME": "jinja2",
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "papers.jinja.environment", "autoescape": True},
+    },
 ]
 
 # The embedded default is a SQLite file; DATABASE_URL=postgres://… selects PostgreSQL (psycopg 3).

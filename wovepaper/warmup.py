@@ -47,12 +47,14 @@ def compile_templates() -> int:
         for config in apps.get_app_configs()
         if Path(config.path).parent == base
     ]
-    engine = engines["django"]
+    # Papers' list items are Jinja2's (papers/jinja.py); the rest Django's.
+    engine_of = {suffix: engines["django"] for suffix in (".html", ".txt", ".md", ".xml")}
+    engine_of[".jinja"] = engines["jinja2"]
     compiled = 0
     for root in roots:
         for path in sorted(root.rglob("*")):
-            if path.suffix in {".html", ".txt", ".md", ".xml"}:
-                engine.get_template(path.relative_to(root).as_posix())
+            if path.suffix in engine_of:
+                engine_of[path.suffix].get_template(path.relative_to(root).as_posix())
                 compiled += 1
     return compiled
 

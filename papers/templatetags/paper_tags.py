@@ -1,65 +1,24 @@
 from __future__ import annotations
 
-from datetime import date, datetime
-from functools import lru_cache
-from urllib.parse import quote
-
 from django import template
-from django.template.defaultfilters import date as date_filter
+from django.template.loader import get_template
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
 
-from papers import mathtext
-from papers.listitems import paper_items_html
-from papers.taxonomy import category_name as _category_name
+from papers import display, mathtext
+from papers.listitems import BYLINE_TEMPLATE, ITEM_ENGINE, paper_items_html
 from wovepaper.lib.search.highlight import QueryWords
 
 register = template.Library()
-# Words of an abstract a list shows (as `tex_words:40` in papers/_paper_item.html).
+# Words of an abstract a list shows (as `tex_words(40)` in papers/_paper_item.jinja).
 SNIPPET_WORDS = 40
 
 
-@register.filter
-def category_name(code: str) -> str:
-    """cs.LG → Machine Learning; unknown codes read as themselves."""
-    return _category_name(str(code or ""))
-
-
-@register.filter
-def category_url(code: str) -> str:
-    """Where a category label leads: the field's page."""
-    return f"/categories/{quote(str(code or ''), safe='.-')}"
-
-
-# Format characters of Django's `date` filter that depend on the day alone (not on the time of
-# day or the time zone's name or offset).
-_DAY_CHARACTERS = frozenset("bdDEFjlLmMnNoStwWyYz")
-
-
-@register.filter(expects_localtime=True, is_safe=False)
-def day(value: date | datetime | None, arg: str) -> str:
-    """Django's `date` filter for a format of the day alone (e.g. "j M Y"), its answers kept
-    per day, format and language: a list formats the same days over and over, at tens of
-    microseconds a call. The value is in local time already (as for `date`)."""
-    if not value:
-        return ""
-    if not isinstance(value, date) or any(
-        c.isalpha() and c not in _DAY_CHARACTERS for c in arg.replace("\\", "")
-    ):
-        return date_filter(value, arg)
-    return _day(value.date() if isinstance(value, datetime) else value, arg, get_language())
-
-
-@lru_cache(maxsize=8192)
-def _day(value: date, arg: str, language: str | None) -> str:
-    return date_filter(value, arg)
-
-
-@register.filter
-def tex(text: str) -> SafeString:
-    """Title or abstract text, escaped, with its TeX formulas as MathML (papers.mathtext)."""
-    return mathtext.tex_html(str(text or ""))
+register.filter("category_name", display.category_name)
+register.filter("category_url", display.category_url)
+register.filter("day", display.day, expects_localtime=True, is_safe=False)
+register.filter("tex", display.tex)
+register.filter("tex_words", display.tex_words)
 
 
 @register.filter
@@ -80,12 +39,6 @@ def untitled_references(edges) -> list:
     return [e for e in edges if not (e.cited_paper_id or e.cited_title)]
 
 
-@register.filter
-def tex_words(text: str, limit: int) -> SafeString:
-    """As `tex`, cut after `limit` words without cutting a formula."""
-    return mathtext.tex_html_words(str(text or ""), int(limit))
-
-
 @register.simple_tag(takes_context=True)
 def paper_items(context, papers) -> SafeString:
     """The list items of `papers`, each rendered once and then served from the cache
@@ -98,6 +51,15 @@ def paper_items(context, papers) -> SafeString:
         return paper_items_html(papers, hide_abstracts=hide_abstracts)
     snippets = [mathtext.tex_html_passage(p.abstract, words, SNIPPET_WORDS) for p in papers]
     return paper_items_html(papers, snippets=snippets)
+
+
+@register.simple_tag
+def short_byline(paper) -> SafeString:
+    """A list's short byline for `paper` (with its `byline`, papers.selectors), as the list
+    items write it (papers/_byline.jinja): for a list that is not made of those items."""
+    jinja_template = get_template(BYLINE_TEMPLATE, using=ITEM_ENGINE).template  # type: ignore[attr-defined]
+    macro = jinja_template.module.short_byline
+    return mark_safe(str(macro(getattr(paper, "byline", None), paper)))  # noqa: S308
 
 
 @register.simple_tag

@@ -9,15 +9,12 @@ import re
 
 import pytest
 from django.core.cache import cache
-from django.test.signals import template_rendered
 
 from papers import listitems
 from papers.models import Authorship, Paper
 from papers.selectors import papers_with_short_bylines
 from researchers.curation.decisions import researchers_merge
 from researchers.models import Researcher
-
-ITEM = "papers/_paper_item.html"
 
 
 @pytest.fixture(autouse=True)
@@ -28,17 +25,25 @@ def _fresh_pages(settings):
 
 
 @pytest.fixture
-def item_renders():
+def item_renders(monkeypatch):
     """How many list items were rendered from the template (not served from the cache)."""
     seen: list[str] = []
+    load = listitems.get_template
 
-    def count(sender, template, context, **kwargs):
-        if template.name == ITEM:
+    class Counted:
+        def __init__(self, template) -> None:
+            self.template = template
+
+        def render(self, context=None, request=None):
             seen.append(context["paper"].arxiv_id)
+            return self.template.render(context, request)
 
-    template_rendered.connect(count)
-    yield seen
-    template_rendered.disconnect(count)
+    def loaded(name, using=None):
+        template = load(name, using=using)
+        return Counted(template) if name == listitems.ITEM_TEMPLATE else template
+
+    monkeypatch.setattr(listitems, "get_template", loaded)
+    return seen
 
 
 def items(html: str) -> list[str]:
@@ -169,7 +174,7 @@ def test_hidden_abstracts_are_a_different_item(paper_factory):
 
 def test_a_change_to_the_rendering_code_is_a_new_key(paper_factory, tmp_path, monkeypatch):
     [paper] = papers_with_short_bylines([paper_factory()])
-    template = tmp_path / "_paper_item.html"
+    template = tmp_path / "_paper_item.jinja"
     template.write_text("one")
     monkeypatch.setattr(listitems, "RENDERED_BY", (template,))
     listitems.renderer_version.cache_clear()
@@ -217,3 +222,35 @@ def test_the_day_filter_writes_what_django_s_date_filter_writes(zone):
             for line in lines:
                 expected, got = line.split("|")
                 assert got == expected
+
+
+def test_an_item_escapes_as_django_does(paper_factory):
+    """The items' Jinja2 template writes every value as Django's `escape` would (quotes as
+    &quot; and &#x27;), so an item reads the same as the pages around it."""
+    from django.utils.html import escape
+
+    name = 'Seán O\'Brien "the <b>bold</b>"'
+    paper = paper_factory(authors=[name, "Ada Lovelace"])
+    [with_byline] = papers_with_short_bylines([paper])
+    html = listitems.paper_items_html([with_byline])
+    assert escape(name) in html
+    assert "&#x27;" in escape(name) and "&quot;" in escape(name)
+    assert "<b>bold" not in html
+
+
+def test_an_item_shows_dates_in_the_reader_s_time_zone(paper_factory):
+    """`day` reads a time in the current time zone in the items' template too (Django's
+    templates convert before a filter that expects local time; Jinja2 does not)."""
+    from datetime import UTC, datetime
+
+    from django.utils import timezone
+
+    paper = paper_factory(cited_by_count=3, cited_by_source="openalex")
+    Paper.objects.filter(pk=paper.pk).update(
+        cited_by_updated_at=datetime(2024, 1, 1, 23, 30, tzinfo=UTC)
+    )
+    [with_byline] = papers_with_short_bylines([Paper.objects.get(pk=paper.pk)])
+    with timezone.override("UTC"):
+        assert "as of 1 Jan 2024" in listitems.paper_items_html([with_byline])
+    with timezone.override("Pacific/Kiritimati"):  # UTC+14: already the 2nd
+        assert "as of 2 Jan 2024" in listitems.paper_items_html([with_byline])

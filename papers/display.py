@@ -1,0 +1,59 @@
+"""How papers' values are written on pages: the functions behind the template filters of both
+template engines (papers.templatetags.paper_tags for Django's, papers.jinja for the list
+items'), so that each is written once."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from functools import lru_cache
+from urllib.parse import quote
+
+from django.template.defaultfilters import date as date_filter
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language
+
+from papers import mathtext
+from papers.taxonomy import category_name as _category_name
+
+
+def category_name(code: str) -> str:
+    """cs.LG → Machine Learning; unknown codes read as themselves."""
+    return _category_name(str(code or ""))
+
+
+def category_url(code: str) -> str:
+    """Where a category label leads: the field's page."""
+    return f"/categories/{quote(str(code or ''), safe='.-')}"
+
+
+# Format characters of Django's `date` filter that depend on the day alone (not on the time of
+# day or the time zone's name or offset).
+_DAY_CHARACTERS = frozenset("bdDEFjlLmMnNoStwWyYz")
+
+
+def day(value: date | datetime | None, arg: str) -> str:
+    """Django's `date` filter for a format of the day alone (e.g. "j M Y"), its answers kept
+    per day, format and language: a list formats the same days over and over, at tens of
+    microseconds a call. The value is in local time already (as for `date`)."""
+    if not value:
+        return ""
+    if not isinstance(value, date) or any(
+        c.isalpha() and c not in _DAY_CHARACTERS for c in arg.replace("\\", "")
+    ):
+        return date_filter(value, arg)
+    return _day(value.date() if isinstance(value, datetime) else value, arg, get_language())
+
+
+@lru_cache(maxsize=8192)
+def _day(value: date, arg: str, language: str | None) -> str:
+    return date_filter(value, arg)
+
+
+def tex(text: str) -> SafeString:
+    """Title or abstract text, escaped, with its TeX formulas as MathML (papers.mathtext)."""
+    return mathtext.tex_html(str(text or ""))
+
+
+def tex_words(text: str, limit: int) -> SafeString:
+    """As `tex`, cut after `limit` words without cutting a formula."""
+    return mathtext.tex_html_words(str(text or ""), int(limit))
