@@ -12,7 +12,9 @@ Content-Security-Policy stays on: axe is injected through the DevTools protocol,
 policy does not govern.
 
 A second test measures the layout shift of / on a phone (PerformanceObserver, buffered
-'layout-shift' entries): the folded menu must lay out before the first paint.
+'layout-shift' entries): the folded menu must lay out before the first paint. A third checks
+that a researcher's and an institution's page lay out on a phone in the page's own order, and
+keep their heading and side cards in the left column on a wide screen.
 """
 
 from __future__ import annotations
@@ -334,6 +336,57 @@ def test_phone_home_page_does_not_shift(live_server, browser, world):
         context.close()
     print("layout shift of / at 390 px:", shifts)
     assert all(shift < 0.02 for shift in shifts.values()), shifts
+
+
+# At 1280 px: the left edge of the first side card and of the page's main column; the top of
+# the page's h1, the bottom of the heading (the box of the layout holding the h1), the top of the
+# first side card and of the main column.
+PROFILE_BOXES = """() => {
+  const box = s => document.querySelector(s).getBoundingClientRect();
+  const h1 = document.querySelector('main .layout h1');
+  const head = h1.closest('main .layout > *').getBoundingClientRect();
+  const card = box('.cards-last > aside .card'), column = box('.profile-main');
+  return {cardLeft: card.left, mainLeft: column.left, h1Top: h1.getBoundingClientRect().top,
+          headBottom: head.bottom, cardTop: card.top, mainTop: column.top};
+}"""
+
+
+def test_profile_pages_follow_the_page_order(live_server, browser, world):
+    """A researcher's page (signed out, and as its verified owner) and an institution's: on a
+    phone the heading, the papers and the side cards follow the page's order, so what a slow
+    phone paints first is not pushed down by what arrives later; on a wide screen the heading
+    and the cards keep the left column, the cards right under the heading, and the main column
+    starts at the top."""
+    pages = (
+        ("researcher", world["hub"].get_absolute_url(), None),
+        ("researcher-owner", world["hub"].get_absolute_url(), world["owner"]),
+        ("institution", world["inst"].get_absolute_url(), None),
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    wrong = []
+    for name, path, user in pages:
+        for width in WIDTHS:
+            context = browser.new_context(viewport={"width": width, "height": 844})
+            if user is not None:
+                context.add_cookies(session_cookie(live_server, user))
+            page = context.new_page()
+            page.goto(live_server.url + path, wait_until="networkidle")
+            page.screenshot(path=str(ARTIFACTS / f"a11y-{name}-{width}.png"), full_page=True)
+            if width < 860:
+                tops = page.evaluate(LAYOUT_BOX_TOPS)
+                if tops != sorted(tops):
+                    wrong.append((name, width, tops))
+            else:
+                at = page.evaluate(PROFILE_BOXES)
+                if not (
+                    at["cardLeft"] < at["mainLeft"]
+                    and at["mainTop"] <= at["h1Top"]
+                    # Right under the heading: no row stretched between them by the main column.
+                    and 0 <= at["cardTop"] - at["headBottom"] <= 16
+                ):
+                    wrong.append((name, width, at))
+            context.close()
+    assert wrong == [], wrong
 
 
 def test_phone_menu_without_script_and_by_keyboard(live_server, browser, transactional_db):

@@ -34,6 +34,7 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 WIDTHS = (1280, 390)
 # Side cards that a phone shows after the page's papers.
 SIDE_CARDS_LAST = ".cards-last > aside .card"
+SIDE_CARDS_PAGES = ("home", "researcher-collaboration", "institution")
 # The researcher pages carry the identity panel, same-name evidence and public history (#15)
 # beside the co-author list: 5,000 px at 1280 leaves room for them.
 MAX_HEIGHT = {1280: 5000, 390: 10_000}
@@ -144,7 +145,7 @@ def test_public_pages_at_desktop_and_phone_widths(live_server, browser, site):
                 " height: document.documentElement.scrollHeight})"
             )
             assert metrics["scroll"] <= metrics["view"], (name, width, metrics)
-            if name in ("home", "researcher-collaboration", "institution"):
+            if name in SIDE_CARDS_PAGES:
                 assert page.locator(SIDE_CARDS_LAST).count(), name
             if width < 860 and page.locator(SIDE_CARDS_LAST).count():
                 # On one column the papers come before the side cards, not 1,600-3,600 px down.
@@ -155,13 +156,15 @@ def test_public_pages_at_desktop_and_phone_widths(live_server, browser, site):
                 )
                 if tops[0] is not None:
                     assert tops[0] < tops[1], (name, width, tops)
-            if width > 860 and name == "home":
-                # The cards come after the papers in the page, and still take the left column.
-                lefts = page.evaluate(
-                    "() => ['.layout > aside .card', '.paper-item']"
-                    ".map(s => document.querySelector(s).getBoundingClientRect().left)"
+            if width > 860 and name in SIDE_CARDS_PAGES:
+                # The cards come after the papers in the page, and still take the left column,
+                # below the page's heading.
+                card, paper, h1 = page.evaluate(
+                    f"() => ['{SIDE_CARDS_LAST}', '.paper-item', 'main h1']"
+                    ".map(s => document.querySelector(s).getBoundingClientRect().toJSON())"
                 )
-                assert lefts[0] < lefts[1], (width, lefts)
+                assert card["left"] < paper["left"], (name, width, card, paper)
+                assert h1["bottom"] < card["top"], (name, width, h1, card)
             heights[(name, width)] = metrics["height"]
             text = page.inner_text("main")
             assert _unconverted_formulas(text) == [], (name, width)
