@@ -10,24 +10,22 @@ shown in the current time zone and language."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from html import escape
 from typing import Any
 
 from django.contrib.humanize.templatetags.humanize import intcomma, ordinal
 from django.template.defaultfilters import pluralize, slugify, truncatechars
-from django.utils import timezone
+from django.utils.timezone import template_localtime  # type: ignore[attr-defined]
 from jinja2 import Environment
 from markupsafe import Markup
 
 from papers import display
 
 
-def _day(value: Any, arg: str) -> str:
-    # Django converts a value to local time before a filter that expects it (as `day` does).
-    if isinstance(value, datetime) and timezone.is_aware(value):
-        value = timezone.localtime(value)
-    return display.day(value, arg)
+def _local_day(value: Any, arg: str) -> str:
+    # Django's templates convert a value to local time before a filter that expects it (as
+    # `day` does); Jinja2 does not, so the conversion is Django's own, called here.
+    return display.day(template_localtime(value), arg)
 
 
 def _escaped(value: Any) -> Any:
@@ -41,7 +39,7 @@ def environment(**options: Any) -> Environment:
     env.filters.update(
         category_name=display.category_name,
         category_url=display.category_url,
-        day=_day,
+        day=_local_day,
         intcomma=intcomma,
         ordinal=ordinal,
         pluralize=pluralize,

@@ -81,8 +81,13 @@ PAPERS = Collection(
 MODES = ("hybrid", "keyword", "semantic")
 
 
+def paper_search_mode(mode: str) -> str:
+    """The mode a paper search runs in: one it does not know is hybrid."""
+    return mode if mode in MODES else "hybrid"
+
+
 def paper_search_backend(mode: str = "keyword") -> SearchBackend:
-    return backend_for(PAPERS, mode if mode in MODES else "hybrid")
+    return backend_for(PAPERS, paper_search_mode(mode))
 
 
 def paper_search_query(
@@ -175,8 +180,7 @@ def paper_search_ahead(query: str, *, mode: str = "hybrid") -> None:
     thread: for a caller with other work to do before `paper_search` (the search page's
     researchers and institutions), so that a query asked for the first time is encoded
     meanwhile."""
-    # As paper_search_backend reads it: an unknown mode is hybrid.
-    if mode != "keyword":
+    if paper_search_mode(mode) != "keyword":
         vector_backend_for(PAPERS).vector_ahead(paper_search_query(query))
 
 
