@@ -98,6 +98,9 @@ def test_an_uncounted_search_gives_the_same_first_ids(engine, paper_factory):
         assert (uncounted.total, uncounted.total_is_capped) == (3, True)
     else:
         assert uncounted.total == counted.total
+    # A page the matches do not fill holds them all: its count is exact.
+    whole = backend.search(replace(query, counted=False, limit=10))
+    assert (whole.total, whole.total_is_capped) == (6, False)
 
 
 def test_matching_says_which_of_given_papers_hold_every_word(engine, paper_factory):
@@ -119,6 +122,22 @@ def test_matching_says_which_of_given_papers_hold_every_word(engine, paper_facto
     assert backend.matching(SearchQuery(text="oscillators", filters=chem), ids) == {other.pk}
     assert backend.matching(SearchQuery(text="the of"), ids) == set()
     assert backend.matching(SearchQuery(text="oscillators"), []) == set()
+
+
+def test_matching_holds_a_phrase_in_any_field_among_given_papers(engine, paper_factory):
+    in_title = paper_factory(title="Spin-orbit coupling in wires", abstract="Quantum wires.")
+    in_abstract = paper_factory(title="Wires", abstract="Strong spin-orbit coupling here.")
+    apart = paper_factory(title="Coupling of orbit and spin", abstract="Orbit and spin.")
+    unasked = paper_factory(title="Spin-orbit coupling", abstract="Not among the ids.")
+    engine()
+    backend = backend_for(PAPERS)
+    ids = [in_title.pk, in_abstract.pk, apart.pk]
+    # A quoted phrase and a word the tokenizer splits are phrases: their words in order.
+    for text in ('"spin orbit coupling"', "spin-orbit coupling", "wires spin-orbit"):
+        assert backend.matching(SearchQuery(text=text), ids) == {in_title.pk, in_abstract.pk}, text
+    # Every clause holds, each in a field of its own.
+    assert backend.matching(SearchQuery(text='"orbit coupling" quantum'), ids) == {in_title.pk}
+    assert unasked.pk not in backend.matching(SearchQuery(text='"spin orbit"'), ids)
 
 
 def test_quoted_phrase_keeps_its_order(engine, paper_factory):

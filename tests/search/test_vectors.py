@@ -494,3 +494,20 @@ def test_the_vector_batches_hold_every_current_vector_once_in_id_order(paper_fac
     assert all(len(ids) <= 3 and rows.shape == (len(ids), 4) for ids, rows in batches)
     first_ids, first_rows = batches[0]
     assert np.allclose(first_rows[0], vectors[0], atol=1e-3)
+
+
+@pytest.mark.parametrize("sort", ["newest", "oldest", "cited"])
+def test_a_sorted_page_relates_what_the_relevance_page_relates(vector_engine, sort):
+    """#43: a date order has no keyword ranking to leave the word matches out of the
+    related papers; it asks which of the nearest hold the words, and relates the same
+    papers as the relevance page."""
+    surface, decoding, dark, vision, protein = vector_engine
+    matches = {surface.pk, decoding.pk}  # the papers with "qubits"
+    best = paper_search("qubits", mode="hybrid", limit=3)
+    assert best.total == 2 and {p.pk for p in best.items} == matches
+    related = [p.pk for p in best.related]
+    # Related by meaning in the order of meaning: the semantic ranking's, without the matches.
+    assert related == [i for i in semantic("qubits", limit=5) if i not in matches][:3]
+    ordered = paper_search("qubits", mode="hybrid", limit=3, sort=sort)
+    assert {p.pk for p in ordered.items} == matches
+    assert {p.pk for p in ordered.related} == set(related)

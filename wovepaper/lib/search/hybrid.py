@@ -94,16 +94,19 @@ class HybridBackend(SearchBackend):
         self.semantic = semantic
 
     def rankings(
-        self, query: SearchQuery, depth: int
+        self, query: SearchQuery, depth: int, *, counted: bool = True
     ) -> tuple[SearchPage[int], list[int], SearchPage[int]]:
-        """The first `depth` of the keyword ranking (every word), the any-word ranking's ids
-        (asked only when no document has every word of a query of several: else []), and the
-        semantic ranking above the similarity floor; the semantic page is empty when nothing
-        is embedded yet or nothing is close enough (then nothing else is asked)."""
+        """The first `depth` of the keyword ranking (every word; its matches counted unless
+        `counted` is False), the any-word ranking's ids (asked only when no document has every
+        word of a query of several: else []), and the semantic ranking above the similarity
+        floor; the semantic page is empty when nothing is embedded yet or nothing is close
+        enough (then nothing else is asked)."""
 
         @cache  # asked once, by the meaning rule or for the fusion, whichever comes first
         def with_the_words() -> tuple[SearchPage[int], list[int]]:
-            keyword = self.keyword.search(with_slice(query, offset=0, limit=depth))
+            keyword = self.keyword.search(
+                replace(query, offset=0, limit=depth, counted=counted and query.counted)
+            )
             relaxed: list[int] = []
             if not keyword.items and len(query.clauses()) > 1:
                 # Its ids alone: how many papers share a word with the query is not wanted,
@@ -178,26 +181,45 @@ class HybridBackend(SearchBackend):
         was found, it never changes it): the papers with the words in the keyword engine's
         exact order, and on the first page the same related documents as the relevance
         page's, still in relevance order, so that whoever keeps the first few of them keeps
-        the same ones (the caller orders what it keeps: papers.search.paper_search)."""
+        the same ones (the caller orders what it keeps: papers.search.paper_search).
+
+        Where some document holds every word, the relevance page's related documents are
+        the semantic ranking's without those that hold them (`_fused`: none of them has a
+        keyword rank, so fusion keeps their semantic order), which needs no keyword ranking:
+        at 1M papers a common phrase's took 6 ms, asking the ranked few 0.5 ms. Where none
+        does, they are fused with the any-word ranking, as there."""
         page = self.keyword.search(query)
         if query.offset != 0:
             return page
         relevance = replace(query, sort="relevance")
-        keyword, relaxed, semantic = self.rankings(relevance, max(FUSED, query.limit))
+        if not page.items:
+            keyword, relaxed, semantic = self.rankings(
+                relevance, max(FUSED, query.limit), counted=False
+            )
+            if not semantic.items:
+                return page  # nothing embedded, or nothing related: nothing more is asked
+            found = self._fused(relevance, keyword, relaxed, semantic)
+            return replace(page, related=found.related, related_scores=found.related_scores)
+        # Some document holds the words: the query's words are in the archive (evidence.py).
+        semantic = self.semantic.search(
+            with_slice(relevance, offset=0, limit=FUSED), words_seen=lambda: True
+        )
         if not semantic.items:
-            return page  # nothing embedded, or nothing related: nothing more is asked
-        found = self._fused(relevance, keyword, relaxed, semantic)
-        return replace(page, related=found.related, related_scores=found.related_scores)
+            return page
+        related = self._without_the_words(semantic.items, relevance, relevance.limit)
+        similarity = dict(zip(semantic.items, semantic.scores, strict=False))
+        return replace(page, related=related, related_scores=[similarity[i] for i in related])
 
     def _without_the_words(self, ids: list[int], query: SearchQuery, count: int) -> list[int]:
-        """The first `count` of `ids` that do not hold every word of the query: for when the
-        keyword ranking read only the first of more matches than it holds, so that absence
-        from it does not mean absence of the words. The keyword engine says which hold them
-        (one query restricted to the first 2 × `count`), as it would on its own page: reading
-        their documents and matching the words here cost a relevance page 12% of its time at
-        1M papers (docs/performance.md)."""
-        window = ids[: count * 2]
-        if not window:
+        """The first `count` of `ids` (at most a semantic ranking's FUSED) that do not hold
+        every word of the query: for when the keyword ranking read only the first of more
+        matches than it holds, so that absence from it does not mean absence of the words.
+        The keyword engine says which of them hold the words (one query restricted to them),
+        as it would on its own page: reading their documents and matching the words here
+        cost a relevance page 12% of its time at 1M papers (docs/performance.md). All of them
+        are asked, not the first few: a date order's page, which has no keyword ranking to
+        leave out first, then keeps the same ones (`_sorted`)."""
+        if not ids:
             return []
-        with_words = self.keyword.matching(query, window)
-        return [i for i in window if i not in with_words][:count]
+        with_words = self.keyword.matching(query, ids)
+        return [i for i in ids if i not in with_words][:count]

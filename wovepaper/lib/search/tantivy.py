@@ -214,7 +214,8 @@ class TantivyBackend(SearchBackend):
         return SearchPage(
             items=[i for i, _ in found],
             total=total,
-            total_is_capped=not query.counted,
+            # Uncounted, a page the matches did not fill holds them all: its total is exact.
+            total_is_capped=not query.counted and len(hits) >= query.limit,
             scores=[score for _, score in found] if not sort.field else [],
         )
 
@@ -228,19 +229,37 @@ class TantivyBackend(SearchBackend):
         return {int(i) for i in found if i is not None}
 
     def matching(self, query: SearchQuery, ids: Sequence[int]) -> set[int]:
-        searcher = self.index_.searcher()
-        matcher = self._matcher(replace(query, any_word=False), searcher)
-        if matcher is None or not ids:
+        if not ids:
             return set()
-        among = tantivy.Query.term_set_query(self.schema, "id", [int(i) for i in ids])
-        restricted = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, matcher), (tantivy.Occur.Must, among)]
+        searcher = self.index_.searcher()
+        # The ids as a union of single terms (a term-set query walks every segment's term
+        # dictionary: 0.9 ms for 100 ids at 1M papers, against 0.14), leading one flat
+        # intersection with the query's clauses.
+        among = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "id", int(i)))
+                for i in ids
+            ]
         )
-        hits = searcher.search(restricted, limit=len(ids), count=False).hits
+        matcher = self._matcher(replace(query, any_word=False), searcher, among=among)
+        if matcher is None:
+            return set()
+        hits = searcher.search(matcher, limit=len(ids), count=False).hits
         found = searcher.fast_field_values("id", [address for _, address in hits])
         return {int(i) for i in found if i is not None}
 
-    def _matcher(self, query: SearchQuery, searcher: tantivy.Searcher) -> tantivy.Query | None:
+    def _matcher(
+        self,
+        query: SearchQuery,
+        searcher: tantivy.Searcher,
+        *,
+        among: tantivy.Query | None = None,
+    ) -> tantivy.Query | None:
+        """The query's clauses (each in any of its fields) and filters, all of which must hold;
+        with `among` (a few documents: `matching`), only those, and each phrase's fields
+        searched among them one by one. tantivy moves a union of phrases forward a window of
+        documents at a time, checking every phrase in it: a common phrase's fields, each
+        within 100 documents, take 0.5 ms at 1M papers, their union within them 2.5 ms."""
         musts: list[tantivy.Query] = []
         # Each clause's alternatives, with how many documents hold it (any_word only).
         every_clause: list[tuple[list[tantivy.Query], int]] = []
@@ -255,6 +274,13 @@ class TantivyBackend(SearchBackend):
                 return None
             if query.any_word:
                 every_clause.append((alternatives, self._document_frequency(clause, searcher)))
+            if among is not None and len(alternatives) > 1 and self._is_phrase(clause):
+                alternatives = [
+                    tantivy.Query.boolean_query(
+                        [(tantivy.Occur.Must, among), (tantivy.Occur.Must, q)]
+                    )
+                    for q in alternatives
+                ]
             musts.append(
                 alternatives[0]
                 if len(alternatives) == 1
@@ -274,11 +300,18 @@ class TantivyBackend(SearchBackend):
                 )
             ]
         musts += [self._filter(f) for f in query.filters]
+        if among is not None:
+            musts.insert(0, among)
         if not musts:
             return None
         if len(musts) == 1:
             return musts[0]
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in musts])
+
+    def _is_phrase(self, clause: Clause) -> bool:
+        """Whether the clause is searched as a phrase: more than one token once analysed
+        (a quoted phrase, or one word the tokenizer splits, as spin-orbit)."""
+        return len(self.text_analyzer.pre_tokenize(" ".join(clause.words)).tokens) > 1
 
     def _document_frequency(self, clause: Clause, searcher: tantivy.Searcher) -> int:
         """How many documents hold the clause's word in one of the text fields (at most: the
