@@ -31,17 +31,19 @@ def category_url(code: str) -> str:
 _DAY_CHARACTERS = frozenset("bdDEFjlLmMnNoStwWyYz")
 
 
-def day(value: date | datetime | None, arg: str) -> str:
+def day(value: date | datetime | None, arg: str, language: str | None = None) -> str:
     """Django's `date` filter for a format of the day alone (e.g. "j M Y"), its answers kept
     per day, format and language: a list formats the same days over and over, at tens of
-    microseconds a call. The value is in local time already (as for `date`)."""
+    microseconds a call. The value is in local time already (as for `date`); `language`,
+    the current one unless given (a list reads it once for all its items)."""
     if not value:
         return ""
     if not isinstance(value, date) or any(
         c.isalpha() and c not in _DAY_CHARACTERS for c in arg.replace("\\", "")
     ):
         return date_filter(value, arg)
-    return _day(value.date() if isinstance(value, datetime) else value, arg, get_language())
+    day_of = value.date() if isinstance(value, datetime) else value
+    return _day(day_of, arg, language or get_language())
 
 
 @lru_cache(maxsize=8192)

@@ -30,7 +30,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.timezone import get_current_timezone_name
+from django.utils.timezone import get_current_timezone, get_current_timezone_name
 from django.utils.translation import get_language
 
 from .models import Paper
@@ -126,6 +126,12 @@ def paper_items_html(
         except Exception:  # noqa: BLE001 (any cache backend's error: render them all)
             log.warning("list items: cache unreachable, rendering them")
     template = get_template(ITEM_TEMPLATE, using=ITEM_ENGINE)
+    # The items' dates in the page's time zone and language (the `locale` of their keys).
+    context = {
+        "hide_abstracts": hide_abstracts,
+        "time_zone": get_current_timezone(),
+        "language": locale[1],
+    }
     rendered: dict[str, str] = {}
     parts: list[str] = []
     for paper, key in zip(papers, keys, strict=True):
@@ -133,9 +139,7 @@ def paper_items_html(
         if html is None:
             # The template's own output, escaping included: what is kept is what an include
             # in the list would have written.
-            html = rendered[key] = str(
-                template.render({"paper": paper, "hide_abstracts": hide_abstracts})
-            )
+            html = rendered[key] = str(template.render({"paper": paper, **context}))
         parts.append(html)
     if snippets is not None:
         parts = [
