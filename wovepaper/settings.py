@@ -662,8 +662,9 @@ ARCHIVE_SAMPLE_AFTER_DAYS = env_int("ARCHIVE_SAMPLE_AFTER_DAYS", 60)
 # Where the ONNX encoders keep the model's ONNX export, made from the bundled weights on first
 # use (seconds; nothing is downloaded).
 EMBEDDING_MODEL_DIR = Path(env("EMBEDDING_MODEL_DIR", str(DATA_DIR / "models")))
-# torch threads per process (0: torch's default, every core). One per embed worker process,
-# with one process per core, is what `benchmarks/semantic.py throughput` measured fastest per core.
+# The model's threads per process (0: the runtime's default, every core). One per embed worker
+# process, with one process per core, is what `benchmarks/semantic.py throughput` measured
+# fastest per core; the web process sets 1 too (deploy/gunicorn.conf.py says why).
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", 0)
 # A new web worker loads the encoder, the search indexes and the templates before it accepts a
 # request (wovepaper.warmup, from deploy/gunicorn.conf.py); 0 leaves them to the first request.
