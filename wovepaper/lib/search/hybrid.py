@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import cache
 
 from .base import SearchBackend, SearchPage, SearchQuery, with_slice
 from .vectors import VectorBackend
@@ -99,37 +98,28 @@ class HybridBackend(SearchBackend):
         """The first `depth` of the keyword ranking (every word; its matches counted unless
         `counted` is False), the any-word ranking's ids (asked only when no document has every
         word of a query of several: else []), and the semantic ranking above the similarity
-        floor; the semantic page is empty when nothing is embedded yet or nothing is close
-        enough (then nothing else is asked)."""
+        floor, empty when nothing is embedded yet or nothing is close enough.
 
-        @cache  # asked once, by the meaning rule or for the fusion, whichever comes first
-        def with_the_words() -> tuple[SearchPage[int], list[int]]:
-            keyword = self.keyword.search(
-                replace(query, offset=0, limit=depth, counted=counted and query.counted)
-            )
-            relaxed: list[int] = []
-            if not keyword.items and len(query.clauses()) > 1:
-                # Its ids alone: how many papers share a word with the query is not wanted,
-                # and counting them (most of the archive, for common words) is what grew
-                # with it.
-                relaxed = self.keyword.search(
-                    replace(query, any_word=True, offset=0, limit=FUSED, counted=False)
-                ).items
-            return keyword, relaxed
-
-        def words_seen() -> bool:
-            # Whether the query means anything here asks whether some document holds one of
-            # its words (evidence.py): the keyword rankings this search needs anyway say so
-            # when they found any, and the vocabulary probe is then not asked.
-            keyword, relaxed = with_the_words()
-            return bool(keyword.items or relaxed)
-
-        semantic = self.semantic.search(
-            with_slice(query, offset=0, limit=FUSED), words_seen=words_seen
+        The words are searched first: a first-time query's vector is being encoded in another
+        thread meanwhile (papers.search.paper_search_ahead), and the keyword engine releases
+        the GIL, so the two overlap instead of one waiting for the other."""
+        keyword = self.keyword.search(
+            replace(query, offset=0, limit=depth, counted=counted and query.counted)
         )
-        if not semantic.items:
-            return SearchPage(), [], semantic
-        keyword, relaxed = with_the_words()
+        relaxed: list[int] = []
+        if not keyword.items and len(query.clauses()) > 1:
+            # Its ids alone: how many papers share a word with the query is not wanted, and
+            # counting them (most of the archive, for common words) is what grew with it.
+            relaxed = self.keyword.search(
+                replace(query, any_word=True, offset=0, limit=FUSED, counted=False)
+            ).items
+        # Whether the query means anything here asks whether some document holds one of its
+        # words (evidence.py): the keyword rankings say so when they found any, and the
+        # vocabulary probe is then not asked.
+        semantic = self.semantic.search(
+            with_slice(query, offset=0, limit=FUSED),
+            words_seen=lambda: bool(keyword.items or relaxed),
+        )
         return keyword, relaxed, semantic
 
     def search(self, query: SearchQuery) -> SearchPage[int]:
@@ -140,8 +130,13 @@ class HybridBackend(SearchBackend):
         wanted = query.offset + query.limit
         keyword, relaxed, semantic = self.rankings(query, max(FUSED, wanted))
         if not semantic.items:
-            # Nothing embedded, or nothing close enough: the keyword page, nothing related.
-            return self.keyword.search(query)
+            # Nothing embedded, or nothing close enough: the keyword page (the ranking's
+            # slice: it holds the first `wanted`), nothing related.
+            return replace(
+                keyword,
+                items=keyword.items[query.offset : wanted],
+                scores=keyword.scores[query.offset : wanted],
+            )
         return self._fused(query, keyword, relaxed, semantic)
 
     def _fused(
@@ -197,7 +192,7 @@ class HybridBackend(SearchBackend):
                 relevance, max(FUSED, query.limit), counted=False
             )
             if not semantic.items:
-                return page  # nothing embedded, or nothing related: nothing more is asked
+                return page  # nothing embedded, or nothing related
             found = self._fused(relevance, keyword, relaxed, semantic)
             return replace(page, related=found.related, related_scores=found.related_scores)
         # Some document holds the words: the query's words are in the archive (evidence.py).
