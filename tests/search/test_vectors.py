@@ -255,8 +255,10 @@ def test_hybrid_asks_no_vocabulary_probe_its_own_word_search_answered(
     vector_engine, settings, monkeypatch
 ):
     """Whether a query means anything here asks whether a paper holds one of its words: hybrid
-    search has its keyword rankings for that, so only search by meaning alone, or a query
-    none of whose words any paper holds, costs the probe (a first match, uncounted)."""
+    search has its keyword rankings for that, so only search by meaning alone, or a filtered
+    query none of whose words any paper holds there, costs the probe (a first match,
+    uncounted). Unfiltered, rankings that found none of the words settle it before the
+    vector index is searched."""
     settings.SEARCH_MEANING_EVIDENCE = True
     settings.SEARCH_MEANING_THRESHOLD = -1.0  # every nearest paper is close: the words decide
     keyword = backend_for(PAPERS, "keyword")
@@ -275,8 +277,17 @@ def test_hybrid_asks_no_vocabulary_probe_its_own_word_search_answered(
     assert semantic("correcting mistakes in quantum computers")[0] in {surface.pk, decoding.pk}
     assert probes() == 1
     asked.clear()
+    vectors = backend_for(PAPERS, "semantic")
+    nearest = vectors.nearest
+    searched: list[int] = []
+    monkeypatch.setattr(
+        vectors, "nearest", lambda vector, count: searched.append(count) or nearest(vector, count)
+    )
     made_up = paper_search("zzzqqqxx plimbo zentrix", mode="hybrid")
-    assert made_up.items == [] and made_up.related == [] and probes() == 1
+    assert made_up.items == [] and made_up.related == [] and probes() == 0 and searched == []
+    asked.clear()
+    in_vision = paper_search("zzzqqqxx plimbo zentrix", mode="hybrid", category="cs.CV")
+    assert in_vision.items == [] and in_vision.related == [] and probes() == 1 and searched
 
 
 def test_hybrid_finds_what_either_ranking_alone_would(vector_engine):

@@ -35,12 +35,18 @@ def meaning_threshold() -> float:
     return float(getattr(settings, "SEARCH_MEANING_THRESHOLD", 0.37))
 
 
+def evidence_judged() -> bool:
+    """Whether the rule judges the words at all (SEARCH_MEANING_EVIDENCE): off, the old floor
+    alone decides."""
+    return bool(getattr(settings, "SEARCH_MEANING_EVIDENCE", True))
+
+
 def means_something_here(best_similarity: float, words_known: Callable[[], bool]) -> bool:
     """Whether a query whose nearest document has `best_similarity` is about anything here.
     `words_known()` (asked only when the similarity passes: it may cost a keyword query,
     which hybrid search answers from the keyword rankings it asks anyway) says whether any
     document holds one of its words. With SEARCH_MEANING_EVIDENCE off, the old
     floor alone decides (for measuring what the rule changes)."""
-    if not getattr(settings, "SEARCH_MEANING_EVIDENCE", True):
+    if not evidence_judged():
         return True
     return best_similarity >= meaning_threshold() and words_known()

@@ -47,7 +47,7 @@ from ..embeddings import (
     text_encoder,
 )
 from .base import Collection, Range, SearchBackend, SearchPage, SearchQuery, Term
-from .evidence import means_something_here
+from .evidence import evidence_judged, means_something_here
 
 logger = logging.getLogger(__name__)
 
@@ -236,6 +236,11 @@ class VectorBackend(SearchBackend):
         if not query.clauses() or not (
             query_vector_asked_ahead(self.encoder, query.text) or self.has_vectors()
         ):
+            return SearchPage()
+        if words_seen is not None and not query.filters and evidence_judged() and not words_seen():
+            # Unfiltered, the caller's word search has said that no document holds any of the
+            # words: nothing here is related whatever the similarity (evidence.py), so neither
+            # the vector nor the index is waited for.
             return SearchPage()
         size = self.pool_size(query)
         vector = query_vector(self.encoder, query.text)
