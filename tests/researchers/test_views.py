@@ -446,3 +446,23 @@ def test_researcher_cited_by_feed_lists_papers_citing_theirs(
         f'href="/researchers/{ada.pk}/cited-by.rss"'
         in client.get(ada.get_absolute_url()).content.decode()
     )
+
+
+def test_most_cited_paper_title_reads_as_every_title_does(client, author_with_papers):
+    """Its title's formulas are shown as formulas (escaped text around them), as in every
+    list, and one citation is "1 citation" in the markdown too."""
+    researcher, papers = author_with_papers(1)
+    best = papers[0]
+    best.title = r"Bounds on $\alpha$ decay <b>rates</b>"
+    best.cited_by_count = 1
+    best.save()
+    researcher.most_cited_paper = best
+    researcher.cited_papers_count = 1
+    researcher.citations_here = 1
+    researcher.save()
+    html = client.get(researcher.get_absolute_url()).content.decode()
+    most_cited = html.split('class="most-cited"', 1)[1].split("</p>", 1)[0]
+    assert "<math" in most_cited and "$" not in most_cited
+    assert "&lt;b&gt;rates&lt;/b&gt;" in most_cited and "<b>" not in most_cited
+    md = client.get(researcher.get_absolute_url(), HTTP_ACCEPT="text/markdown").content.decode()
+    assert "): 1 citation · 1 across the 1 of their papers" in md
