@@ -230,8 +230,9 @@ class VectorBackend(SearchBackend):
     ) -> SearchPage[int]:
         """The documents nearest the query in meaning, if it means anything here (evidence.py).
         `words_seen`, from a caller that searches the words anyway (hybrid search), says
-        whether some document holds one of them; when it says no, the vocabulary probe still
-        decides (its answers may be filtered)."""
+        whether some document holds one of them: a no settles it for an unfiltered query
+        (nothing is related), while for a filtered one the vocabulary probe still decides
+        (the caller's answers may be filtered)."""
         # A vector asked for ahead was asked for because there are vectors: not asked again.
         if not query.clauses() or not (
             query_vector_asked_ahead(self.encoder, query.text) or self.has_vectors()
