@@ -18,7 +18,6 @@ from django.conf import settings
 from django.contrib.humanize.templatetags.humanize import intcomma, ordinal
 from django.template.defaultfilters import pluralize, slugify, truncatechars
 from django.utils import timezone
-from django.utils.timezone import template_localtime  # type: ignore[attr-defined]
 from jinja2 import Environment, pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
@@ -28,16 +27,15 @@ from papers import display
 
 @pass_context
 def _local_day(context: Context, value: Any, arg: str) -> str:
-    # Django's templates convert a value to local time before a filter that expects it (as
-    # `day` does); Jinja2 does not, so the conversion is Django's own, called here. A list
-    # (papers.listitems) gives the page's time zone and language, read once for its items:
-    # reading them for each date was a twentieth of a search page's time at 1M papers.
-    zone, language = context.get("time_zone"), context.get("language")
-    if zone is None:
-        return display.day(template_localtime(value), arg)
-    if isinstance(value, datetime) and settings.USE_TZ and not timezone.is_naive(value):
+    # Django's templates convert an aware value to local time before a filter that expects it
+    # (as `day` does, Django's template_localtime); Jinja2 does not, so it is done here, in
+    # the time zone and language a list (papers.listitems) read once for its items, else the
+    # current ones: reading them for each date was a twentieth of a search page's time at 1M
+    # papers.
+    if isinstance(value, datetime) and settings.USE_TZ and timezone.is_aware(value):
+        zone = context.get("time_zone") or timezone.get_current_timezone()
         value = timezone.localtime(value, zone)
-    return display.day(value, arg, language)
+    return display.day(value, arg, context.get("language"))
 
 
 def _escaped(value: Any) -> Any:
