@@ -118,11 +118,10 @@ class SearchQuery:
     the paper's: none has every word). Paper search's engines honour it; others ignore it.
 
     `counted`: False when the caller wants the first ids alone, not how many match (hybrid's
-    any-word ranking, and the relevance ranking beside a date sort's page). An engine may then
-    leave the count out, and the page's `total` is the items' number with `total_is_capped`
-    (unless the matches did not fill the page: then that number is all of them); tantivy
-    does, as counting every match of common words is what kept its top-hits pruning from
-    skipping them."""
+    any-word ranking). An engine may then leave the count out, and the page's `total` is the
+    items' number with `total_is_capped` (unless the matches did not fill the page: then
+    that number is all of them); tantivy does, as counting every match of common words is
+    what kept its top-hits pruning from skipping them."""
 
     text: str = ""
     filters: tuple[Filter, ...] = ()

@@ -93,19 +93,17 @@ class HybridBackend(SearchBackend):
         self.semantic = semantic
 
     def rankings(
-        self, query: SearchQuery, depth: int, *, counted: bool = True
+        self, query: SearchQuery, depth: int
     ) -> tuple[SearchPage[int], list[int], SearchPage[int]]:
-        """The first `depth` of the keyword ranking (every word; its matches counted unless
-        `counted` is False), the any-word ranking's ids (asked only when no document has every
-        word of a query of several: else []), and the semantic ranking above the similarity
-        floor, empty when nothing is embedded yet or nothing is close enough.
+        """The first `depth` of the keyword ranking (every word), the any-word ranking's ids
+        (asked only when no document has every word of a query of several: else []), and the
+        semantic ranking above the similarity floor, empty when nothing is embedded yet or
+        nothing is close enough.
 
         The words are searched first: a first-time query's vector is being encoded in another
         thread meanwhile (papers.search.paper_search_ahead), and the keyword engine releases
         the GIL, so the two overlap instead of one waiting for the other."""
-        keyword = self.keyword.search(
-            replace(query, offset=0, limit=depth, counted=counted and query.counted)
-        )
+        keyword = self.keyword.search(with_slice(query, offset=0, limit=depth))
         relaxed: list[int] = []
         if not keyword.items and len(query.clauses()) > 1:
             # Its ids alone: how many papers share a word with the query is not wanted, and
@@ -188,9 +186,7 @@ class HybridBackend(SearchBackend):
             return page
         relevance = replace(query, sort="relevance")
         if not page.items:
-            keyword, relaxed, semantic = self.rankings(
-                relevance, max(FUSED, query.limit), counted=False
-            )
+            keyword, relaxed, semantic = self.rankings(relevance, max(FUSED, query.limit))
             if not semantic.items:
                 return page  # nothing embedded, or nothing related
             found = self._fused(relevance, keyword, relaxed, semantic)

@@ -267,20 +267,15 @@ class TantivyBackend(SearchBackend):
         if query.text.strip() and not clauses:
             return None  # only punctuation: nothing to look for
         for number, clause in enumerate(clauses, start=1):
-            alternatives = self._clause_alternatives(clause, ends_query=number == len(clauses))
+            alternatives = self._clause_alternatives(
+                clause, ends_query=number == len(clauses), among=among
+            )
             if alternatives is None:
                 continue  # stop words alone match everywhere: they constrain nothing
             if not alternatives:
                 return None
             if query.any_word:
                 every_clause.append((alternatives, self._document_frequency(clause, searcher)))
-            if among is not None and len(alternatives) > 1 and self._is_phrase(clause):
-                alternatives = [
-                    tantivy.Query.boolean_query(
-                        [(tantivy.Occur.Must, among), (tantivy.Occur.Must, q)]
-                    )
-                    for q in alternatives
-                ]
             musts.append(
                 alternatives[0]
                 if len(alternatives) == 1
@@ -308,11 +303,6 @@ class TantivyBackend(SearchBackend):
             return musts[0]
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in musts])
 
-    def _is_phrase(self, clause: Clause) -> bool:
-        """Whether the clause is searched as a phrase: more than one token once analysed
-        (a quoted phrase, or one word the tokenizer splits, as spin-orbit)."""
-        return len(self.text_analyzer.pre_tokenize(" ".join(clause.words)).tokens) > 1
-
     def _document_frequency(self, clause: Clause, searcher: tantivy.Searcher) -> int:
         """How many documents hold the clause's word in one of the text fields (at most: the
         largest field's count); 0 for a phrase, which is never among the commonest."""
@@ -325,10 +315,11 @@ class TantivyBackend(SearchBackend):
         )
 
     def _clause_alternatives(
-        self, clause: Clause, *, ends_query: bool
+        self, clause: Clause, *, ends_query: bool, among: tantivy.Query | None = None
     ) -> list[tantivy.Query] | None:
         """The queries, one per searchable field, any of which matches the clause; None when
-        the clause is made of stop words only. `ends_query`: the query's last clause."""
+        the clause is made of stop words only. `ends_query`: the query's last clause.
+        `among` (`matching`'s few documents): a phrase's queries each restricted to them."""
         alternatives: list[tantivy.Query] = []
         text = " ".join(clause.words)
         text_fields = self.collection.of(TextField)
@@ -338,6 +329,11 @@ class TantivyBackend(SearchBackend):
                 return None
             for f in text_fields:
                 q = self._terms_query(f.name, tokens)
+                if among is not None and len(tokens) > 1:
+                    # A phrase, searched within `among` field by field (`_matcher`).
+                    q = tantivy.Query.boolean_query(
+                        [(tantivy.Occur.Must, among), (tantivy.Occur.Must, q)]
+                    )
                 alternatives.append(q if f.boost == 1 else tantivy.Query.boost_query(q, f.boost))
         for f in self.collection.of(NameField):
             words = self.name_analyzer.analyze(text)
