@@ -342,11 +342,7 @@ class TantivyBackend(SearchBackend):
             # Each word of the query starts a word of the name, in any order (or is it, by
             # its initial: NameField.initials).
             prefixes = [
-                tantivy.Query.regex_query(
-                    self.schema,
-                    f.name,
-                    _regex_literal(w) + ".*" + (f"|{_regex_literal(i)}" if i else ""),
-                )
+                self._prefix_or_initial(f.name, w, i)
                 for w, i in zip(words, f.word_initials(words, ends_query=ends_query), strict=True)
             ]
             alternatives.append(
@@ -355,6 +351,22 @@ class TantivyBackend(SearchBackend):
                 else tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in prefixes])
             )
         return alternatives
+
+    def _prefix_or_initial(self, field: str, word: str, initial: str | None) -> tantivy.Query:
+        """The name words that start with `word`, or are `initial`, each scoring 1.
+        The prefix is a Levenshtein automaton of distance 0: a regex query ("word.*|i", what
+        this was) compiles its automaton when it is built, 0.17 ms each, several per name
+        search of every search page; this one is built in under a microsecond."""
+        prefix = tantivy.Query.fuzzy_term_query(
+            self.schema, field, word, distance=0, transposition_cost_one=True, prefix=True
+        )
+        if not initial:
+            return prefix
+        exactly = tantivy.Query.term_query(self.schema, field, initial)
+        # Either one, scoring 1 as the automaton's matches do (not a sum of two).
+        return tantivy.Query.disjunction_max_query(
+            [prefix, tantivy.Query.const_score_query(exactly, 1.0)]
+        )
 
     def _terms_query(self, field: str, tokens: list[tuple[int, str]]) -> tantivy.Query:
         if len(tokens) == 1:
@@ -518,8 +530,3 @@ class TantivyBulkLoad(BulkLoad):
             self.backend._write_lock.release()
         self.backend.index_.reload()
         return self.added
-
-
-def _regex_literal(word: str) -> str:
-    # Analysed name words are letters and digits only; escape anyway, for tantivy's regex.
-    return "".join(c if c.isalnum() else "\\" + c for c in word)
