@@ -131,7 +131,7 @@ TEMPLATES = [
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": False,
-        "OPTIONS": {"environment": "papers.jinja.environment", "autoescape": True},
+        "OPTIONS": {"environment": "papers.jinja.environment"},
     },
 ]
 
