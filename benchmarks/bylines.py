@@ -56,6 +56,7 @@ from papers.authors import (  # noqa: E402
     AuthorName,
     author_list_cleaned,
     parse_display_name,
+    separate_tex_macros,
     split_authors,
 )
 from papers.harvest import oai  # noqa: E402
@@ -174,7 +175,7 @@ def _raw_bylines(corpus: Path) -> Iterator[Byline]:
     )
     for record in etree.parse(str(path)).iter(f"{{{RAW_NS}}}arXivRaw"):
         raw = record.findtext(f"{{{RAW_NS}}}authors") or ""
-        clean = oai.separate_tex_macros(oai.clean_text(raw))
+        clean = separate_tex_macros(oai.clean_text(raw))
         key = record.findtext(f"{{{RAW_NS}}}id") or ""
         yield Byline(
             "corpus arXivRaw", key, raw, split_authors(clean, clean=False), split_authors(clean)

@@ -118,6 +118,66 @@ def decode_tex(text: str) -> str:
     return " ".join(decoded.split())
 
 
+# arXiv bylines carry TeX written without the space TeX needs ("S\\lawianowski",
+# "Lefran\\ccois", "Y\\ilmaz"): TeX, and pylatexenc, read "\\lawianowski" as one unknown macro
+# and drop it, name and all. Split such a run into the accent or letter macro and the text.
+_MACRO_RUN = re.compile(r"\\([A-Za-z]+)")
+_GLUED_LETTERS = ("ss", "aa", "AA", "ae", "AE", "oe", "OE", "i", "j", "l", "L", "o", "O")
+_GLUED_ACCENTS = ("v", "c", "u", "H", "k", "r", "d", "b", "t")
+_WHOLE_MACROS = frozenset(
+    _GLUED_LETTERS
+    + _GLUED_ACCENTS
+    + (
+        "textrm",
+        "textit",
+        "textbf",
+        "textsc",
+        "emph",
+        "mbox",
+        "hbox",
+        "rm",
+        "it",
+        "bf",
+        "sc",
+        "em",
+        "tt",
+        "sl",
+        "mathrm",
+        "relax",
+        "dag",
+        "ddag",
+        "dagger",
+        "ast",
+        "star",
+        "and",
+        "quad",
+    )
+)
+
+
+def _split_tex_run(match: re.Match) -> str:
+    name = match.group(1)
+    if name in _WHOLE_MACROS:
+        return match.group(0)
+    for prefix in _GLUED_LETTERS:
+        if name.startswith(prefix):
+            return f"\\{prefix}{{}}{name[len(prefix) :]}"
+    if name[0] in _GLUED_ACCENTS and len(name) > 1:
+        return f"\\{name[0]}{{{name[1]}}}{name[2:]}"
+    return match.group(0)
+
+
+def separate_tex_macros(text: str) -> str:
+    """ "S\\lawianowski" -> "S\\l{}awianowski", so that decoding keeps the letters."""
+    return _MACRO_RUN.sub(_split_tex_run, text) if "\\" in text else text
+
+
+def decode_name(text: str) -> str:
+    """A name (or a submitter, an affiliation) as arXiv writes it in TeX, in Unicode: its
+    glued macros separated, then decoded. Both sources read names by this rule."""
+    return decode_tex(separate_tex_macros(text))
+
+
 _SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
 _SEPARATOR_AT_END = re.compile(r"(,\s*and\s|\sand\s|,|;|&)$", re.IGNORECASE)
 

@@ -23,7 +23,6 @@ current (`expirationDate`, or `expires` as arXiv's template writes it; an empty
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -31,7 +30,14 @@ from typing import BinaryIO, NoReturn
 
 from lxml import etree
 
-from ..authors import AuthorName, author_list_cleaned, decode_tex, split_authors
+from ..authors import (
+    AuthorName,
+    author_list_cleaned,
+    decode_name,
+    decode_tex,
+    separate_tex_macros,
+    split_authors,
+)
 from ..ingest.records import (
     PaperRecord,
     RecordError,
@@ -340,80 +346,24 @@ def parse_header(elem) -> Header:
     )
 
 
-# arXiv bylines carry TeX written without the space TeX needs ("S\\lawianowski",
-# "Lefran\\ccois", "Y\\ilmaz"): TeX, and pylatexenc, read "\\lawianowski" as one unknown macro
-# and drop it, name and all. Split such a run into the accent or letter macro and the text.
-_TEX_RUN = re.compile(r"\\([A-Za-z]+)")
-_TEX_LETTERS = ("ss", "aa", "AA", "ae", "AE", "oe", "OE", "i", "j", "l", "L", "o", "O")
-_TEX_ACCENTS = ("v", "c", "u", "H", "k", "r", "d", "b", "t")
-_TEX_WHOLE = frozenset(
-    _TEX_LETTERS
-    + _TEX_ACCENTS
-    + (
-        "textrm",
-        "textit",
-        "textbf",
-        "textsc",
-        "emph",
-        "mbox",
-        "hbox",
-        "rm",
-        "it",
-        "bf",
-        "sc",
-        "em",
-        "tt",
-        "sl",
-        "mathrm",
-        "relax",
-        "dag",
-        "ddag",
-        "dagger",
-        "ast",
-        "star",
-        "and",
-        "quad",
-    )
-)
-
-
-def _split_tex_run(match: re.Match) -> str:
-    name = match.group(1)
-    if name in _TEX_WHOLE:
-        return match.group(0)
-    for prefix in _TEX_LETTERS:
-        if name.startswith(prefix):
-            return f"\\{prefix}{{}}{name[len(prefix) :]}"
-    if name[0] in _TEX_ACCENTS and len(name) > 1:
-        return f"\\{name[0]}{{{name[1]}}}{name[2:]}"
-    return match.group(0)
-
-
-def separate_tex_macros(text: str) -> str:
-    """ "S\\lawianowski" -> "S\\l{}awianowski", so that decoding keeps the letters."""
-    return _TEX_RUN.sub(_split_tex_run, text) if "\\" in text else text
-
-
-def _decode(text: str) -> str:
-    return decode_tex(separate_tex_macros(text))
-
-
 _A = f"{{{ARXIV_NS}}}"
 
 
 def _authors_from_arxiv(authors_elem) -> list[AuthorName]:
     authors = []
     for author in authors_elem:
-        keyname = _decode(clean_text(author.findtext(f"{_A}keyname")))
-        forenames = _decode(clean_text(author.findtext(f"{_A}forenames")))
+        keyname = decode_name(clean_text(author.findtext(f"{_A}keyname")))
+        forenames = decode_name(clean_text(author.findtext(f"{_A}forenames")))
         if not keyname and not forenames:
             raise RecordError("an <author> without keyname or forenames")
-        affiliations = [_decode(clean_text(a.text)) for a in author.iterfind(f"{_A}affiliation")]
+        affiliations = [
+            decode_name(clean_text(a.text)) for a in author.iterfind(f"{_A}affiliation")
+        ]
         authors.append(
             AuthorName(
                 keyname=keyname,
                 forenames=forenames,
-                suffix=_decode(clean_text(author.findtext(f"{_A}suffix"))),
+                suffix=decode_name(clean_text(author.findtext(f"{_A}suffix"))),
                 affiliation="; ".join(a for a in affiliations if a),
             )
         )
@@ -489,7 +439,6 @@ def _record_from_metadata(meta, header: Header, *, created_is_v1: bool) -> Paper
         version=version,
         published=published,
         updated=header.datestamp,
-        submitter=_decode(clean_text(fields.get("submitter"))),
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from wovepaper.lib.identifiers import arxiv_id_month, arxiv_id_parsed
 
-from ..authors import AuthorName
+from ..authors import AuthorName, decode_name
 from .textmode import text_mode_to_unicode
 
 # Paper.published_precision of a paper dated by the month its identifier names.
@@ -72,10 +72,10 @@ class PaperRecord:
         version: int,
         published: datetime | None,
         updated: date | None,
-        submitter: str,
     ) -> PaperRecord:
         """A valid record of arXiv's metadata fields, which its OAI records and its snapshot
-        name alike; the byline, versions, dates and submitter are read by each source."""
+        name alike (the submitter a name in TeX, as bylines are); the byline, versions and
+        dates are read by each source."""
         record = cls(
             arxiv_id=arxiv_id,
             title=text_mode_to_unicode(clean_text(fields.get("title"))),
@@ -91,7 +91,7 @@ class PaperRecord:
             comments=clean_text(fields.get("comments")),
             report_no=clean_text(fields.get("report-no")),
             license=clean_text(fields.get("license")),
-            submitter=submitter,
+            submitter=decode_name(clean_text(fields.get("submitter"))),
         )
         record.validate()
         return record

@@ -14,7 +14,14 @@ from typing import BinaryIO
 
 import orjson
 
-from ..authors import AuthorName, author_list_cleaned, decode_tex, split_authors
+from ..authors import (
+    AuthorName,
+    author_list_cleaned,
+    decode_name,
+    decode_tex,
+    separate_tex_macros,
+    split_authors,
+)
 from .records import (
     PaperRecord,
     RecordError,
@@ -119,7 +126,9 @@ def parse_snapshot_line(text: str | bytes) -> PaperRecord:  # noqa: C901
         except ValueError as exc:
             raise RecordError(f"{arxiv_id}: bad update_date {data['update_date']!r}") from exc
 
-    authors_raw = clean_text(data.get("authors"))
+    # Glued macros ("S\\lawianowski") separated before the byline is split or decoded, as
+    # the OAI records' bylines are (papers.authors.separate_tex_macros).
+    authors_raw = separate_tex_macros(clean_text(data.get("authors")))
     parsed = data.get("authors_parsed")
     if isinstance(parsed, list) and parsed:
         authors: list[AuthorName] = []
@@ -147,7 +156,6 @@ def parse_snapshot_line(text: str | bytes) -> PaperRecord:  # noqa: C901
         version=version_number,
         published=published,
         updated=updated,
-        submitter=clean_text(data.get("submitter")),
     )
 
 
@@ -193,7 +201,7 @@ def _parsed_author(
     """One `authors_parsed` entry (None reads as ""); cached because the same people sign many
     papers. Anything but text in it raises TypeError or AttributeError."""
     return AuthorName(
-        keyname=decode_tex(" ".join(keyname.split())) if keyname is not None else "",
-        forenames=decode_tex(" ".join(forenames.split())) if forenames is not None else "",
-        suffix=" ".join(suffix.split()) if suffix is not None else "",
+        keyname=decode_name(" ".join(keyname.split())) if keyname is not None else "",
+        forenames=decode_name(" ".join(forenames.split())) if forenames is not None else "",
+        suffix=decode_name(" ".join(suffix.split())) if suffix is not None else "",
     )
