@@ -153,9 +153,12 @@ def standard_tex(tex: str) -> str:
 # paragraph into one giant formula.
 MAX_FORMULA = 400
 
-# Display math first; inline `$...$` follows pandoc's rule (no space just after the opening
-# dollar, no digit right after the closing one), so "costs $5 and $10" stays text; unlike
-# pandoc, a space before the closing dollar is allowed, as arXiv authors write "$x \tau $".
+# Display math first; inline `$...$` as TeX reads it, spaces inside allowed (arXiv authors
+# write "$ W_R, Z_R$" and "$x \tau $", and arXiv's own pages show them as formulas), with two
+# guards for text: no digit right after the closing dollar ("costs $5 and $10" stays text),
+# and a space after the opening one only before TeX (a backslash, script, brace or relation
+# before the next dollar), so that a stray dollar ("\frac{\sin x}{x}$ and the definition of
+# $\pi$", the source missing its first one) does not make a formula of the words after it.
 # Last, a command written without dollars, as many physics titles do ("\Lambda_b^0 baryon",
 # "J/\psi"), with its sub- and superscripts: MathML when it converts, plain text when not.
 _MATH = re.compile(
@@ -164,7 +167,7 @@ _MATH = re.compile(
     r"\$\$(?P<dd>.+?)\$\$"
     r"|\\\[(?P<bd>.+?)\\\]"
     r"|\\\((?P<bi>.+?)\\\)"
-    r"|(?<![\\$])\$(?P<di>[^\s$](?:[^$]*?[^\\$])?)\$(?![\d$])"
+    r"|(?<![\\$])\$(?P<di>(?:\s+(?=[^$]*?[\\^_{}=<>]))?[^\s$](?:[^$]*?[^\\$])?)\$(?![\d$])"
     r"|(?P<bare>\\[A-Za-z]+(?:[_^](?:\{[^{}$]*\}|[A-Za-z0-9+\-*'])+)*))",
     re.DOTALL,
 )
