@@ -154,11 +154,12 @@ def standard_tex(tex: str) -> str:
 MAX_FORMULA = 400
 
 # Display math first; inline `$...$` as TeX reads it, spaces inside allowed (arXiv authors
-# write "$ W_R, Z_R$" and "$x \tau $", and arXiv's own pages show them as formulas), with two
-# guards for text: no digit right after the closing dollar ("costs $5 and $10" stays text),
-# and a space after the opening one only before TeX (a backslash, script, brace or relation
-# before the next dollar), so that a stray dollar ("\frac{\sin x}{x}$ and the definition of
-# $\pi$", the source missing its first one) does not make a formula of the words after it.
+# write "$ W_R, Z_R$" and "$x \tau $", and arXiv's own pages show them as formulas), with
+# guards for text where the content holds no TeX (a backslash, script or brace): then no
+# digit right after the closing dollar ("costs $5 and $10" stays text, while "$\sim$150 G"
+# is a formula) and a space after the opening one only before a relation, so that a stray
+# dollar ("\frac{\sin x}{x}$ and the definition of $\pi$", the source missing its first
+# one) does not make a formula of the words after it.
 # Last, a command written without dollars, as many physics titles do ("\Lambda_b^0 baryon",
 # "J/\psi"), with its sub- and superscripts: MathML when it converts, plain text when not.
 _MATH = re.compile(
@@ -167,7 +168,8 @@ _MATH = re.compile(
     r"\$\$(?P<dd>.+?)\$\$"
     r"|\\\[(?P<bd>.+?)\\\]"
     r"|\\\((?P<bi>.+?)\\\)"
-    r"|(?<![\\$])\$(?P<di>(?:\s+(?=[^$]*?[\\^_{}=<>]))?[^\s$](?:[^$]*?[^\\$])?)\$(?![\d$])"
+    r"|(?<![\\$])\$(?P<dt>(?=[^$]*?[\\^_{}])\s*[^\s$](?:[^$]*?[^\\$])?)\$(?!\$)"
+    r"|(?<![\\$])\$(?P<di>(?:\s+(?=[^$]*?[=<>]))?[^\s$](?:[^$]*?[^\\$])?)\$(?![\d$])"
     r"|(?P<bare>\\[A-Za-z]+(?:[_^](?:\{[^{}$]*\}|[A-Za-z0-9+\-*'])+)*))",
     re.DOTALL,
 )
@@ -192,7 +194,8 @@ def _pieces(text: str) -> Iterator[tuple[str, str, bool]]:
     for match in _MATH.finditer(text):
         if match.start() > at:
             yield (text[at : match.start()], "", False)
-        tex = match["dd"] or match["bd"] or match["bi"] or match["di"] or match["bare"] or ""
+        tex = match["dd"] or match["bd"] or match["bi"] or match["dt"] or match["di"]
+        tex = tex or match["bare"] or ""
         yield (match.group(0), tex, bool(match["dd"] or match["bd"]))
         at = match.end()
     if at < len(text):
