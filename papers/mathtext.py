@@ -194,8 +194,7 @@ def _pieces(text: str) -> Iterator[tuple[str, str, bool]]:
     for match in _MATH.finditer(text):
         if match.start() > at:
             yield (text[at : match.start()], "", False)
-        tex = match["dd"] or match["bd"] or match["bi"] or match["dt"] or match["di"]
-        tex = tex or match["bare"] or ""
+        tex = next(filter(None, match.group("dd", "bd", "bi", "dt", "di", "bare")), "")
         yield (match.group(0), tex, bool(match["dd"] or match["bd"]))
         at = match.end()
     if at < len(text):

@@ -8,6 +8,8 @@ from django.db import connections, router
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import (
     F,
+    Field,
+    Model,
     Prefetch,
     QuerySet,
     prefetch_related_objects,
@@ -88,19 +90,23 @@ def _short_byline_sql(
     papers, on every list page. Plain SQL that SQLite and PostgreSQL both run; names from the
     models' metadata."""
     quote = connection.ops.quote_name
-    paper, researcher_id = (
-        quote(Authorship.paper.field.column),
-        quote(Authorship.researcher.field.column),
+    researcher = Authorship.researcher.field.related_model
+
+    def column(model: type[Model], field_name: str) -> str:
+        field = model._meta.get_field(field_name)
+        return quote(str(field.column if isinstance(field, Field) else field_name))
+
+    paper, position, name, researcher_id = (
+        column(Authorship, f) for f in ("paper", "position", "name", "researcher")
     )
-    researcher = Authorship.researcher.field.related_model._meta
-    authorships, researchers = quote(Authorship._meta.db_table), quote(researcher.db_table)
-    researcher_key = quote(str(researcher.pk.column))
-    position, name = quote("position"), quote("name")
+    researcher_key = column(researcher, str(researcher._meta.pk.name))
+    slug = column(researcher, "slug")
+    authorships, researchers = quote(Authorship._meta.db_table), quote(researcher._meta.db_table)
     shown = f"a.{position} <= %s"
     if focus:
         shown = f"({shown} OR a.{researcher_id} IN ({', '.join(['%s'] * len(focus))}))"
     sql = (
-        f"SELECT a.{paper}, a.{position}, a.{name}, a.{researcher_id}, r.{quote('slug')},"
+        f"SELECT a.{paper}, a.{position}, a.{name}, a.{researcher_id}, r.{slug},"
         f" CASE WHEN a.{position} = %s THEN (SELECT b.{position} FROM {authorships} b"
         f" WHERE b.{paper} = a.{paper} ORDER BY b.{position} DESC LIMIT 1) END"
         f" FROM {authorships} a"
