@@ -327,13 +327,16 @@ def author_list_sources(
 
 
 def parse_display_name(name: str, *, affiliation: str = "") -> AuthorName:
-    """ "Anne-Christine Davis" → keyname Davis; "Smith, Jr." keeps the suffix apart."""
+    """ "Anne-Christine Davis" → keyname Davis; "Smith, Jr." keeps the suffix apart; "Brown,
+    Tom B." (a byline written family name first) → keyname Brown."""
     name = name.strip().strip(",").strip()
     suffix = ""
     if "," in name:
         head, _, tail = name.rpartition(",")
         if tail.strip().lower() in _SUFFIXES:
             name, suffix = head.strip(), tail.strip()
+        elif head.strip() and tail.strip() and "," not in head:
+            return AuthorName(keyname=head.strip(), forenames=tail.strip(), affiliation=affiliation)
     parts = name.split()
     if not parts:
         return AuthorName(keyname="", affiliation=affiliation)

@@ -120,3 +120,14 @@ def test_decode_tex_passes_plain_text_and_tolerates_broken_tex():
     assert decode_tex("Ada Lovelace") == "Ada Lovelace"
     assert decode_tex(r"G\"odel~Kurt") == "Gödel Kurt"
     assert decode_tex("{\\'E}mile {unbalanced") == "Émile unbalanced"
+
+
+def test_a_name_written_family_name_first_keeps_its_family_name():
+    """OpenAlex prints some bylines "Family, Given" (2005.14165's "Brown, Tom B."): the family
+    name is the part before the comma, not the last initial; "Smith, Jr." is still a suffix."""
+    from papers.authors import parse_display_name
+
+    brown = parse_display_name("Brown, Tom B.")
+    assert (brown.keyname, brown.forenames, brown.display) == ("Brown", "Tom B.", "Tom B. Brown")
+    assert parse_display_name("Smith, Jr.").suffix == "Jr."
+    assert parse_display_name("Anne-Christine Davis").keyname == "Davis"
