@@ -28,6 +28,7 @@ from django.test import Client
 from django.urls import get_resolver
 
 from wovepaper.lib.embeddings import text_encoder
+from wovepaper.lib.mapped import populate
 from wovepaper.site_search import SiteSearch, site_search
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,10 @@ def load_search() -> str:
         limit=1,
         side_limit=1,
     )
+    # The tantivy indexes' files, mapped by that search, mapped in whole (the vector index maps
+    # its own when it opens it): a worker's first searches then wait on no page fault.
+    if settings.SEARCH_ENGINE == "tantivy":
+        populate(Path(settings.SEARCH_INDEX_DIR))
     return "hybrid" if by_meaning else "keyword"
 
 
