@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
 from functools import lru_cache
 from html import escape
 from typing import TYPE_CHECKING
@@ -26,6 +27,8 @@ from typing import TYPE_CHECKING
 from django.utils.safestring import SafeString, mark_safe
 from latex2mathml.converter import convert
 from pylatexenc.latex2text import LatexNodes2Text
+
+from . import conversions
 
 if TYPE_CHECKING:
     from wovepaper.lib.search.highlight import QueryWords
@@ -231,7 +234,7 @@ def _mathml(tex: str, display: bool) -> str | None:
     return "".join(out)
 
 
-@lru_cache(maxsize=8192)
+@conversions.kept("formula")
 def formula_html(tex: str, display: bool = False) -> str | None:
     """MathML for one formula, or None when it does not convert cleanly."""
     if len(tex) > MAX_FORMULA:
@@ -263,7 +266,7 @@ def readable_tex(tex: str) -> str:
     )
 
 
-@lru_cache(maxsize=8192)
+@conversions.kept("readable")
 def readable_formula_html(tex: str, display: bool = False) -> str | None:
     """As formula_html, but an author's own macros are shown upright as their names rather
     than the formula given up as source."""
@@ -306,7 +309,7 @@ def script_tex(script: str) -> str:
     return _BARE_SCRIPT.sub(r"\1{\2}", script)
 
 
-@lru_cache(maxsize=8192)
+@conversions.kept("script")
 def _script_html(script: str) -> str | None:
     # An empty base ({}) carries the script: the letters before it stay text.
     html = _mathml("{}" + script_tex(script), False)
@@ -341,6 +344,26 @@ def _text_html(text: str) -> str:
             at = match.end()
     out.append(escape(_shown_text(text[at:])))
     return "".join(out)
+
+
+@lru_cache(maxsize=4096)
+def conversions_of(text: str) -> tuple[conversions.Key, ...]:
+    """The conversions rendering `text` whole may ask for (papers.conversions' keys), found
+    without converting: each formula's, and each sub- or superscript's of running text. Kept
+    per text: finding them costs about a third of rendering the text from converted formulas."""
+    keys: list[conversions.Key] = []
+    for source, tex, display in _pieces(text):
+        if tex:
+            keys.append(("formula" if source == tex else "readable", tex, display))
+        elif "_" in source or "^" in source:
+            keys += [("script", match[0], False) for match in text_scripts(source)]
+    return tuple(keys)
+
+
+def formulas_shared(texts: Iterable[str]) -> AbstractContextManager[None]:
+    """Around the rendering of `texts` (a page's titles and abstracts): their conversions read
+    from, and written to, the cache every web process shares (papers.conversions)."""
+    return conversions.shared_for(key for text in texts if text for key in conversions_of(text))
 
 
 def _after_command(pieces: Iterator[tuple[str, str, bool]]) -> Iterator[tuple[str, str, bool]]:

@@ -879,5 +879,8 @@ READER_STATE_SECONDS = env_int("READER_STATE_SECONDS", 300)
 # Rendered paper list items (papers.listitems), keyed by everything they show, so never stale:
 # how long one unread is kept (0: every list renders its items each time).
 LIST_ITEM_CACHE_SECONDS = env_int("LIST_ITEM_CACHE_SECONDS", 86_400)
+# Formulas converted to MathML (papers.conversions), keyed by the converting code, so never
+# stale: how long one unread is kept (0: each web process converts the formulas it shows).
+MATHML_CACHE_SECONDS = env_int("MATHML_CACHE_SECONDS", 30 * 86_400)
 # How long a browser, proxy or CDN may keep an anonymous page without asking again.
 PAGE_CACHE_MAX_AGE = env_int("PAGE_CACHE_MAX_AGE", 60)

@@ -47,10 +47,12 @@ def paper_items(context, papers) -> SafeString:
     papers = list(papers)
     hide_abstracts = bool(context.get("hide_abstracts"))
     words = QueryWords(context.get("highlight") or "")
-    if not words or hide_abstracts:
-        return paper_items_html(papers, hide_abstracts=hide_abstracts)
-    snippets = [mathtext.tex_html_passage(p.abstract, words, SNIPPET_WORDS) for p in papers]
-    return paper_items_html(papers, snippets=snippets)
+    shown = [p.title for p in papers] + ([] if hide_abstracts else [p.abstract for p in papers])
+    with mathtext.formulas_shared(shown):
+        if not words or hide_abstracts:
+            return paper_items_html(papers, hide_abstracts=hide_abstracts)
+        snippets = [mathtext.tex_html_passage(p.abstract, words, SNIPPET_WORDS) for p in papers]
+        return paper_items_html(papers, snippets=snippets)
 
 
 @register.simple_tag
