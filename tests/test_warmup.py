@@ -4,9 +4,11 @@ per machine however many processes start together."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 import os
+import runpy
 import subprocess
 import sys
 import time
@@ -219,3 +221,25 @@ def test_a_database_that_does_not_answer_ends_the_warm_up_at_once(
     assert calls == ["search"]
     assert set(seconds) == {"templates", "urls"}
     assert "search and the rest skipped, the database does not answer" in caplog.text
+
+
+def test_a_web_worker_keeps_the_cycle_collector_out_of_its_requests(monkeypatch):
+    """deploy/gunicorn.conf.py, after the warm-up: what it made is frozen out of later
+    collections and the first generation waits for WEB_GC_THRESHOLD allocations; 0 leaves
+    Python's own thresholds."""
+    # The config file sets environment defaults of its own: kept to this test.
+    monkeypatch.setattr(os, "environ", dict(os.environ))
+    config = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+    thresholds = gc.get_threshold()
+    try:
+        os.environ["WEB_GC_THRESHOLD"] = "0"
+        config["settle_collector"]()
+        assert gc.get_threshold() == thresholds
+        assert gc.get_freeze_count() == 0
+        del os.environ["WEB_GC_THRESHOLD"]
+        config["settle_collector"]()
+        assert gc.get_threshold()[0] == 50_000
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
