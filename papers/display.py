@@ -43,10 +43,17 @@ def day(value: date | datetime | None, arg: str, language: str | None = None) ->
     ):
         return date_filter(value, arg)
     day_of = value.date() if isinstance(value, datetime) else value
+    # A machine-readable day (a <time> element's) is the same in every language: written here
+    # instead of by the filter (20 µs a day not seen before, on every first page of a search).
+    if arg == "Y-m-d":
+        return day_of.isoformat()
+    if arg == "Y-m":
+        return day_of.isoformat()[:7]
     return _day(day_of, arg, language or get_language())
 
 
-@lru_cache(maxsize=8192)
+# Every day of arXiv's (13,000 since 1991) in the lists' two readable formats, with room to spare.
+@lru_cache(maxsize=65_536)
 def _day(value: date, arg: str, language: str | None) -> str:
     return date_filter(value, arg)
 
