@@ -50,7 +50,8 @@ class Server:
     """gunicorn serving the site on 127.0.0.1:`port` with `workers` sync workers and the
     deployment's settings (deploy/gunicorn.conf.py: each worker warms up before it accepts);
     `env` adds to (or overrides) this process's environment. Ready when its first worker
-    says so in its log (`log`), or when `/robots.txt` answers."""
+    says so in its log (`log`), or when `/robots.txt` answers. `root`: the checkout it
+    serves (another's, for benchmarks/side_by_side.py)."""
 
     def __init__(
         self,
@@ -60,6 +61,7 @@ class Server:
         headers: dict[str, str] | None = None,
         *,
         log: Path | None = None,
+        root: Path = ROOT,
     ) -> None:
         self.url = f"http://127.0.0.1:{port}"
         self.headers = headers or {}
@@ -81,7 +83,7 @@ class Server:
                 "--log-level",
                 "info" if log else "warning",
             ],
-            cwd=ROOT,
+            cwd=root,
             env={**os.environ, **env},
             stdout=output,
             stderr=output,
