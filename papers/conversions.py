@@ -23,11 +23,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache, wraps
-from importlib.metadata import version
 from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import cache
+
+from wovepaper.lib.versions import code_digest
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +53,7 @@ _lock = threading.Lock()
 @lru_cache(maxsize=1)
 def converter_version() -> str:
     """A digest of what converts: this process's papers/mathtext.py and latex2mathml."""
-    digest = hashlib.blake2b(digest_size=8)
-    digest.update((Path(__file__).resolve().parent / "mathtext.py").read_bytes())
-    digest.update(version("latex2mathml").encode())
-    return digest.hexdigest()
+    return code_digest([Path(__file__).resolve().parent / "mathtext.py"], ["latex2mathml"])
 
 
 def _shared_key(key: Key) -> str:

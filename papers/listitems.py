@@ -23,7 +23,6 @@ import hashlib
 import logging
 from collections.abc import Sequence
 from functools import lru_cache
-from importlib.metadata import version
 from pathlib import Path
 
 from django.conf import settings
@@ -32,6 +31,8 @@ from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import get_current_timezone, get_current_timezone_name
 from django.utils.translation import get_language
+
+from wovepaper.lib.versions import code_digest
 
 from .models import Paper
 
@@ -61,12 +62,7 @@ RENDERED_WITH = ("django", "jinja2", "latex2mathml")
 @lru_cache(maxsize=1)
 def renderer_version() -> str:
     """A digest of the code that renders an item (read once per process)."""
-    digest = hashlib.blake2b(digest_size=8)
-    for path in RENDERED_BY:
-        digest.update(path.read_bytes())
-    for package in RENDERED_WITH:
-        digest.update(version(package).encode())
-    return digest.hexdigest()
+    return code_digest(RENDERED_BY, RENDERED_WITH)
 
 
 def shown_in() -> tuple[str, str]:
