@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from wovepaper.lib.mapped import mapped_ranges, populate
+from wovepaper.lib.mapped import mapped_ranges, populate, populate_soon, wait_populated
 
 SIZE = 64 * mmap.PAGESIZE
 
@@ -58,3 +58,19 @@ def test_populating_maps_every_page_in_without_reading_them(mapped_file):
 
 def test_a_path_nothing_maps_is_left_alone(tmp_path):
     assert populate(tmp_path / "nothing") == 0
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="madvise(MADV_POPULATE_READ) is Linux's")
+def test_an_index_opened_while_serving_is_mapped_in_beside_it_and_warm_up_can_wait(mapped_file):
+    path, _ = mapped_file
+    ((start, _end),) = mapped_ranges(path)
+    assert resident_bytes(start) < SIZE
+    thread = populate_soon(path)
+    assert thread.daemon  # a worker that exits does not wait for it
+    wait_populated()
+    assert not thread.is_alive()
+    kernel = tuple(int(part) for part in platform.release().split(".")[:2])
+    if kernel < (5, 14):
+        assert resident_bytes(start) < SIZE  # left to be mapped when read, as before
+    else:
+        assert resident_bytes(start) == SIZE

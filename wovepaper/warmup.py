@@ -28,7 +28,7 @@ from django.test import Client
 from django.urls import get_resolver
 
 from wovepaper.lib.embeddings import text_encoder
-from wovepaper.lib.mapped import populate
+from wovepaper.lib.mapped import populate, wait_populated
 from wovepaper.site_search import SiteSearch, site_search
 
 log = logging.getLogger(__name__)
@@ -82,10 +82,12 @@ def load_search() -> str:
         limit=1,
         side_limit=1,
     )
-    # The tantivy indexes' files, mapped by that search, mapped in whole (the vector index maps
-    # its own when it opens it): a worker's first searches then wait on no page fault.
+    # The tantivy indexes' files, mapped by that search, mapped in whole, and the vector
+    # index's, which it maps in a thread when it opens it: a worker's first searches then wait
+    # on no page fault.
     if settings.SEARCH_ENGINE == "tantivy":
         populate(Path(settings.SEARCH_INDEX_DIR))
+    wait_populated()
     return "hybrid" if by_meaning else "keyword"
 
 

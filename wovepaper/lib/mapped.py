@@ -7,6 +7,10 @@ pages: at 1M papers a web worker's first searches by meaning took about 570 faul
 (madvise MADV_POPULATE_READ, Linux 5.14): 77 ms for a 917 MB index already in the page
 cache, read from disk first if it is not. Elsewhere (another system, an older kernel) it does
 nothing and the pages are mapped as they are read, as before. Imports no app.
+
+An index opened while requests are being served (the first search after a merge) is mapped
+in by `populate_soon`, in a thread of its own, so that no search waits for it; a worker's
+warm-up waits for those threads (`wait_populated`) before the worker accepts requests.
 """
 
 from __future__ import annotations
@@ -14,12 +18,16 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import logging
+import threading
 from functools import lru_cache
 from pathlib import Path
 
 log = logging.getLogger(__name__)
 
 MADV_POPULATE_READ = 22  # linux/mman.h
+
+_populating: list[threading.Thread] = []
+_populating_lock = threading.Lock()
 
 
 @lru_cache(maxsize=1)
@@ -61,3 +69,22 @@ def populate(path: Path) -> int:
             return done
         done += end - start
     return done
+
+
+def populate_soon(path: Path) -> threading.Thread:
+    """`populate(path)` in a thread of its own, started now. The mapping may be dropped
+    meanwhile (a newer index replaced it): madvise then fails on it and nothing is lost."""
+    thread = threading.Thread(target=populate, args=(path,), name="populate", daemon=True)
+    with _populating_lock:
+        _populating[:] = [t for t in _populating if t.is_alive()]
+        _populating.append(thread)
+    thread.start()
+    return thread
+
+
+def wait_populated(timeout: float | None = None) -> None:
+    """Until every `populate_soon` started so far has finished (`timeout` seconds each)."""
+    with _populating_lock:
+        started = list(_populating)
+    for thread in started:
+        thread.join(timeout)

@@ -46,7 +46,7 @@ from ..embeddings import (
     query_vector_asked_ahead,
     text_encoder,
 )
-from ..mapped import populate
+from ..mapped import populate_soon
 from .base import Collection, Range, SearchBackend, SearchPage, SearchQuery, Term
 from .evidence import evidence_judged, means_something_here
 
@@ -464,9 +464,9 @@ class UsearchBackend(VectorBackend):
             raise FileNotFoundError(main_file)
         main = self._new_index()
         main.view(str(main_file))
-        # Mapped in whole now (a worker's warm-up, or the first search after a merge), so that
-        # no search of this process waits on a page fault in it (wovepaper.lib.mapped).
-        populate(main_file)
+        # Mapped in whole beside the searches (a worker's warm-up waits for it), so that the
+        # searches after this one wait on no page fault in it (wovepaper.lib.mapped).
+        populate_soon(main_file)
         hidden, delta_ids, delta_rows = EMPTY_KEYS, EMPTY_KEYS, np.zeros((0, 0), np.float32)
         if named.get("delta"):
             with np.load(self.directory / named["delta"], allow_pickle=False) as delta:
