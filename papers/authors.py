@@ -76,15 +76,19 @@ _TEX_LETTERS = {
     "i": "ı",
     "j": "ȷ",
 }
-_TEX_COMMON = re.compile(
-    # symbol accents take a letter, a braced letter, or a dotless i/j, braced or not
-    r"""\\(?P<symbol>['`"^~=.])(?:\{(?P<s1>[A-Za-z])\}|\{\\(?P<s2>[ij])\}|(?P<s3>[A-Za-z])"""
+_TEX_ACCENTS_AND_LETTERS = (
+    # symbol accents take a letter (after a space too, as TeX reads an argument: "M\\" obius"),
+    # a braced letter, or a dotless i/j, braced or not
+    r"""\\(?P<symbol>['`"^~=.])(?:\{(?P<s1>[A-Za-z])\}|\{\\(?P<s2>[ij])\}| ?(?P<s3>[A-Za-z])"""
     r"""|\\(?P<s4>[ij])(?![A-Za-z]))"""
     # lettered accents take a braced argument, or one letter after a space
     r"""|\\(?P<word>[vuHckrdb])(?:\{(?P<w1>[A-Za-z])\}|\{\\(?P<w2>[ij])\}| (?P<w3>[A-Za-z]))"""
-    # a letter command swallows the spaces after it, as TeX does
-    r"""|\\(?P<letter>ss|ae|AE|oe|OE|aa|AA|[lLoOij])(?![A-Za-z]) *"""
+    r"""|\\(?P<letter>ss|ae|AE|oe|OE|aa|AA|[lLoOij])(?![A-Za-z])"""
 )
+# In a name a letter command swallows the spaces after it, as TeX does ("S\\o ren"). Running
+# text (papers.ingest.textmode) keeps them: "125 \\AA and" was meant as "125 Å and".
+_TEX_COMMON = re.compile(_TEX_ACCENTS_AND_LETTERS + " *")
+_TEX_IN_TEXT = re.compile(_TEX_ACCENTS_AND_LETTERS)
 _TEX_UNCOMMON = re.compile(r"[\\$%#^_&]")
 
 

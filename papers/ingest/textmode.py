@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..authors import _TEX_COMMON, _tex_common_char
+from ..authors import _TEX_IN_TEXT, _tex_common_char
 
 _MATH = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|(?<!\\)\$[^$]+?(?<!\\)\$", re.DOTALL)
 # {\it words}, {\em words}: a switch inside a group, the group's words kept.
@@ -24,15 +24,26 @@ _FORMAT_COMMAND = re.compile(
 # A switch left without its group ("\it Keywords:"): the switch goes, the words stay.
 _BARE_SWITCH = re.compile(r"\\(?:it|em|bf|sl|sc|tt|rm|sf)\b\s*")
 _ESCAPED = re.compile(r"\\([&%#_])")
+# TeX's control space ("304 \\AA\\ that", "\\CM \\ local"; not a line break's "\\\\ "): one
+# space, whatever spaces come before it.
+_CONTROL_SPACE = re.compile(r"\s*(?<!\\)\\ ")
 # What an accent leaves behind: `{\"o}` became `{ö}`; BibTeX-style case braces `{B}ayes` too.
 _ONE_LETTER_GROUP = re.compile(r"\{([^\W\d_])\}")
 
 
+def _words(match: re.Match[str]) -> str:
+    # A script's argument keeps its braces: "L_{\\rm 1.4 GHz}" is L with "1.4 GHz" below it,
+    # not L_1 followed by ".4 GHz".
+    before = match.string[match.start() - 1 : match.start()]
+    return f"{{{match[1]}}}" if before in ("_", "^") else match[1]
+
+
 def _text_piece(text: str) -> str:
-    text = _TEX_COMMON.sub(_tex_common_char, text)
-    text = _SWITCH_GROUP.sub(r"\1", text)
-    text = _FORMAT_COMMAND.sub(r"\1", text)
+    text = _TEX_IN_TEXT.sub(_tex_common_char, text)
+    text = _SWITCH_GROUP.sub(_words, text)
+    text = _FORMAT_COMMAND.sub(_words, text)
     text = _BARE_SWITCH.sub("", text)
+    text = _CONTROL_SPACE.sub(" ", text)
     text = _ESCAPED.sub(r"\1", text)
     return _ONE_LETTER_GROUP.sub(r"\1", text)
 

@@ -57,12 +57,13 @@ HANDWRITTEN = [
     r"\"\i",
     r"\v{\i}",
     r"\ij",
+    r"\' a",  # an accent's argument after a space, as TeX reads it
+    r"K\" ahler",
 ]
 # What the quick decoder must hand to pylatexenc rather than guess at.
 UNCOMMON = [
     r"\'{ab}",
     r"\'{}",
-    r"\' a",
     r"A\&B",
     r"\textit{x}",
     r"$\alpha$",

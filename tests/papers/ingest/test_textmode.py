@@ -35,6 +35,14 @@ from papers.models import Paper
         (r"{\it in vivo} and \emph{in vitro}, 5\% \& 10 \AA", "in vivo and in vitro, 5% & 10 Å"),
         (r"a formula $\"{x} + \'y$ kept as written", r"a formula $\"{x} + \'y$ kept as written"),
         ("plain text", "plain text"),
+        # 0705.0145, 0705.0723, 0801.4379: the space after a letter command is kept, an
+        # accent's argument may follow a space, a script's styled argument stays the script's.
+        (r"radius $\sim$125 \AA and using", r"radius $\sim$125 Å and using"),
+        (r"M\" obius maps on K\" ahler manifolds", "Möbius maps on Kähler manifolds"),
+        (r"detected (L_{\rm 1.4 GHz}~10^{32} erg/s)", "detected (L_{1.4 GHz}~10^{32} erg/s)"),
+        (r"SU(3)_{\rm colour} and N^{\it eff}", "SU(3)_{colour} and N^{eff}"),
+        # 1302.1286, 1072: a control space is a space (a line break's "\\" is not one).
+        (r"304 \AA\ loops \\ a J/\psi\ meson", r"304 Å loops \\ a J/\psi meson"),
     ],
 )
 def test_text_mode_is_read_as_unicode_and_formulas_stay(typed, printed):
