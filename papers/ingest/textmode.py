@@ -27,6 +27,19 @@ _ESCAPED = re.compile(r"\\([&%#_])")
 # TeX's control space ("304 \\AA\\ that", "\\CM \\ local"; not a line break's "\\\\ "): one
 # space, whatever spaces come before it.
 _CONTROL_SPACE = re.compile(r"\s*(?<!\\)\\ ")
+# AASTeX's symbols of astronomy: "0\\farcs32" prints as 0.″32, "1\\arcsec" as 1″.
+_AAS_SYMBOLS = {
+    "arcsec": "″",
+    "arcmin": "′",
+    "farcs": ".″",
+    "farcm": ".′",
+    "fdg": ".°",
+    "degr": "°",
+}
+_AAS_SYMBOL = re.compile(r"\\(arcsec|arcmin|farcs|farcm|fdg|degr)(?![A-Za-z])(?:\{\})?")
+# AASTeX's \ion{element}{stage}: "\ion{Fe}{2}" prints as Fe II.
+_ION = re.compile(r"\\ion\{([A-Z][a-z]?)\}\{(\d{1,2}|[IVX]{1,6})\}")
+_ROMAN = (("X", 10), ("IX", 9), ("V", 5), ("IV", 4), ("I", 1))
 # What an accent leaves behind: `{\"o}` became `{ö}`; BibTeX-style case braces `{B}ayes` too.
 _ONE_LETTER_GROUP = re.compile(r"\{([^\W\d_])\}")
 
@@ -38,8 +51,24 @@ def _words(match: re.Match[str]) -> str:
     return f"{{{match[1]}}}" if before in ("_", "^") else match[1]
 
 
+def _roman(number: int) -> str:
+    out = ""
+    for letters, value in _ROMAN:
+        count, number = divmod(number, value)
+        out += letters * count
+    return out
+
+
+def _ion(match: re.Match[str]) -> str:
+    stage = match[2]
+    return f"{match[1]} {_roman(int(stage)) if stage.isdigit() else stage}"
+
+
 def _text_piece(text: str) -> str:
     text = _TEX_IN_TEXT.sub(_tex_common_char, text)
+    if "\\" in text:
+        text = _AAS_SYMBOL.sub(lambda m: _AAS_SYMBOLS[m[1]], text)
+        text = _ION.sub(_ion, text)
     text = _SWITCH_GROUP.sub(_words, text)
     text = _FORMAT_COMMAND.sub(_words, text)
     text = _BARE_SWITCH.sub("", text)

@@ -41,6 +41,12 @@ from papers.models import Paper
         (r"M\" obius maps on K\" ahler manifolds", "Möbius maps on Kähler manifolds"),
         (r"detected (L_{\rm 1.4 GHz}~10^{32} erg/s)", "detected (L_{1.4 GHz}~10^{32} erg/s)"),
         (r"SU(3)_{\rm colour} and N^{\it eff}", "SU(3)_{colour} and N^{eff}"),
+        # 0705.0096: AASTeX's symbols and ions.
+        (
+            r"the \ion{Fe}{1} 630.2 nm lines at 0\farcs32 and 1\arcsec; \ion{C}{IV} at 5\fdg2",
+            "the Fe I 630.2 nm lines at 0.″32 and 1″; C IV at 5.°2",
+        ),
+        (r"\ion{Fe}{14} and $\ion{Fe}{2}$", r"Fe XIV and $\ion{Fe}{2}$"),
         # 1302.1286, 1072: a control space is a space (a line break's "\\" is not one).
         (r"304 \AA\ loops \\ a J/\psi\ meson", r"304 Å loops \\ a J/\psi meson"),
     ],
