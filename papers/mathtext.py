@@ -165,6 +165,13 @@ MAX_FORMULA = 400
 # one) does not make a formula of the words after it.
 # Last, a command written without dollars, as many physics titles do ("\Lambda_b^0 baryon",
 # "J/\psi"), with its sub- and superscripts: MathML when it converts, plain text when not.
+# Commands of running text, whose braced argument is words or a reference, never a formula's:
+# written without dollars they stay text ("\\cite{x}" as written), where any other command
+# takes its braced arguments into the formula ("\\sqrt{2}", "\\frac{a}{b}", "\\hat{x}").
+_TEXT_COMMANDS = (
+    r"(?:emph|text[a-z]*|mbox|hbox|underline|cite[a-z]*|ref|eqref|label|url|href|footnote"
+    r"|ion[A-Za-z]*)"
+)
 _MATH = re.compile(
     # Every formula starts with one of these two: the scan skips to them.
     r"(?=[$\\])(?:"
@@ -173,7 +180,8 @@ _MATH = re.compile(
     r"|\\\((?P<bi>.+?)\\\)"
     r"|(?<![\\$])\$(?P<dt>(?=[^$]*?[\\^_{}])\s*[^\s$](?:[^$]*?[^\\$])?)\$(?!\$)"
     r"|(?<![\\$])\$(?P<di>(?:\s+(?=[^$]*?[=<>]))?[^\s$](?:[^$]*?[^\\$])?)\$(?![\d$])"
-    r"|(?P<bare>\\[A-Za-z]+(?:[_^](?:\{[^{}$]*\}|[A-Za-z0-9+\-*'])+)*))",
+    r"|(?P<bare>\\(?:(?!" + _TEXT_COMMANDS + r"(?![A-Za-z]))[A-Za-z]+(?:\{[^{}$]*\})*|[A-Za-z]+)"
+    r"(?:[_^](?:\{[^{}$]*\}|[A-Za-z0-9+\-*'])+)*))",
     re.DOTALL,
 )
 

@@ -111,6 +111,12 @@ def test_commands_written_without_dollars_convert_when_they_can():
     assert "<mi>ψ</mi>" in tex_html(r"Bs->J/\psi K+K-")
     # What does not convert is left as the plain text it was.
     assert tex_html(r"an \emph{old} \cite{x} note") == r"an \emph{old} \cite{x} note"
+    # A command's braced arguments are the formula's (1302.1050, 1302.1496), except those of
+    # running text's commands (a citation, a reference, a text style).
+    html = str(tex_html(r"2x2 and \sqrt{3}x\sqrt{3} adatoms, E \equiv \sqrt{\hbar c^5/G_N}"))
+    assert html.count("<msqrt>") == 3 and 'alttext="\\sqrt{\\hbar c^5/G_N}"' in html
+    assert "{" not in re.sub(r"<math.*?</math>", "", html, flags=re.S)
+    assert plain_text(r"and \sqrt{3} adatoms \cite{x}") == r"and √(3) adatoms \cite{x}"
 
 
 def test_a_space_before_the_closing_dollar_still_closes_the_formula():
