@@ -66,13 +66,15 @@ def _ion(match: re.Match[str]) -> str:
 
 def _text_piece(text: str) -> str:
     text = _TEX_IN_TEXT.sub(_tex_common_char, text)
-    if "\\" in text:
-        text = _AAS_SYMBOL.sub(lambda m: _AAS_SYMBOLS[m[1]], text)
+    if "\\ion" in text:
         text = _ION.sub(_ion, text)
+    if "\\arc" in text or "\\f" in text or "\\degr" in text:
+        text = _AAS_SYMBOL.sub(lambda m: _AAS_SYMBOLS[m[1]], text)
     text = _SWITCH_GROUP.sub(_words, text)
     text = _FORMAT_COMMAND.sub(_words, text)
     text = _BARE_SWITCH.sub("", text)
-    text = _CONTROL_SPACE.sub(" ", text)
+    if "\\ " in text:
+        text = _CONTROL_SPACE.sub(" ", text)
     text = _ESCAPED.sub(r"\1", text)
     return _ONE_LETTER_GROUP.sub(r"\1", text)
 
