@@ -152,6 +152,14 @@ def standard_tex(tex: str) -> str:
     return _MACRO.sub(lambda m: MACROS[m[1]], tex)
 
 
+# Commands of running text, whose braced argument is words or a reference, never a formula's:
+# written without dollars they stay text ("\\cite{x}" as written), where any other command
+# takes its braced arguments into the formula ("\\sqrt{2}", "\\frac{a}{b}", "\\hat{x}").
+_TEXT_COMMANDS = (
+    r"(?:emph|text[a-z]*|mbox|hbox|underline|cite[a-z]*|ref|eqref|label|url|href|footnote"
+    r"|ion[A-Za-z]*)"
+)
+
 # Formulas longer than this are shown as source: a runaway `$` would otherwise swallow a
 # paragraph into one giant formula.
 MAX_FORMULA = 400
@@ -164,14 +172,8 @@ MAX_FORMULA = 400
 # dollar ("\frac{\sin x}{x}$ and the definition of $\pi$", the source missing its first
 # one) does not make a formula of the words after it.
 # Last, a command written without dollars, as many physics titles do ("\Lambda_b^0 baryon",
-# "J/\psi"), with its sub- and superscripts: MathML when it converts, plain text when not.
-# Commands of running text, whose braced argument is words or a reference, never a formula's:
-# written without dollars they stay text ("\\cite{x}" as written), where any other command
-# takes its braced arguments into the formula ("\\sqrt{2}", "\\frac{a}{b}", "\\hat{x}").
-_TEXT_COMMANDS = (
-    r"(?:emph|text[a-z]*|mbox|hbox|underline|cite[a-z]*|ref|eqref|label|url|href|footnote"
-    r"|ion[A-Za-z]*)"
-)
+# "J/\psi"), with its braced arguments ("\sqrt{2}"; not those of running text's commands,
+# _TEXT_COMMANDS) and its sub- and superscripts: MathML when it converts, plain text when not.
 _MATH = re.compile(
     # Every formula starts with one of these two: the scan skips to them.
     r"(?=[$\\])(?:"
