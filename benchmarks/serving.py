@@ -27,13 +27,18 @@ def production_env(redis_url: str) -> dict[str, str]:
         "STATIC_ROOT": str(OUT / "static"),
         "DB_CONN_MAX_AGE": "600",
     }
+    collect_static(ROOT, env)
+    return env
+
+
+def collect_static(root: Path, env: dict[str, str]) -> None:
+    """The static files of the checkout at `root` collected into `env`'s STATIC_ROOT."""
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
-        cwd=ROOT,
+        cwd=root,
         env={**os.environ, **env},
         check=True,
     )
-    return env
 
 
 WRK_SCRIPT = """

@@ -26,19 +26,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.search import CLASSES, percentile, search_paths  # noqa: E402
-from benchmarks.serving import OUT, Server, production_env  # noqa: E402
+from benchmarks.serving import OUT, Server, collect_static, production_env  # noqa: E402
 
 
 def served(root: Path, port: int, workers: int, env: dict[str, str]) -> Server:
     """gunicorn serving the checkout at `root`, with its own static files collected."""
-    static = OUT / f"static-{port}"
-    own = {**env, "STATIC_ROOT": str(static), "PYTHONPATH": str(root)}
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
-        cwd=root,
-        env={**os.environ, **own},
-        check=True,
-    )
+    own = {**env, "STATIC_ROOT": str(OUT / f"static-{port}"), "PYTHONPATH": str(root)}
+    collect_static(root, own)
     return Server(port, workers, own, headers={"X-Forwarded-Proto": "https"}, root=root)
 
 
