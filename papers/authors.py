@@ -76,19 +76,19 @@ _TEX_LETTERS = {
     "i": "ı",
     "j": "ȷ",
 }
-_TEX_ACCENTS_AND_LETTERS = (
+_TEX_ACCENTS = (
     # symbol accents take a letter (after a space too, as TeX reads an argument: "M\\" obius"),
     # a braced letter, or a dotless i/j, braced or not
     r"""\\(?P<symbol>['`"^~=.])(?:\{(?P<s1>[A-Za-z])\}|\{\\(?P<s2>[ij])\}| ?(?P<s3>[A-Za-z])"""
     r"""|\\(?P<s4>[ij])(?![A-Za-z]))"""
     # lettered accents take a braced argument, or one letter after a space
     r"""|\\(?P<word>[vuHckrdb])(?:\{(?P<w1>[A-Za-z])\}|\{\\(?P<w2>[ij])\}| (?P<w3>[A-Za-z]))"""
-    r"""|\\(?P<letter>ss|ae|AE|oe|OE|aa|AA|[lLoOij])(?![A-Za-z])"""
 )
-# In a name a letter command swallows the spaces after it, as TeX does ("S\\o ren"). Running
-# text (papers.ingest.textmode) keeps them: "125 \\AA and" was meant as "125 Å and".
-_TEX_COMMON = re.compile(_TEX_ACCENTS_AND_LETTERS + " *")
-_TEX_IN_TEXT = re.compile(_TEX_ACCENTS_AND_LETTERS)
+_TEX_LETTER = r"""\\(?P<letter>ss|ae|AE|oe|OE|aa|AA|[lLoOij])(?![A-Za-z])"""
+# In a name a letter command swallows the spaces after it, as TeX does ("S\\o ren"); running
+# text keeps them: "125 \\AA and" was meant as "125 Å and" (`decode_text_accents`).
+_TEX_COMMON = re.compile(_TEX_ACCENTS + "|" + _TEX_LETTER + " *")
+_TEX_IN_TEXT = re.compile(_TEX_ACCENTS + "|" + _TEX_LETTER)
 _TEX_UNCOMMON = re.compile(r"[\\$%#^_&]")
 
 
@@ -98,6 +98,13 @@ def _tex_common_char(match: re.Match) -> str:
     accent = match["symbol"] or match["word"]
     base = next(g for g in match.group("s1", "s2", "s3", "s4", "w1", "w2", "w3") if g)
     return unicodedata.normalize("NFC", base + _COMBINING[accent])
+
+
+def decode_text_accents(text: str) -> str:
+    """Running text's accents and letters (as names' are decoded), the spaces after a letter
+    command kept, everything else as written: for papers.ingest.textmode, which reads the
+    rest of a title's or abstract's text-mode TeX."""
+    return _TEX_IN_TEXT.sub(_tex_common_char, text)
 
 
 def _decode_common_tex(text: str) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..authors import _TEX_IN_TEXT, _tex_common_char
+from ..authors import decode_text_accents
 
 _MATH = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|(?<!\\)\$[^$]+?(?<!\\)\$", re.DOTALL)
 # {\it words}, {\em words}: a switch inside a group, the group's words kept.
@@ -65,7 +65,7 @@ def _ion(match: re.Match[str]) -> str:
 
 
 def _text_piece(text: str) -> str:
-    text = _TEX_IN_TEXT.sub(_tex_common_char, text)
+    text = decode_text_accents(text)
     if "\\ion" in text:
         text = _ION.sub(_ion, text)
     if "\\arc" in text or "\\f" in text or "\\degr" in text:
