@@ -39,7 +39,7 @@ _AAS_SYMBOLS = {
 _AAS_SYMBOL = re.compile(r"\\(arcsec|arcmin|farcs|farcm|fdg|degr)(?![A-Za-z])(?:\{\})?")
 # AASTeX's \ion{element}{stage}: "\ion{Fe}{2}" prints as Fe II.
 _ION = re.compile(r"\\ion\{([A-Z][a-z]?)\}\{(\d{1,2}|[IVX]{1,6})\}")
-_ROMAN = (("X", 10), ("IX", 9), ("V", 5), ("IV", 4), ("I", 1))
+_ROMAN = (("XC", 90), ("L", 50), ("XL", 40), ("X", 10), ("IX", 9), ("V", 5), ("IV", 4), ("I", 1))
 # What an accent leaves behind: `{\"o}` became `{ö}`; BibTeX-style case braces `{B}ayes` too.
 _ONE_LETTER_GROUP = re.compile(r"\{([^\W\d_])\}")
 
@@ -66,10 +66,8 @@ def _ion(match: re.Match[str]) -> str:
 
 def _text_piece(text: str) -> str:
     text = decode_text_accents(text)
-    if "\\ion" in text:
-        text = _ION.sub(_ion, text)
-    if "\\arc" in text or "\\f" in text or "\\degr" in text:
-        text = _AAS_SYMBOL.sub(lambda m: _AAS_SYMBOLS[m[1]], text)
+    text = _ION.sub(_ion, text)
+    text = _AAS_SYMBOL.sub(lambda m: _AAS_SYMBOLS[m[1]], text)
     text = _SWITCH_GROUP.sub(_words, text)
     text = _FORMAT_COMMAND.sub(_words, text)
     text = _BARE_SWITCH.sub("", text)
