@@ -146,11 +146,11 @@ def test_search_filters_by_category_dates_and_sorts(client, paper_factory):
     assert titles(date_to="2010-05-01") == [a.title]
 
 
-def test_search_pages_twenty_at_a_time(client, paper_factory):
-    for i in range(25):
+def test_search_pages_ten_at_a_time(client, paper_factory):
+    for i in range(15):
         paper_factory(title=f"Lattice model {i}", published=datetime(2020, 1, 1 + i, tzinfo=UTC))
     first = client.get("/search", {"q": "lattice", "sort": "newest"}).content.decode()
-    assert len(paper_titles(first)) == 20 and "Page 1 of 2" in first
+    assert len(paper_titles(first)) == 10 and "Page 1 of 2" in first
     second = client.get("/search", {"q": "lattice", "sort": "newest", "page": 2}).content.decode()
     assert len(paper_titles(second)) == 5 and 'rel="prev"' in second
 
@@ -208,7 +208,7 @@ def test_search_query_bound(
         Institution.objects.create(name=f"Bounded Institute {i}")
     with django_assert_max_num_queries(SEARCH_QUERIES):
         html = client.get("/search", {"q": "bounded", "category": "cs.LG"}).content.decode()
-    assert len(paper_titles(html)) == min(n, 20)
+    assert len(paper_titles(html)) == min(n, 10)
     for tab in ("researchers", "institutions"):
         # The engine's ids, then their rows: two queries with the database engine too.
         with django_assert_max_num_queries(2):

@@ -33,7 +33,11 @@ from .forms import MODES, SORTS, TABS, SearchForm
 from .selectors import site_figures
 from .site_search import SiteSearch, site_search, site_search_papers
 
-PER_PAGE = 20
+# Papers a search page lists, as Google Scholar, Semantic Scholar and PubMed list them: ten, with
+# their passages (and on the first page the few related by meaning below them). Twenty made the
+# page, ten related below them, cost three home pages when asked for the first time (#43,
+# docs/performance.md).
+PER_PAGE = 10
 ACTIVE_WINDOW = 300
 SIDE_RESULTS = 5
 # Search results page to the end: an engine with exact counts (tantivy, FTS5) reads any page

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 # Below a page of papers that hold the words, the papers related by meaning are a short
 # complement; where the words find fewer, the related ones fill the page.
-RELATED_BESIDE_MATCHES = 10
+RELATED_BESIDE_MATCHES = 5
 
 
 def related_shown(matches: int, per_page: int) -> int:
