@@ -257,6 +257,9 @@ _GLUED_NOTE = re.compile(r"[\s,;(]+(?:for|on\s+behalf\s+of|representing)\s.*$", 
 _GLUED_ET_AL = re.compile(r"[\s,]+et\.?\s*al\.?$", re.IGNORECASE)
 # Footnote marks glued to a family name ("Smith1", "Smith1,2", "Smith*"): not part of it.
 _FOOTNOTE_MARK = re.compile(r"(?<=[^\W\d_])(?:\d+(?:,\d+)*|\*+)$")
+# An address glued into a name ("Michal Kosinskihttps://www.semanticscholar.org/me/account",
+# Semantic Scholar's record of 2302.02083): no part of a name is a web address.
+_GLUED_URL = re.compile(r"\s*\(?(?:https?://|www\.)\S*")
 
 
 def _author_trimmed(author: AuthorName, display: str) -> tuple[AuthorName, bool]:
@@ -265,7 +268,7 @@ def _author_trimmed(author: AuthorName, display: str) -> tuple[AuthorName, bool]
     # Nearly every name has nothing glued on: tell so without the regular expressions (the
     # import reads every authorship of arXiv through here).
     if not (last.isdigit() or last in "*.l" or "for " in display or "behalf" in display):
-        if "representing" not in display:
+        if "representing" not in display and "://" not in display and "www." not in display:
             return author, False
     cut = _GLUED_NOTE.search(display)
     # Only a note that names a group: "Institute for Astronomy" is no note.
@@ -276,6 +279,7 @@ def _author_trimmed(author: AuthorName, display: str) -> tuple[AuthorName, bool]
         and nonpersons.names_a_group(display[cut.start() :])
     )
     text = display[: cut.start()] if note and cut else display
+    text = _GLUED_URL.sub("", text)
     text = _FOOTNOTE_MARK.sub("", _GLUED_ET_AL.sub("", text).strip()).strip()
     if text == display:
         return author, False

@@ -288,3 +288,16 @@ def test_an_institute_for_a_science_is_no_note():
     assert [
         a.display for a in split_authors("Roberto Preghenella for the ALICE Collaboration")
     ] == ["Roberto Preghenella"]
+
+
+def test_a_web_address_glued_to_a_name_is_not_part_of_it():
+    # Semantic Scholar's record of 2302.02083 (the demo's recordings) names its one author
+    # "Michal Kosinskihttps://www.semanticscholar.org/me/account".
+    names = _s2_names("2302.02083")
+    assert names == ["Michal Kosinskihttps://www.semanticscholar.org/me/account"]
+    cleaned = author_list_cleaned([parse_display_name(n) for n in names], source_list=True)
+    assert [a.display for a in cleaned] == ["Michal Kosinski"]
+    assert [a.display for a in split_authors("A. Smith www.example.org, B. Jones")] == [
+        "A. Smith",
+        "B. Jones",
+    ]
