@@ -246,3 +246,25 @@ def test_engines_fold_accents_in_institution_names(engine):
     eth = Institution.objects.create(name="ETH Zürich", paper_count=90)
     engine()
     assert _pks(institutions_search("zurich")) == [eth.pk]
+
+
+def test_related_without_the_words_are_asked_in_batches_with_the_same_answer(
+    engine, paper_factory
+):
+    """Hybrid search's papers related by meaning that lack the words, asked of the keyword
+    engine a batch at a time: the same first ones as asking every candidate at once, across
+    batches where the first holds only papers with the words."""
+    from wovepaper.lib.search.hybrid import HybridBackend
+
+    with_words = [paper_factory(title=f"Spin glass {n}", abstract="Frustration.") for n in range(5)]
+    without = [paper_factory(title=f"Magnet {n}", abstract="Frustration.") for n in range(4)]
+    engine()
+    keyword = backend_for(PAPERS)
+    hybrid = HybridBackend(PAPERS, keyword=keyword, semantic=None)  # type: ignore[arg-type]
+    candidates = [p.pk for p in [*with_words[:4], without[0], with_words[4], *without[1:]]]
+    query = SearchQuery(text="spin glass")
+    at_once = [i for i in candidates if i not in keyword.matching(query, candidates)]
+    assert at_once == [p.pk for p in without]
+    for count in (1, 2, 3, 4, 9):
+        assert hybrid._without_the_words(candidates, query, count) == at_once[:count], count
+    assert hybrid._without_the_words([], query, 2) == []
