@@ -53,6 +53,7 @@ from django.db import connection  # noqa: E402
 from benchmarks.serving import Server, production_env, wrk  # noqa: E402
 from papers.models import Paper  # noqa: E402
 from papers.search import PAPERS, paper_search_backend, paper_search_query  # noqa: E402
+from wovepaper.views import PER_PAGE  # noqa: E402
 
 # Query classes over the synthetic snapshot's vocabulary (drawn from real arXiv abstracts);
 # the match counts printed beside them say what each class means at the size measured.
@@ -162,7 +163,8 @@ class Reference:
                 ]
             )
         searcher = self.index.searcher()
-        options: dict = {"limit": 20, "count": True}
+        # As many as the search page lists.
+        options: dict = {"limit": PER_PAGE, "count": True}
         if SORTS[sort]:
             options["order_by_field"], options["order"] = SORTS[sort]
         result = searcher.search(query, **options)
@@ -190,8 +192,9 @@ def percentile(values: list[float], fraction: float) -> float:
 
 def bench_calls(engines: list[str], reference: Reference, repeat: int) -> None:
     print(
-        f"\nsearch call alone (the engine's answer: ids and total), first page of 20; ms, "
-        f"p50 / p95 over {repeat} runs of each of the class's {len(CLASSES['common'])} queries; "
+        f"\nsearch call alone (the engine's answer: ids and total), first page of {PER_PAGE}; "
+        f"ms, p50 / p95 over {repeat} runs of each of the class's {len(CLASSES['common'])} "
+        "queries; "
         "ratio = p95 ours / p95 bare tantivy, measured interleaved"
     )
     print(
@@ -208,7 +211,7 @@ def bench_calls(engines: list[str], reference: Reference, repeat: int) -> None:
                 for _ in range(repeat):
                     for text in queries:
                         filters = _filters() if filtered else {}
-                        query = paper_search_query(text, sort=sort, **filters)
+                        query = paper_search_query(text, sort=sort, limit=PER_PAGE, **filters)
                         for engine in engines:
                             use_engine(engine)
                             backend = paper_search_backend()
