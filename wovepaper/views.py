@@ -34,8 +34,8 @@ from .selectors import site_figures
 from .site_search import SiteSearch, site_search, site_search_papers
 
 # Papers a search page lists, as Google Scholar, Semantic Scholar and PubMed list them: ten, with
-# their passages (and on the first page the few related by meaning below them). Twenty made the
-# page, ten related below them, cost three home pages when asked for the first time (#43,
+# their passages (and on the first page the few related by meaning below them). Twenty, with ten
+# related below them, made a search asked for the first time cost three home pages (#43,
 # docs/performance.md).
 PER_PAGE = 10
 ACTIVE_WINDOW = 300
