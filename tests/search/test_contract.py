@@ -248,9 +248,7 @@ def test_engines_fold_accents_in_institution_names(engine):
     assert _pks(institutions_search("zurich")) == [eth.pk]
 
 
-def test_related_without_the_words_are_asked_in_batches_with_the_same_answer(
-    engine, paper_factory
-):
+def test_related_lacking_the_words_asked_in_batches_are_the_same(engine, paper_factory):
     """Hybrid search's papers related by meaning that lack the words, asked of the keyword
     engine a batch at a time: the same first ones as asking every candidate at once, across
     batches where the first holds only papers with the words."""
