@@ -366,6 +366,8 @@ def test_below_a_full_page_of_matches_only_the_closest_related_papers_are_shown(
     assert len(shown) == 1 and shown[0] in {decoding.title, colour.title}
     assert "closest first: the first 1." in related
     assert 'href="?q=quantum+error+correction+codes&amp;mode=semantic">All by meaning' in related
+    markdown = client.get("/search", query, HTTP_ACCEPT="text/markdown").content.decode()
+    assert "closest first: the first 1. `mode=semantic` lists all of them by meaning." in markdown
     bibtex = client.get("/search/cite.bib", query).content.decode()
     assert bibtex.count("@") == 2 and shown[0].split()[0] in bibtex
     # Where the words find fewer papers than a page, the related ones fill it.
