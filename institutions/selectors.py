@@ -7,7 +7,7 @@ import re
 from django.db.models import Q, QuerySet
 
 from papers.models import Paper
-from papers.selectors import papers_with_short_bylines
+from papers.selectors import listed, papers_with_short_bylines
 from wovepaper.lib.search.orm import each_word
 from wovepaper.lib.text import folded_words
 
@@ -48,8 +48,10 @@ def institution_lookup(key: str) -> Institution | None:
 
 
 def institution_papers(institution: Institution, *, offset: int = 0, limit: int = 24) -> list:
-    papers = Paper.objects.filter(
-        pk__in=AuthorshipInstitution.objects.filter(institution=institution).values("paper_id")
+    papers = listed(
+        Paper.objects.filter(
+            pk__in=AuthorshipInstitution.objects.filter(institution=institution).values("paper_id")
+        )
     ).order_by("-published", "-id")
     return papers_with_short_bylines(papers[offset : offset + limit])
 

@@ -26,10 +26,17 @@ class BylineName:
     after_gap: bool
 
 
+# A list shows a byline that no name was read from as written, cut to this many characters.
+WRITTEN_SHOWN = 200
+
+
 @dataclass(frozen=True)
 class Byline:
     names: list[BylineName]
     total: int
+    # Where no name was read: the byline as written, its first WRITTEN_SHOWN characters and
+    # one more (so that a cut shows as one).
+    written: str = ""
 
     @property
     def more(self) -> int:
@@ -52,10 +59,15 @@ class BylineRow(NamedTuple):
 
 
 def byline_short(
-    authorships: Sequence[BylineRow], total: int, focus_ids: Iterable[int] = ()
+    authorships: Sequence[BylineRow],
+    total: int,
+    focus_ids: Iterable[int] = (),
+    *,
+    written: str = "",
 ) -> Byline:
     """The names to show for a byline of `total` names, from its authorships in position order
-    (the first BYLINE_FULL and those of the focus researchers are enough)."""
+    (the first BYLINE_FULL and those of the focus researchers are enough); `written`, the
+    byline as written where no name was read (Byline.written)."""
     focus = set(focus_ids)
     whole = total <= BYLINE_FULL
     names: list[BylineName] = []
@@ -74,4 +86,4 @@ def byline_short(
             )
         )
         last = a.position
-    return Byline(names=names, total=max(total, last))
+    return Byline(names=names, total=max(total, last), written=written)

@@ -14,11 +14,21 @@ from django.db.models import (
     QuerySet,
     prefetch_related_objects,
 )
-from django.db.models.functions import Lower
+from django.db.models.functions import Lower, Substr
 
 from . import registry
-from .bylines import BYLINE_FULL, BylineRow, byline_short
+from .bylines import BYLINE_FULL, WRITTEN_SHOWN, BylineRow, byline_short
 from .models import Authorship, Paper, PaperCategory
+
+# The byline as written: a list shows the names read from it (papers_with_short_bylines), and
+# its first characters only where none were (a collaboration's runs to tens of kilobytes).
+UNREAD_IN_LISTS = ("authors",)
+
+
+def listed(papers: QuerySet[Paper]) -> QuerySet[Paper]:
+    """`papers` as a list page reads them: without the byline as written, which
+    papers_with_short_bylines reads cut where a list shows it."""
+    return papers.defer(*UNREAD_IN_LISTS)
 
 
 def _bylines() -> Prefetch:
@@ -69,12 +79,26 @@ def papers_with_short_bylines(
             rows[paper_id].append(BylineRow(paper_id, position, name, researcher_id, url))
             if last is not None:
                 lengths[paper_id] = last
+    unnamed = [paper for paper in papers if not rows[paper.pk]]
+    # A list that left the byline as written unread (`listed`) reads it cut, one query for
+    # those papers no name was read from (few: a name is read from nearly every byline).
+    unread = [paper.pk for paper in unnamed if "authors" in paper.get_deferred_fields()]
+    heads = dict(
+        Paper.objects.filter(pk__in=unread)
+        .annotate(head=Substr("authors", 1, WRITTEN_SHOWN + 1))
+        .values_list("pk", "head")
+        if unread
+        else ()
+    )
     for paper in papers:
         total = lengths.get(paper.pk) or sum(
             1 for row in rows[paper.pk] if row.position <= BYLINE_FULL
         )
-        # An attribute for the templates.
-        paper.byline = byline_short(rows[paper.pk], total, focus)  # type: ignore[attr-defined]
+        written = ""
+        if not rows[paper.pk]:
+            written = heads[paper.pk] if paper.pk in heads else paper.authors[: WRITTEN_SHOWN + 1]
+        byline = byline_short(rows[paper.pk], total, focus, written=written)
+        paper.byline = byline  # type: ignore[attr-defined]  # an attribute for the templates
     return papers
 
 
@@ -175,7 +199,7 @@ def papers_for_citation(*, arxiv_ids: list[str]) -> list[Paper]:
 def papers_newest(*, limit: int, offset: int = 0) -> list[Paper]:
     """The newest papers on arXiv that we hold, with bylines (one index range scan)."""
     return papers_with_short_bylines(
-        Paper.objects.filter(is_deleted=False).order_by("-published", "-id")[
+        listed(Paper.objects.filter(is_deleted=False)).order_by("-published", "-id")[
             offset : offset + limit
         ]
     )
@@ -193,7 +217,7 @@ def papers_in_category(*, code: str, offset: int, limit: int) -> list[Paper]:
         .order_by("-published", "-paper_id")
         .values_list("paper_id", flat=True)[offset : offset + limit]
     )
-    by_id = Paper.objects.in_bulk(ids)
+    by_id = listed(Paper.objects.all()).in_bulk(ids)
     return papers_with_short_bylines(by_id[i] for i in ids if i in by_id)
 
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from institutions.models import AuthorshipInstitution, Institution
 from papers.models import MATCH_CERTAIN, Authorship, Paper, PaperCategory
-from papers.selectors import papers_with_short_bylines
+from papers.selectors import listed, papers_with_short_bylines
 from wovepaper.lib.search import given_name_initials
 
 from .models import (
@@ -143,7 +143,7 @@ def researcher_papers(
     # Driven from the (researcher, paper) index: the work is bounded by this researcher's papers,
     # whatever the size of the archive. The category test reads Paper.categories on those rows
     # instead of joining PaperCategory, which the planner would hash-join over a whole category.
-    papers = Paper.objects.filter(authorships__researcher=researcher)
+    papers = listed(Paper.objects.filter(authorships__researcher=researcher))
     if category:
         papers = papers.filter(
             Q(categories=category)

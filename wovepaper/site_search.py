@@ -43,7 +43,9 @@ class SiteSearchResults:
     institutions: list = field(default_factory=list)
 
 
-def _papers_found(search: SiteSearch, *, offset: int, limit: int) -> SearchPage:
+def _papers_found(
+    search: SiteSearch, *, offset: int, limit: int, listed: bool = False
+) -> SearchPage:
     return paper_search(
         search.query,
         category=search.category or None,
@@ -55,6 +57,7 @@ def _papers_found(search: SiteSearch, *, offset: int, limit: int) -> SearchPage:
         offset=offset,
         limit=limit,
         related_limit=lambda matches: related_shown(matches, limit),
+        listed=listed,
     )
 
 
@@ -71,7 +74,7 @@ def site_search(
             results.researchers = researchers_search(search.query, limit=side_limit).items
             results.people = people_named(search.query, results.researchers)
             results.institutions = institutions_search(search.query, limit=side_limit).items
-            found = _papers_found(search, offset=offset, limit=limit)
+            found = _papers_found(search, offset=offset, limit=limit, listed=True)
             # One read of bylines for both parts of a hybrid page.
             shown = papers_with_short_bylines([*found.items, *found.related])
             results.main = found.with_items(shown[: len(found.items)], shown[len(found.items) :])

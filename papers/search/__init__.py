@@ -36,6 +36,7 @@ from wovepaper.lib.search import (
 from wovepaper.lib.search.orm import changed_id_batches, with_instances
 
 from ..models import Paper
+from ..selectors import listed as listed_papers
 from .database import COUNT_CAP, fts5_query, paper_database_backend
 from .documents import paper_documents, paper_id_batches
 from .vectors import PAPER_VECTORS
@@ -136,13 +137,15 @@ def paper_search(
     *,
     mode: str = "hybrid",
     related_limit: Callable[[int], int] | None = None,
+    listed: bool = False,
     **terms: Unpack[PaperSearchTerms],
 ) -> SearchPage[Paper]:
     """Ranked search over titles and abstracts, by keyword, by meaning (`semantic`) or both
     fused (`hybrid`, the default), on the terms of `paper_search_query`.
     `related_limit`: how many of a hybrid first page's related papers to keep, given how many
-    papers with the words the page has (else up to `limit`). The engines' calls, then one
-    query for the papers of the page."""
+    papers with the words the page has (else up to `limit`). `listed`: the papers read as a
+    list page reads them (papers.selectors.listed). The engines' calls, then one query for
+    the papers of the page."""
     wanted = paper_search_query(query, **terms)
     if not wanted.text:
         return SearchPage()
@@ -153,7 +156,8 @@ def paper_search(
             found, related=found.related[:kept], related_scores=found.related_scores[:kept]
         )
     # The vector index learns of a deletion only when the paper is next indexed.
-    page = with_instances(found, Paper.objects.filter(is_deleted=False))
+    rows = Paper.objects.filter(is_deleted=False)
+    page = with_instances(found, listed_papers(rows) if listed else rows)
     if wanted.sort != "relevance" and page.related:
         similarity = {p.pk: s for p, s in zip(page.related, page.related_scores, strict=True)}
         related = _in_order(page.related, wanted.sort)

@@ -9,6 +9,8 @@ import re
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from papers import listitems
 from papers.models import Authorship, Paper
@@ -254,3 +256,51 @@ def test_an_item_shows_dates_in_the_reader_s_time_zone(paper_factory):
         assert "as of 1 Jan 2024" in listitems.paper_items_html([with_byline])
     with timezone.override("Pacific/Kiritimati"):  # UTC+14: already the 2nd
         assert "as of 2 Jan 2024" in listitems.paper_items_html([with_byline])
+
+
+@pytest.mark.parametrize("path", ["/", "/categories/hep-ex", "/search?q=collaboration"])
+def test_lists_read_a_byline_as_written_only_cut_where_no_name_was_read(
+    client, paper_factory, path
+):
+    """A collaboration's byline as written runs to tens of kilobytes: list pages leave it unread
+    and show the names read from it; where none were, its first 200 characters, read cut."""
+    paper_factory(title="Collaboration study one", categories=["hep-ex"])
+    unnamed = paper_factory(title="Collaboration study two", categories=["hep-ex"], authors=[])
+    written = ", ".join(f"A. Physicist{n}" for n in range(3000))
+    Paper.objects.filter(pk=unnamed.pk).update(authors=written)
+    with CaptureQueriesContext(connection) as queries:
+        html = client.get(path).content.decode()
+    assert "Collaboration study one" in html and "Collaboration study two" in html
+    assert "Ada Lovelace" in html  # the named paper's byline, as read
+    assert written[:150] in html and written[:300] not in html
+    assert not _papers_read_with_the_byline_as_written(queries)
+
+
+def test_a_researchers_and_an_institutions_lists_leave_the_byline_as_written_unread(
+    client, paper_factory
+):
+    from institutions.models import AuthorshipInstitution, Institution
+
+    paper = paper_factory(title="Collaboration study three", authors=["Ada Lovelace", "B. Two"])
+    person = Researcher.objects.create(display_name="Ada Lovelace", name_key="ada lovelace")
+    first = Authorship.objects.get(paper=paper, position=1)
+    Authorship.objects.filter(pk=first.pk).update(researcher=person)
+    place = Institution.objects.create(name="Analytical Engine Institute")
+    AuthorshipInstitution.objects.create(authorship=first, paper=paper, institution=place)
+    for path in (person.get_absolute_url(), place.get_absolute_url()):
+        with CaptureQueriesContext(connection) as queries:
+            html = client.get(path).content.decode()
+        assert "Collaboration study three" in html, path
+        assert not _papers_read_with_the_byline_as_written(queries), path
+
+
+def _papers_read_with_the_byline_as_written(queries: CaptureQueriesContext) -> list[str]:
+    """The queries that read papers' rows whole, the byline as written included (a page's
+    single papers joined to other rows, a researcher's most cited one, are not lists)."""
+    return [
+        q["sql"]
+        for q in queries.captured_queries
+        if 'FROM "papers_paper"' in q["sql"]
+        and '"papers_paper"."authors"' in q["sql"]
+        and "SUBSTR" not in q["sql"].upper()
+    ]
