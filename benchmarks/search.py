@@ -194,8 +194,7 @@ def bench_calls(engines: list[str], reference: Reference, repeat: int) -> None:
     print(
         f"\nsearch call alone (the engine's answer: ids and total), first page of {PER_PAGE}; "
         f"ms, p50 / p95 over {repeat} runs of each of the class's {len(CLASSES['common'])} "
-        "queries; "
-        "ratio = p95 ours / p95 bare tantivy, measured interleaved"
+        "queries; ratio = p95 ours / p95 bare tantivy, measured interleaved"
     )
     print(
         f"{'class':<10}{'sort':<10}{'filters':<8}{'matches':>14}"

@@ -267,9 +267,16 @@ def _author_trimmed(author: AuthorName, display: str) -> tuple[AuthorName, bool]
     last = display[-1:]
     # Nearly every name has nothing glued on: tell so without the regular expressions (the
     # import reads every authorship of arXiv through here).
-    if not (last.isdigit() or last in "*.l" or "for " in display or "behalf" in display):
-        if "representing" not in display and "://" not in display and "www." not in display:
-            return author, False
+    if not (
+        last.isdigit()
+        or last in "*.l"
+        or "for " in display
+        or "behalf" in display
+        or "representing" in display
+        or "://" in display
+        or "www." in display
+    ):
+        return author, False
     cut = _GLUED_NOTE.search(display)
     # Only a note that names a group: "Institute for Astronomy" is no note.
     note = bool(

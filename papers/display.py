@@ -9,11 +9,21 @@ from functools import lru_cache
 from urllib.parse import quote
 
 from django.template.defaultfilters import date as date_filter
+from django.template.defaultfilters import truncatechars
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
 from papers import mathtext
+from papers.bylines import WRITTEN_SHOWN
 from papers.taxonomy import category_name as _category_name
+
+
+def byline_as_written(paper) -> str:
+    """What a list shows of a byline that no name was read from: the byline as written, cut to
+    WRITTEN_SHOWN characters (its `byline`'s, papers.selectors.papers_with_short_bylines,
+    which lists read cut; else the paper's own)."""
+    byline = getattr(paper, "byline", None)
+    return truncatechars(byline.written if byline is not None else paper.authors, WRITTEN_SHOWN)
 
 
 def category_name(code: str) -> str:

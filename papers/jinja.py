@@ -52,6 +52,7 @@ def environment(**options: Any) -> Environment:
     options["autoescape"] = False
     env = Environment(**options, finalize=_escaped, keep_trailing_newline=True)
     env.filters.update(
+        byline_as_written=display.byline_as_written,
         category_name=display.category_name,
         category_url=display.category_url,
         day=_local_day,

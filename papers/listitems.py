@@ -34,6 +34,7 @@ from django.utils.translation import get_language
 
 from wovepaper.lib.versions import code_digest
 
+from . import display
 from .models import Paper
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ def item_key(paper: Paper, *, hide_abstracts: bool, locale: tuple[str, str] | No
         paper.cited_by_source,
         paper.cited_by_updated_at.isoformat() if paper.cited_by_updated_at else "",
         # The byline as written stands in when no name was read.
-        "" if names else (byline.written if byline is not None else paper.authors),
+        "" if names else display.byline_as_written(paper),
         byline.total if byline is not None else None,
         [(n.name, n.url, n.position, n.focus, n.after_gap) for n in names],
         # Dates are shown in the current time zone, numbers and months in the language.

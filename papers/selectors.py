@@ -20,15 +20,12 @@ from . import registry
 from .bylines import BYLINE_FULL, WRITTEN_SHOWN, BylineRow, byline_short
 from .models import Authorship, Paper, PaperCategory
 
-# The byline as written: a list shows the names read from it (papers_with_short_bylines), and
-# its first characters only where none were (a collaboration's runs to tens of kilobytes).
-UNREAD_IN_LISTS = ("authors",)
-
 
 def listed(papers: QuerySet[Paper]) -> QuerySet[Paper]:
-    """`papers` as a list page reads them: without the byline as written, which
-    papers_with_short_bylines reads cut where a list shows it."""
-    return papers.defer(*UNREAD_IN_LISTS)
+    """`papers` as a list page reads them: without the byline as written (a collaboration's
+    runs to tens of kilobytes), which papers_with_short_bylines reads cut where a list shows
+    it, for the papers no name was read from."""
+    return papers.defer("authors")
 
 
 def _bylines() -> Prefetch:
@@ -79,17 +76,13 @@ def papers_with_short_bylines(
             rows[paper_id].append(BylineRow(paper_id, position, name, researcher_id, url))
             if last is not None:
                 lengths[paper_id] = last
-    unnamed = [paper for paper in papers if not rows[paper.pk]]
-    # A list that left the byline as written unread (`listed`) reads it cut, one query for
-    # those papers no name was read from (few: a name is read from nearly every byline).
-    unread = [paper.pk for paper in unnamed if "authors" in paper.get_deferred_fields()]
-    heads = dict(
-        Paper.objects.filter(pk__in=unread)
-        .annotate(head=Substr("authors", 1, WRITTEN_SHOWN + 1))
-        .values_list("pk", "head")
-        if unread
-        else ()
-    )
+    # A list that left the byline as written unread (`listed`) reads it cut, in one query for
+    # the papers no name was read from (few: a name is read from nearly every byline).
+    unread = [p.pk for p in papers if not rows[p.pk] and "authors" in p.get_deferred_fields()]
+    heads = {}
+    if unread:
+        cut = Substr("authors", 1, WRITTEN_SHOWN + 1)
+        heads = dict(Paper.objects.filter(pk__in=unread).values_list("pk", cut))
     for paper in papers:
         total = lengths.get(paper.pk) or sum(
             1 for row in rows[paper.pk] if row.position <= BYLINE_FULL

@@ -14,6 +14,7 @@ register = template.Library()
 SNIPPET_WORDS = 40
 
 
+register.filter("byline_as_written", display.byline_as_written)
 register.filter("category_name", display.category_name)
 register.filter("category_url", display.category_url)
 register.filter("day", display.day, expects_localtime=True, is_safe=False)
