@@ -11,6 +11,7 @@ from urllib.parse import quote
 from django.template.defaultfilters import date as date_filter
 from django.template.defaultfilters import truncatechars
 from django.utils.safestring import SafeString
+from django.utils.timezone import is_aware, localtime
 from django.utils.translation import get_language
 
 from papers import mathtext
@@ -24,6 +25,26 @@ def byline_as_written(paper) -> str:
     which lists read cut; else the paper's own)."""
     byline = getattr(paper, "byline", None)
     return truncatechars(byline.written if byline is not None else paper.authors, WRITTEN_SHOWN)
+
+
+def published_iso(paper) -> str:
+    """The first version's date as precisely as a source gives it, for text and machines: the
+    day (2023-02-24), or the month alone (2023-02) for a paper dated by its identifier's
+    month; "" when unknown."""
+    if not paper.published:
+        return ""
+    when = localtime(paper.published) if is_aware(paper.published) else paper.published
+    return day(when, "Y-m" if paper.published_month_only else "Y-m-d")
+
+
+def list_facts(paper) -> str:
+    """What a text list says of a paper after its title: its date (published_iso), its
+    categories and its citations, each only when known (a paper known only from Semantic
+    Scholar or OpenAlex has no categories here), never an empty slot."""
+    facts = [published_iso(paper), paper.categories]
+    if paper.cited_by_count is not None:
+        facts.append(f"{paper.cited_by_count} citation{'' if paper.cited_by_count == 1 else 's'}")
+    return ", ".join(fact for fact in facts if fact)
 
 
 def category_name(code: str) -> str:

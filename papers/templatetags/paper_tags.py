@@ -16,6 +16,8 @@ SNIPPET_WORDS = 40
 
 register.filter("byline_as_written", display.byline_as_written)
 register.filter("category_name", display.category_name)
+register.filter("list_facts", display.list_facts)
+register.filter("published_iso", display.published_iso)
 register.filter("category_url", display.category_url)
 register.filter("day", display.day, expects_localtime=True, is_safe=False)
 register.filter("tex", display.tex)
