@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import bibtexparser
 import pytest
 from django.test import Client
+from django.urls import reverse
 
 from accounts import account_data
 from accounts.library.importing import papers_save
@@ -24,6 +25,7 @@ from accounts.library.lists import (
 )
 from accounts.library.models import ReadingList, SavedPaper
 from accounts.library.notes import NOTE_MAX_CHARS, saved_paper_note_set
+from papers.ingest.records import PUBLISHED_MONTH
 from papers.models import Paper
 
 pytestmark = pytest.mark.django_db
@@ -360,3 +362,17 @@ def test_the_account_export_holds_the_library_and_deletion_removes_it(user_facto
     account_data.user_delete(user=user)
     assert not ReadingList.objects.exists() and not SavedPaper.objects.exists()
     assert Paper.objects.filter(pk=paper.pk).exists()
+
+
+def test_the_library_shows_a_month_only_date_as_a_month(paper_factory, user_factory):
+    """A paper dated by its identifier's month was listed as "1 Feb 2023", a day no source
+    gives."""
+    paper = paper_factory(
+        published=datetime(2023, 2, 1, tzinfo=UTC), published_precision=PUBLISHED_MONTH
+    )
+    reader = user_factory()
+    saved = paper_save(user=reader, paper=paper)
+    page = _signed_in(reader).get(reverse("accounts:library_list", args=[saved.reading_list.pk]))
+    html = page.content.decode()
+    assert '<time datetime="2023-02"' in html and ">Feb 2023</time>" in html
+    assert "1 Feb 2023" not in html
