@@ -27,14 +27,40 @@ def byline_as_written(paper) -> str:
     return truncatechars(byline.written if byline is not None else paper.authors, WRITTEN_SHOWN)
 
 
+# What a list says of a date no source gives the day of (the paper's page says more).
+MONTH_ONLY_TITLE = "The month its arXiv identifier names: no source gives the day"
+
+
+def _published_local(paper, zone=None):
+    when = paper.published
+    return localtime(when, zone) if is_aware(when) else when
+
+
 def published_iso(paper) -> str:
     """The first version's date as precisely as a source gives it, for text and machines: the
     day (2023-02-24), or the month alone (2023-02) for a paper dated by its identifier's
     month; "" when unknown."""
     if not paper.published:
         return ""
-    when = localtime(paper.published) if is_aware(paper.published) else paper.published
-    return day(when, "Y-m" if paper.published_month_only else "Y-m-d")
+    return day(_published_local(paper), "Y-m" if paper.published_month_only else "Y-m-d")
+
+
+def published_time(paper, zone=None, language: str | None = None) -> SafeString:
+    """A list's <time> element for the first version's date: "3 May 2024", or "Feb 2023" with
+    a title saying why for a paper dated by its identifier's month; nothing when unknown.
+    `zone` and `language`: a list's own, read once for its items (papers.jinja), else the
+    current ones."""
+    if not paper.published:
+        return SafeString("")
+    when = _published_local(paper, zone)
+    if paper.published_month_only:
+        return SafeString(
+            f'<time datetime="{day(when, "Y-m")}" title="{MONTH_ONLY_TITLE}">'
+            f"{day(when, 'M Y', language)}</time>"
+        )
+    return SafeString(
+        f'<time datetime="{day(when, "Y-m-d")}">{day(when, "j M Y", language)}</time>'
+    )
 
 
 def list_facts(paper) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.humanize.templatetags.humanize import intcomma, ordinal
-from django.template.defaultfilters import pluralize, slugify, truncatechars
+from django.template.defaultfilters import pluralize, slugify
 from django.utils import timezone
 from jinja2 import Environment, pass_context
 from jinja2.runtime import Context
@@ -35,6 +35,12 @@ def _local_day(context: Context, value: Any, arg: str) -> str:
         zone = context.get("time_zone") or timezone.get_current_timezone()
         value = timezone.localtime(value, zone)
     return display.day(value, arg, context.get("language"))
+
+
+@pass_context
+def _published_time(context: Context, paper: Any) -> str:
+    # In the list's time zone and language, as `_local_day`.
+    return display.published_time(paper, context.get("time_zone"), context.get("language"))
 
 
 def _escaped(value: Any) -> str:
@@ -59,9 +65,9 @@ def environment(**options: Any) -> Environment:
         intcomma=intcomma,
         ordinal=ordinal,
         pluralize=pluralize,
+        published_time=_published_time,
         slugify=slugify,
         tex=display.tex,
         tex_words=display.tex_words,
-        truncatechars=truncatechars,
     )
     return env
