@@ -87,6 +87,20 @@ class _PaperDatabaseBackend(SearchBackend):
             )
             return {row[0] for row in cursor.fetchall()}
 
+    def words_held(self, words: Sequence[str]) -> list[bool]:
+        """Whether some paper holds each word: one query, a first match per word through the
+        full-text index."""
+        if not words:
+            return []
+        probes = ", ".join(
+            f"EXISTS (SELECT 1 FROM {self.source} WHERE {self.match})" for _ in words
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT {probes}", [self._match_text(parse_text(word)) for word in words]
+            )
+            return [bool(held) for held in cursor.fetchone()]
+
     def _order(self, sort: str) -> str:
         return {
             "relevance": "rank DESC, p.published DESC",

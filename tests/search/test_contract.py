@@ -124,6 +124,23 @@ def test_matching_says_which_of_given_papers_hold_every_word(engine, paper_facto
     assert backend.matching(SearchQuery(text="oscillators"), []) == set()
 
 
+def test_words_held_says_which_words_some_paper_holds_by_the_engines_analysis(
+    engine, paper_factory
+):
+    """The vocabulary that search by meaning's rule asks (wovepaper.lib.search.evidence): a
+    word is held in a title, an abstract or a byline, stemmed as the engine stems it."""
+    paper_factory(
+        title="Spreadsheet errors in finance",
+        abstract="Auditing spin-orbit models.",
+        authors=["Alec Radford"],
+    )
+    engine()
+    backend = backend_for(PAPERS)
+    words = ["spreadsheets", "auditing", "radford", "spin-orbit", "zzzqqqxx", "timetable"]
+    assert backend.words_held(words) == [True, True, True, True, False, False]
+    assert backend.words_held([]) == []
+
+
 def test_matching_holds_a_phrase_in_any_field_among_given_papers(engine, paper_factory):
     in_title = paper_factory(title="Spin-orbit coupling in wires", abstract="Quantum wires.")
     in_abstract = paper_factory(title="Wires", abstract="Strong spin-orbit coupling here.")

@@ -251,31 +251,31 @@ def test_hybrid_asks_for_any_word_only_when_no_paper_has_every_word(vector_engin
     assert set(keyword.items) == {surface.pk, decoding.pk} and relaxed == []
 
 
-def test_hybrid_asks_no_vocabulary_probe_its_own_word_search_answered(
+def test_the_vocabulary_is_asked_once_for_the_content_words_and_only_when_it_decides(
     vector_engine, settings, monkeypatch
 ):
-    """Whether a query means anything here asks whether a paper holds one of its words: hybrid
-    search has its keyword rankings for that, so only search by meaning alone, or a filtered
-    query none of whose words any paper holds there, costs the probe (a first match,
-    uncounted). Unfiltered, rankings that found none of the words settle it before the
-    vector index is searched."""
+    """Whether a query means anything here asks which of its content words some paper holds
+    (evidence.py): once, for those words alone, and only when its nearest paper is close
+    enough. Unfiltered, hybrid rankings that found none of the words settle it before the
+    vocabulary or the vector index is asked; a filtered query's rankings may have missed them,
+    so the vocabulary still decides."""
     settings.SEARCH_MEANING_EVIDENCE = True
     settings.SEARCH_MEANING_THRESHOLD = -1.0  # every nearest paper is close: the words decide
+    settings.SEARCH_MEANING_WORD_SHARE = 0.5
     keyword = backend_for(PAPERS, "keyword")
-    asked: list[SearchQuery] = []
-    search = keyword.search
-    monkeypatch.setattr(keyword, "search", lambda query: asked.append(query) or search(query))
-
-    def probes() -> int:
-        return sum(1 for q in asked if q.limit == 1 and not q.counted and not q.filters)
+    asked: list[list[str]] = []
+    words_held = keyword.words_held
+    monkeypatch.setattr(
+        keyword, "words_held", lambda words: asked.append(words) or words_held(words)
+    )
 
     surface, decoding, *_ = vector_engine
     page = paper_search("correcting mistakes in quantum computers", mode="hybrid")
     assert {p.pk for p in page.related[:2]} == {surface.pk, decoding.pk}
-    assert asked and probes() == 0
+    assert asked == [["correcting", "mistakes", "quantum", "computers"]]
     asked.clear()
     assert semantic("correcting mistakes in quantum computers")[0] in {surface.pk, decoding.pk}
-    assert probes() == 1
+    assert len(asked) == 1
     asked.clear()
     vectors = backend_for(PAPERS, "semantic")
     nearest = vectors.nearest
@@ -284,10 +284,26 @@ def test_hybrid_asks_no_vocabulary_probe_its_own_word_search_answered(
         vectors, "nearest", lambda vector, count: searched.append(count) or nearest(vector, count)
     )
     made_up = paper_search("zzzqqqxx plimbo zentrix", mode="hybrid")
-    assert made_up.items == [] and made_up.related == [] and probes() == 0 and searched == []
-    asked.clear()
+    assert made_up.items == [] and made_up.related == [] and asked == [] and searched == []
     in_vision = paper_search("zzzqqqxx plimbo zentrix", mode="hybrid", category="cs.CV")
-    assert in_vision.items == [] and in_vision.related == [] and probes() == 1 and searched
+    assert in_vision.items == [] and in_vision.related == [] and len(asked) == 1 and searched
+    asked.clear()
+    settings.SEARCH_MEANING_THRESHOLD = 2.0  # no nearest paper is close enough
+    assert semantic("correcting mistakes in quantum computers") == [] and asked == []
+
+
+def test_a_query_few_of_whose_words_any_paper_holds_means_nothing_here(vector_engine, settings):
+    """One held word among made-up ones ("qubits" here, as "zab" in "zib zab zoob") is not
+    enough: the share of the content words held must reach SEARCH_MEANING_WORD_SHARE."""
+    settings.SEARCH_MEANING_EVIDENCE = True
+    settings.SEARCH_MEANING_THRESHOLD = -1.0
+    settings.SEARCH_MEANING_WORD_SHARE = 0.5
+    query = "zorblat qubits quibbletoad"
+    assert paper_search(query, mode="hybrid").related == [] and semantic(query) == []
+    assert semantic("zorblat qubits") != []  # one word of two: half of them
+    assert semantic("the of and") == []  # stop words say nothing
+    settings.SEARCH_MEANING_WORD_SHARE = 0.0  # any one word held, as before #43's second rule
+    assert semantic(query) != []
 
 
 def test_hybrid_finds_what_either_ranking_alone_would(vector_engine):

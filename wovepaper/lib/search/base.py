@@ -239,6 +239,15 @@ class SearchBackend(ABC):
         Engines of collections searched by meaning implement it."""
         raise NotImplementedError(f"{self.engine} cannot restrict a search to given ids")
 
+    def words_held(self, words: Sequence[str]) -> list[bool]:
+        """For each word, whether some document holds it, by the engine's own analysis (the
+        vocabulary that search by meaning's rule asks, wovepaper.lib.search.evidence). Here a
+        first match of each, uncounted; engines that can look a word up override it."""
+        return [
+            bool(self.search(SearchQuery(text=word, limit=1, counted=False)).items)
+            for word in words
+        ]
+
     def held(self, ids: Sequence[int]) -> set[int] | None:
         """Those of `ids` the engine holds a document of; None when the engine is the source
         itself (the database), so that there is nothing to compare."""

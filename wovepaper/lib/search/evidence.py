@@ -9,9 +9,12 @@ third of them. The rule now judges the query, not each paper, on two pieces of e
 (`python benchmarks/semantic.py evidence` measured the candidates on a tuning half and reports
 on the other half; docs/search.md has the figures):
 
-- its words: at least one of them is in the archive's vocabulary (some title, abstract or
-  byline holds it, as the keyword engine says). Made-up words ("zzzqqqxx", "plimbo zentrix")
-  land the encoder near some paper (0.41, 0.37) for no reason; no paper holds them.
+- its words: enough of them are in the archive's vocabulary (some title, abstract or byline
+  holds each, as the keyword engine says): at least one, and a share of its content words (the
+  English stop words left out) of at least `SEARCH_MEANING_WORD_SHARE`. Made-up words
+  ("zzzqqqxx", "plimbo zentrix") land the encoder near some paper (0.41, 0.37) for no reason;
+  no paper holds them, and "zib zab zoob" is no nearer to meaning something for one paper
+  holding "zab".
 - its best hit: the cosine similarity of its nearest paper is at least
   `SEARCH_MEANING_THRESHOLD`. Queries from everyday life and other fields ("cheap flights to
   paris", "baroque counterpoint") have real words but no paper near them; a question about a
@@ -27,12 +30,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.conf import settings
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from .base import parse_text
 
 
 def meaning_threshold() -> float:
     """The least cosine similarity of a query's nearest paper for the query to mean something
     here (settings.SEARCH_MEANING_THRESHOLD, measured for the encoder)."""
-    return float(getattr(settings, "SEARCH_MEANING_THRESHOLD", 0.37))
+    return float(getattr(settings, "SEARCH_MEANING_THRESHOLD", 0.43))
 
 
 def evidence_judged() -> bool:
@@ -41,12 +47,28 @@ def evidence_judged() -> bool:
     return bool(getattr(settings, "SEARCH_MEANING_EVIDENCE", True))
 
 
-def means_something_here(best_similarity: float, words_known: Callable[[], bool]) -> bool:
+def word_share_needed() -> float:
+    """The least share of a query's content words some document holds for the query to mean
+    something here (settings.SEARCH_MEANING_WORD_SHARE)."""
+    return float(getattr(settings, "SEARCH_MEANING_WORD_SHARE", 0.4))
+
+
+def content_words(text: str) -> list[str]:
+    """The words of a query that say what it is about: each word of its words and phrases, in
+    lower case, once, without English stop words ("how", "the", "of")."""
+    words = (word.lower() for clause in parse_text(text) for word in clause.words)
+    return [w for w in dict.fromkeys(words) if w not in ENGLISH_STOP_WORDS]
+
+
+def means_something_here(best_similarity: float, share_of_words_held: Callable[[], float]) -> bool:
     """Whether a query whose nearest document has `best_similarity` is about anything here.
-    `words_known()` (asked only when the similarity passes: it may cost a keyword query,
-    which hybrid search answers from the keyword rankings it asks anyway) says whether any
-    document holds one of its words. With SEARCH_MEANING_EVIDENCE off, the old
-    floor alone decides (for measuring what the rule changes)."""
+    `share_of_words_held()` (asked only when the similarity passes: it asks the keyword engine)
+    is the share of its content words some document holds, 0 when it has none. With
+    SEARCH_MEANING_EVIDENCE off, the old floor alone decides (for measuring what the rule
+    changes)."""
     if not evidence_judged():
         return True
-    return best_similarity >= meaning_threshold() and words_known()
+    if best_similarity < meaning_threshold():
+        return False
+    share = share_of_words_held()
+    return share > 0 and share >= word_share_needed()

@@ -112,9 +112,9 @@ def _make_mode(collection: Collection, mode: str) -> SearchBackend:
 
 def _make_vector(collection: Collection, configuration: tuple[Any, ...]) -> SearchBackend:
     backend = _make_vector_engine(collection, configuration)
-    # Whether a query's words are in the collection's vocabulary is the keyword engine's to
+    # Which of a query's words are in the collection's vocabulary is the keyword engine's to
     # say (wovepaper.lib.search.evidence); the configured one, looked up at each asking.
-    backend.vocabulary = lambda query: bool(backend_for(collection, "keyword").search(query).items)
+    backend.vocabulary = lambda words: backend_for(collection, "keyword").words_held(words)
     return backend
 
 

@@ -303,6 +303,25 @@ class TantivyBackend(SearchBackend):
             return musts[0]
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in musts])
 
+    def words_held(self, words: Sequence[str]) -> list[bool]:
+        """Each word looked up in the term dictionaries, as the fields analyse it: a word is
+        held when every term it makes is in one of the text fields (stemmed: "running" is
+        held where "runs" is) or in one of the name fields (as written)."""
+        searcher = self.index_.searcher()
+
+        def in_fields(terms: list[str], fields: list[str]) -> bool:
+            return bool(terms) and all(
+                any(searcher.doc_freq(name, term) for name in fields) for term in terms
+            )
+
+        text_fields = [f.name for f in self.collection.of(TextField)]
+        name_fields = [f.name for f in self.collection.of(NameField)]
+        return [
+            in_fields(self.text_analyzer.analyze(word), text_fields)
+            or in_fields(self.name_analyzer.analyze(word), name_fields)
+            for word in words
+        ]
+
     def _document_frequency(self, clause: Clause, searcher: tantivy.Searcher) -> int:
         """How many documents hold the clause's word in one of the text fields (at most: the
         largest field's count); 0 for a phrase, which is never among the commonest."""

@@ -30,7 +30,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ from ..embeddings import (
 )
 from ..mapped import populate_soon
 from .base import Collection, Range, SearchBackend, SearchPage, SearchQuery, Term
-from .evidence import evidence_judged, means_something_here
+from .evidence import content_words, evidence_judged, means_something_here
 
 logger = logging.getLogger(__name__)
 
@@ -170,9 +170,9 @@ class VectorBackend(SearchBackend):
         super().__init__(collection)
         self.source = source
         self._encoder = encoder
-        # Whether any document holds one of a query's words (a keyword search), for the rule
-        # of evidence.py; the registry sets it.
-        self.vocabulary: Callable[[SearchQuery], bool] | None = None
+        # Which of some words any document holds (the keyword engine's `words_held`), for the
+        # rule of evidence.py; the registry sets it.
+        self.vocabulary: Callable[[list[str]], list[bool]] | None = None
 
     @property
     def encoder(self) -> TextEncoder:
@@ -232,8 +232,8 @@ class VectorBackend(SearchBackend):
         """The documents nearest the query in meaning, if it means anything here (evidence.py).
         `words_seen`, from a caller that searches the words anyway (hybrid search), says
         whether some document holds one of them: a no settles it for an unfiltered query
-        (nothing is related), while for a filtered one the vocabulary probe still decides
-        (the caller's answers may be filtered)."""
+        (nothing is related), while for a filtered one the vocabulary still decides (the
+        caller's answers may be filtered)."""
         # A vector asked for ahead was asked for because there are vectors: not asked again.
         if not query.clauses() or not (
             query_vector_asked_ahead(self.encoder, query.text) or self.has_vectors()
@@ -256,7 +256,7 @@ class VectorBackend(SearchBackend):
         # here is judged once, on its nearest document and its words (evidence.py).
         if ids and not means_something_here(
             float(similarity[ids[0]]),
-            lambda: (words_seen is not None and words_seen()) or self.words_known(query),
+            lambda: self.share_of_words_held(query),
         ):
             ids = []
         # Below the floor per document (none by default) nothing is related (nearest first,
@@ -279,17 +279,17 @@ class VectorBackend(SearchBackend):
             scores=scores,
         )
 
-    def words_known(self, query: SearchQuery) -> bool:
-        """Whether any document of the collection holds one of the query's words, whatever
-        the filters: `vocabulary` (the collection's keyword engine, set by the registry) asked
-        for its first match of any word, uncounted. Without one, the words are taken as known
-        and the similarity alone decides."""
+    def share_of_words_held(self, query: SearchQuery) -> float:
+        """The share of the query's content words (evidence.content_words) that some document
+        of the collection holds, whatever the filters: `vocabulary` (the collection's keyword
+        engine, set by the registry) says which. 0 for a query of stop words alone; without a
+        vocabulary, the words are taken as held and the similarity alone decides."""
+        words = content_words(query.text)
+        if not words:
+            return 0.0
         if self.vocabulary is None:
-            return True
-        probe = replace(
-            query, filters=(), sort="relevance", any_word=True, offset=0, limit=1, counted=False
-        )
-        return self.vocabulary(probe)
+            return 1.0
+        return sum(self.vocabulary(words)) / len(words)
 
     def _filtered_and_sorted(self, ids: list[int], query: SearchQuery) -> list[int]:
         documents = {d["id"]: d for d in self.collection.documents(ids)}
