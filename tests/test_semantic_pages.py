@@ -474,6 +474,29 @@ def test_a_query_that_means_nothing_here_gets_nothing_related_anywhere(client, e
     assert answers.retrieve(f"What is known about {query}?") == []
 
 
+def test_a_few_real_words_among_made_up_ones_get_nothing_related(client, embedded, settings):
+    """#43: "zib zab zoob" was answered because a paper held "zab". A query's nearest paper
+    can be close through its few real words; when papers hold under SEARCH_MEANING_WORD_SHARE
+    of its words it means nothing here, and the page, the API and chat relate nothing."""
+    from chat import answers
+
+    query = "dark matter halos zorblat quibbletoad flimflarn snerdwhistle pazzlequint"
+    backend = backend_for(PAPERS, "semantic")
+    _, distances = backend.nearest(query_vector(backend.encoder, query), 1)
+    # The premise: the similarity alone would pass (3 of its 8 words are held: 0.375).
+    assert 1.0 - float(distances[0]) >= settings.SEARCH_MEANING_THRESHOLD
+    found = results_part(client.get("/search", {"q": query}).content.decode())
+    assert "related-h" not in found and titles(found) == []
+    assert client.get("/api/v1/search/papers/", {"q": query}).json()["results"] == []
+    assert answers.retrieve(f"What is known about {query}?") == []
+    # Most of the words held: the same nearest paper is related.
+    related = results_part(
+        client.get("/search", {"q": "dark matter halos zorblat"}).content.decode()
+    )
+    assert "related-h" in related
+    assert "Dark matter halos of dwarf spheroidal galaxies" in titles(related)
+
+
 def test_a_first_time_search_page_encodes_its_words_once_while_it_finds_the_people(
     client, embedded, monkeypatch
 ):

@@ -111,9 +111,9 @@ class HybridBackend(SearchBackend):
             relaxed = self.keyword.search(
                 replace(query, any_word=True, offset=0, limit=FUSED, counted=False)
             ).items
-        # Whether the query means anything here asks whether some document holds one of its
-        # words (evidence.py): the keyword rankings say so when they found any, and the
-        # vocabulary probe is then not asked.
+        # Whether the query means anything here asks which of its words some document holds
+        # (evidence.py): keyword rankings that found none of them, unfiltered, settle it
+        # before the vector index is searched.
         semantic = self.semantic.search(
             with_slice(query, offset=0, limit=FUSED),
             words_seen=lambda: bool(keyword.items or relaxed),
