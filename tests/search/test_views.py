@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import RequestFactory
 
-from papers.search import database
+from papers.search import PAPERS, database
 from wovepaper.lib.negotiation import wants_markdown
 
 
@@ -83,3 +83,33 @@ def test_search_pages_to_the_end_past_the_hundredth_page(engine, client, monkeyp
     assert "Lattice gauge study 2019" not in last and 'rel="next"' not in last
     past = client.get("/search", {"q": "lattice", "sort": "oldest", "page": 250}).content.decode()
     assert "Lattice gauge study" not in past and 'rel="prev"' in past
+
+
+@pytest.mark.postgres
+def test_postgresql_looks_a_word_up_in_its_index_never_by_reading_every_document(paper_factory):
+    """A first match of a word no paper holds, taken from a sequential scan, reads every
+    document (0.5-1 s at 1M papers): `words_held` plans its lookups with sequential scans off,
+    whatever the table's size or statistics."""
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from papers.search.postgres_documents import search_index_pending
+
+    paper_factory(title="Quantum percolation", abstract="Thresholds on lattices.")
+    search_index_pending()
+    with connection.cursor() as cursor:
+        # With statistics of a small table the planner's choice is a sequential scan.
+        cursor.execute("ANALYZE papers_papersearchdocument")
+    backend = database.PostgresPaperBackend(PAPERS)
+    with CaptureQueriesContext(connection) as queries:
+        assert backend.words_held(["percolation", "zorblat"]) == [True, False]
+    lookup = next(q["sql"] for q in queries.captured_queries if "most_common_elems" in q["sql"])
+    with transaction.atomic(), connection.cursor() as cursor:
+        settings_sql = next(
+            q["sql"] for q in queries.captured_queries if "enable_seqscan" in q["sql"]
+        )
+        cursor.execute(settings_sql)
+        cursor.execute("EXPLAIN " + lookup)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Bitmap Index Scan on paper_search_document_gin" in plan
+    assert "Seq Scan on papers_papersearchdocument" not in plan
