@@ -163,7 +163,7 @@ CROSS JOIN (
 ) AS common
 ORDER BY w.position
 """
-# How many index entries a word's lookup reads at most, about (see words_held).
+# About how many index entries a word's lookup keeps (see words_held).
 FUZZY_LIMIT = 100
 
 
@@ -183,10 +183,11 @@ class PostgresPaperBackend(_PaperDatabaseBackend):
         """One query. A word whose every lexeme is among the documents' most common ones (the
         planner's statistics, `pg_stats.most_common_elems`: about the 1,000 commonest) is
         held; any other is looked up in the GIN index, a bitmap scan whose work is bounded by
-        `gin_fuzzy_search_limit` (which thins a long posting list at random, never to
-        nothing). The planner would take a first match of an `EXISTS` from a sequential scan,
-        which is quick for a common word and reads every document for one no paper holds
-        (0.5-1 s at 1M papers), so sequential scans are off for this query."""
+        `gin_fuzzy_search_limit` (GIN keeps about that many entries of a longer list, drawn at
+        random, so a held word still has some). The planner would take a first match of an
+        `EXISTS` from a sequential scan, which is quick for a common word and reads every
+        document for one no paper holds (0.5-1 s at 1M papers), so sequential scans are off
+        for this query."""
         if not words:
             return []
         with transaction.atomic(), connection.cursor() as cursor:
