@@ -641,13 +641,14 @@ EMBEDDING_ENCODER = env("EMBEDDING_ENCODER", "wovepaper.lib.embeddings.MiniLMOnn
 # Whether a query means anything here (search's second part, semantic mode, chat's sources,
 # alerts) is decided for the query as a whole (wovepaper.lib.search.evidence): papers hold
 # enough of its words, and its nearest paper's cosine similarity is at least
-# SEARCH_MEANING_THRESHOLD. It belongs to the encoder: measured for the default one on a tuning
-# half of hand-written paraphrases, reader questions and meaningless queries, reported on the
-# other half (`python benchmarks/semantic.py evidence`); another EMBEDDING_ENCODER needs its own.
+# SEARCH_MEANING_THRESHOLD. It belongs to the encoder: chosen for the default one on tuning
+# halves of hand-written paraphrases and reader questions and on meaningless queries already
+# looked at, reported on the other halves and on fresh meaningless queries (`python
+# benchmarks/semantic.py evidence`); another EMBEDDING_ENCODER needs its own.
 SEARCH_MEANING_EVIDENCE = env_bool("SEARCH_MEANING_EVIDENCE", True)
 SEARCH_MEANING_THRESHOLD = float(env("SEARCH_MEANING_THRESHOLD", "0.43"))
-# ... and some paper holds at least this share of its content words (stop words left out):
-# chosen with the threshold, on the same tuning sets (0.37 and any one word before 2026-12-06).
+# ... and papers hold at least this share of its content words (stop words left out): chosen
+# with the threshold, on the same tuning sets.
 SEARCH_MEANING_WORD_SHARE = float(env("SEARCH_MEANING_WORD_SHARE", "0.4"))
 # Below this cosine similarity a paper is not "related by meaning" even to a query that passes
 # the rule above (a filtered page must not list papers no nearer than chance). 0.15 since #43,

@@ -116,10 +116,12 @@ class SqliteFts5PaperBackend(_PaperDatabaseBackend):
         if not words:
             return []
         probes = ", ".join(
-            "EXISTS (SELECT 1 FROM papers_paper_fts WHERE papers_paper_fts MATCH %s)" for _ in words
+            f"EXISTS (SELECT 1 FROM papers_paper_fts WHERE {self.match})" for _ in words
         )
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT {probes}", [_fts5(parse_text(word)) for word in words])
+            cursor.execute(
+                f"SELECT {probes}", [self._match_text(parse_text(word)) for word in words]
+            )
             return [bool(held) for held in cursor.fetchone()]
 
     def search(self, query: SearchQuery) -> SearchPage[int]:
