@@ -110,6 +110,11 @@ def test_a_query_that_matches_nothing_and_means_nothing_gets_suggestions(client,
         assert "search without the filters" in found
     two = results_part(client.get("/search", {"q": "zzzqqqxx qwpoeiru"}).content.decode())
     assert '<a href="?q=zzzqqqxx">zzzqqqxx</a>' in two  # fewer words: each alone
+    # ... each word that says what the query is about: no stop word is offered alone.
+    errand = results_part(client.get("/search", {"q": "the operas of Wagner"}).content.decode())
+    assert "No papers for “the operas of Wagner”" in errand
+    assert '<a href="?q=operas">operas</a>, <a href="?q=wagner">wagner</a>;' in errand
+    assert '<a href="?q=the">' not in errand and '<a href="?q=of">' not in errand
     md = client.get("/search", {"q": "zzzqqqxx"}, HTTP_ACCEPT="text/markdown").content.decode()
     assert "## Papers that contain the word (0)" in md and "Nothing found. Check the spelling" in md
     api = client.get("/api/v1/search/papers/", {"q": "zzzqqqxx"}).json()
