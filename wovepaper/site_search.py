@@ -11,11 +11,13 @@ from datetime import date
 
 from institutions.name_search import institutions_search
 from papers.related.beside_matches import related_shown
-from papers.search import paper_search, paper_search_ahead
+from papers.search import paper_search, paper_search_ahead, paper_words_held
 from papers.selectors import papers_in_category, papers_with_short_bylines
 from researchers.name_search import people_named, researchers_search
 from wovepaper.lib.bounds import day_after
 from wovepaper.lib.search import SearchPage
+from wovepaper.lib.search.base import parse_text
+from wovepaper.lib.search.evidence import content_words
 
 
 @dataclass(frozen=True)
@@ -34,13 +36,15 @@ class SiteSearch:
 @dataclass
 class SiteSearchResults:
     """The tab's page of results (`main`), and on the papers tab a few researchers and
-    institutions beside them, and the researchers the words name (`people`: a query that
-    names a person leads with them)."""
+    institutions beside them, the researchers the words name (`people`: a query that names a
+    person leads with them) and, when no paper is found, words to search for alone
+    (`suggested_words`)."""
 
     main: SearchPage = field(default_factory=SearchPage)
     researchers: list = field(default_factory=list)
     people: list = field(default_factory=list)
     institutions: list = field(default_factory=list)
+    suggested_words: list[str] = field(default_factory=list)
 
 
 def _papers_found(
@@ -78,6 +82,8 @@ def site_search(
             # One read of bylines for both parts of a hybrid page.
             shown = papers_with_short_bylines([*found.items, *found.related])
             results.main = found.with_items(shown[: len(found.items)], shown[len(found.items) :])
+            if not (found.items or found.related or found.total):
+                results.suggested_words = words_to_search_alone(search.query)
         elif search.category:
             # No words, just a field: its newest papers, straight from the category index.
             papers = papers_in_category(code=search.category, offset=offset, limit=limit + 1)
@@ -105,3 +111,12 @@ def site_search_papers(search: SiteSearch, *, offset: int, limit: int) -> list:
     if search.category:
         return papers_in_category(code=search.category, offset=offset, limit=limit)
     return []
+
+
+def words_to_search_alone(query: str) -> list[str]:
+    """What a papers page that found nothing for a query of several words suggests searching
+    for alone: its content words (no "the" or "of", evidence.content_words) that some paper
+    holds, so that no suggestion leads to another empty page."""
+    if sum(len(clause.words) for clause in parse_text(query)) < 2:
+        return []
+    return paper_words_held(content_words(query))

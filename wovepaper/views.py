@@ -28,7 +28,6 @@ from wovepaper.lib.pagecache import cache_public_page
 from wovepaper.lib.paging import page_number, search_window, window
 from wovepaper.lib.request_types import HtmxHttpRequest
 from wovepaper.lib.search.base import parse_text
-from wovepaper.lib.search.evidence import content_words
 
 from .forms import MODES, SORTS, TABS, SearchForm
 from .selectors import site_figures
@@ -122,9 +121,7 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         "related": found.related if wanted.tab == "papers" else [],
         "related_limit": related_shown(len(found.items), PER_PAGE),
         "query_words": len(words),
-        # An empty page's suggestion of fewer words: each word that says what the query is
-        # about alone ("the", "of" alone find nothing worth suggesting).
-        "suggested_words": content_words(wanted.query) if len(words) > 1 else [],
+        "suggested_words": results.suggested_words,
         "researchers": found.items if wanted.tab == "researchers" else results.researchers,
         "institutions": found.items if wanted.tab == "institutions" else results.institutions,
         "people": results.people,

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import date
 from typing import TypedDict, Unpack
@@ -49,6 +49,7 @@ __all__ = [
     "paper_search",
     "paper_search_ahead",
     "paper_search_backend",
+    "paper_words_held",
     "papers_searchable_by_meaning",
 ]
 
@@ -186,6 +187,15 @@ def paper_search_ahead(query: str, *, mode: str = "hybrid") -> None:
     meanwhile."""
     if paper_search_mode(mode) != "keyword":
         vector_backend_for(PAPERS).vector_ahead(paper_search_query(query))
+
+
+def paper_words_held(words: Sequence[str]) -> list[str]:
+    """Those of `words` that some paper's title, abstract or byline holds, by the keyword
+    engine's own analysis (its vocabulary, as search by meaning's rule asks it)."""
+    if not words:
+        return []
+    held = paper_search_backend().words_held(list(words))
+    return [word for word, is_held in zip(words, held, strict=True) if is_held]
 
 
 def papers_searchable_by_meaning() -> bool:
