@@ -116,7 +116,8 @@ def site_search_papers(search: SiteSearch, *, offset: int, limit: int) -> list:
 def words_to_search_alone(query: str) -> list[str]:
     """What a papers page that found nothing for a query of several words suggests searching
     for alone: its content words (no "the" or "of", evidence.content_words) that some paper
-    holds, so that no suggestion leads to another empty page."""
+    holds, so that no suggestion leads to another empty page for its words (under filters it
+    still may: the empty page offers the search without them too)."""
     if sum(len(clause.words) for clause in parse_text(query)) < 2:
         return []
     return paper_words_held(content_words(query))
