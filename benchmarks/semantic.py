@@ -48,17 +48,19 @@
     python benchmarks/semantic.py evidence [--queries 300]
         whether a query means anything here (wovepaper.lib.search.evidence, #43), on the bundled
         sample with the demo's vectors: every set (the 206 paraphrases, the 216 reader
-        questions of benchmarks/data/, the two word-keeping sets) shuffled by seed 43 into a
-        tuning half and a report half. On the tuning halves and the 120 meaningless queries
+        questions of benchmarks/data/, the two word-keeping sets, and short queries: the first
+        key phrase of 300 abstracts, 1-3 words) shuffled by seed 43 into a tuning half and a
+        report half. On the tuning halves and the 120 meaningless queries
         tuned on only: the rule's threshold and share of words held (for each share, the
         middle of the thresholds at which no meaningless query passes and the most
         hand-written ones do; then the middle of the best shares), the floor per paper, and
         chat's number of sources and of content words. On the report halves: hybrid and
         semantic recall@10 and MRR@10 per set, chat's right-paper rate, and the share of
-        meaningless queries answered with anything related by meaning (the 240 of
-        benchmarks/data/meaningless-queries-2.tsv and -3.tsv, never tuned on, by set and
-        kind; the 120 others are tuned on), with the floor of before (0.45), with no floor,
-        with the rule of 2026-12-04 and with the rule chosen.
+        meaningless queries answered with anything related by meaning (the 360 of
+        benchmarks/data/meaningless-queries-2.tsv, -3.tsv and -4.tsv, never tuned on, by set
+        and kind; the 120 others are tuned on), and for the short queries whether semantic
+        mode and hybrid's second part list anything, with the floor of before (0.45), with no
+        floor, with the rule of 2026-12-04 and with the rule chosen.
     python benchmarks/semantic.py evidence-latency [--repeat 3]
         the same sample with tantivy: bare tantivy, the rule's words held alone, and the
         hybrid first page with the rule and with the floor of before, interleaved query by
@@ -1210,10 +1212,15 @@ def _meaningless(name: str) -> list[tuple[str, str]]:
 # looked at one by one, so now tuned on with the 30 above (benchmarks/data/PROVENANCE.md).
 SEEN_MEANINGLESS = _meaningless("meaningless-queries.tsv")
 # Sets written before any search was run on them, each reported on by kind and never tuned
-# on: the rule has not been changed since either was first reported on (a rule changed after
+# on: the rule has not been changed since any was first reported on (a rule changed after
 # that would have to be reported on a set written after it, and these tuned on).
 FRESH_MEANINGLESS = {
-    name: _meaningless(name) for name in ("meaningless-queries-2.tsv", "meaningless-queries-3.tsv")
+    name: _meaningless(name)
+    for name in (
+        "meaningless-queries-2.tsv",
+        "meaningless-queries-3.tsv",
+        "meaningless-queries-4.tsv",
+    )
 }
 # Every set is shuffled with this seed and cut in two: the first half to choose on, the second
 # to report on. Nothing is chosen on the second.
@@ -1253,6 +1260,22 @@ def _best_and_held(texts: list[str]) -> list[tuple[float, float, float]]:
         share = backend.share_of_words_held(paper_search_query(text))
         out.append((float(similarity[0]), float(similarity[0] - similarity[-1]), share))
     return out
+
+
+def _key_phrase_queries(count: int) -> list[tuple[int, str]]:
+    """Short queries of 1-3 words, as readers type them: the first key phrase of each of
+    `count` papers' abstracts, as the site's analyses find them (papers.analysis.key_phrases),
+    with the paper it came from. Nothing here is written or chosen by hand."""
+    from papers.analysis import key_phrases
+    from papers.models import Paper
+
+    papers = list(
+        Paper.objects.filter(is_deleted=False).exclude(abstract="").values_list("pk", "abstract")
+    )
+    chosen = random.Random(12).sample(papers, min(count, len(papers)))
+    return [
+        (pk, phrases[0].lower()) for pk, abstract in chosen if (phrases := key_phrases(abstract, 1))
+    ]
 
 
 def _right_similarity(queries: list[tuple[int, str]]) -> list[float]:
@@ -1355,6 +1378,14 @@ def _evidence_report(split: dict, chat_sets: list[str]) -> None:
                 ranks.append(found.index(pk) + 1 if pk in found else None)
             recall, mrr = _recall_mrr(ranks)
             line.append(f"{mode} recall@10 {recall:.3f} MRR@10 {mrr:.3f}")
+        if name.startswith("key phrases"):
+            # Each is a phrase of a paper here: something should be related to it by meaning.
+            semantic = [bool(paper_search(t, mode="semantic", limit=1).items) for _, t in report]
+            related = [bool(paper_search(t, mode="hybrid", limit=10).related) for _, t in report]
+            line.append(
+                f"semantic mode lists anything {statistics.mean(semantic):.3f}, hybrid lists "
+                f"related papers {statistics.mean(related):.3f}"
+            )
         print(f"  {name}, {len(report)}: " + "; ".join(line))
     for name in chat_sets:
         report = split[name][1]
@@ -1416,6 +1447,8 @@ def evidence(args) -> None:
             if not name.startswith("hand-written")
         },
     }
+    short = _key_phrase_queries(args.queries)
+    named[f"key phrases of abstracts, 1-3 words ({len(short)})"] = short
     split = {name: _halves(queries) for name, queries in named.items()}
     # Every meaningless query but the fresh ones is tuned on (benchmarks/data/PROVENANCE.md).
     nonsense_tune = [*MEANINGLESS, *(text for _, text in SEEN_MEANINGLESS)]
