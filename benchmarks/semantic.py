@@ -1262,6 +1262,9 @@ def _best_and_held(texts: list[str]) -> list[tuple[float, float, float]]:
     return out
 
 
+SHORT_QUERIES = "key phrases of abstracts, 1-3 words"
+
+
 def _key_phrase_queries(count: int) -> list[tuple[int, str]]:
     """Short queries of 1-3 words, as readers type them: the first key phrase of each of
     `count` papers' abstracts, as the site's analyses find them (papers.analysis.key_phrases),
@@ -1370,21 +1373,24 @@ def _evidence_report(split: dict, chat_sets: list[str]) -> None:
 
     for name, (_, report) in split.items():
         line = []
+        # Whether each mode's page lists anything by meaning (semantic: any paper; hybrid: its
+        # second part), for the short queries: each is a phrase of a paper here.
+        by_meaning: dict[str, list[bool]] = {}
         for mode in ("hybrid", "semantic"):
             ranks = []
             for pk, text in report:
                 page = paper_search(text, mode=mode, limit=10)
                 found = [p.pk for p in [*page.items, *page.related][:10]]
                 ranks.append(found.index(pk) + 1 if pk in found else None)
+                by_meaning.setdefault(mode, []).append(
+                    bool(page.related if mode == "hybrid" else page.items)
+                )
             recall, mrr = _recall_mrr(ranks)
             line.append(f"{mode} recall@10 {recall:.3f} MRR@10 {mrr:.3f}")
-        if name.startswith("key phrases"):
-            # Each is a phrase of a paper here: something should be related to it by meaning.
-            semantic = [bool(paper_search(t, mode="semantic", limit=1).items) for _, t in report]
-            related = [bool(paper_search(t, mode="hybrid", limit=10).related) for _, t in report]
+        if name.startswith(SHORT_QUERIES):
             line.append(
-                f"semantic mode lists anything {statistics.mean(semantic):.3f}, hybrid lists "
-                f"related papers {statistics.mean(related):.3f}"
+                f"semantic mode lists anything {statistics.mean(by_meaning['semantic']):.3f}, "
+                f"hybrid lists related papers {statistics.mean(by_meaning['hybrid']):.3f}"
             )
         print(f"  {name}, {len(report)}: " + "; ".join(line))
     for name in chat_sets:
@@ -1448,7 +1454,7 @@ def evidence(args) -> None:
         },
     }
     short = _key_phrase_queries(args.queries)
-    named[f"key phrases of abstracts, 1-3 words ({len(short)})"] = short
+    named[f"{SHORT_QUERIES} ({len(short)})"] = short
     split = {name: _halves(queries) for name, queries in named.items()}
     # Every meaningless query but the fresh ones is tuned on (benchmarks/data/PROVENANCE.md).
     nonsense_tune = [*MEANINGLESS, *(text for _, text in SEEN_MEANINGLESS)]
