@@ -650,6 +650,15 @@ SEARCH_MEANING_THRESHOLD = float(env("SEARCH_MEANING_THRESHOLD", "0.43"))
 # ... and papers hold at least this share of its content words (stop words left out): chosen
 # with the threshold, on the same tuning sets.
 SEARCH_MEANING_WORD_SHARE = float(env("SEARCH_MEANING_WORD_SHARE", "0.4"))
+# ... or, below the threshold, one of this many papers nearest in meaning holds every word of
+# it (a short phrase lies further from any abstract than a question does). A page's 10; 0 turns
+# this way off.
+SEARCH_MEANING_NEAREST_HOLDING = env_int("SEARCH_MEANING_NEAREST_HOLDING", 10)
+# A query that passes only that way lists the papers at least this near (cosine) to one of those
+# holding its words: the words fix the sense ("oort cloud" is not cloud computing). Chosen on the
+# tuning halves: the least, in 0.05 steps, at which these lists share a paper's arXiv archive as
+# often as the lists of queries that pass by similarity do.
+SEARCH_MEANING_SENSE_SIMILARITY = float(env("SEARCH_MEANING_SENSE_SIMILARITY", "0.35"))
 # Below this cosine similarity a paper is not "related by meaning" even to a query that passes
 # the rule above (a filtered page must not list papers no nearer than chance). 0.15 since #43,
 # 0.05 under the lowest similarity of a tuning query to its own paper (0.228); the floor of 0.45

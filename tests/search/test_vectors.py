@@ -256,9 +256,9 @@ def test_the_vocabulary_is_asked_once_for_the_content_words_and_only_when_it_dec
 ):
     """Whether a query means anything here asks which of its content words some paper holds
     (evidence.py): once, for those words alone, and only when its nearest paper is close
-    enough. Unfiltered, hybrid rankings that found none of the words settle it before the
-    vocabulary or the vector index is asked; a filtered query's rankings may have missed them,
-    so the vocabulary still decides."""
+    enough or holds every word of it. Unfiltered, hybrid rankings that found none of the words
+    settle it before the vocabulary or the vector index is asked; a filtered query's rankings
+    may have missed them, so the vocabulary still decides."""
     settings.SEARCH_MEANING_EVIDENCE = True
     settings.SEARCH_MEANING_THRESHOLD = -1.0  # every nearest paper is close: the words decide
     settings.SEARCH_MEANING_WORD_SHARE = 0.5
@@ -290,6 +290,27 @@ def test_the_vocabulary_is_asked_once_for_the_content_words_and_only_when_it_dec
     asked.clear()
     settings.SEARCH_MEANING_THRESHOLD = 2.0  # no nearest paper is close enough
     assert semantic("correcting mistakes in quantum computers") == [] and asked == []
+
+
+def test_below_the_threshold_a_nearest_paper_holding_the_words_decides_and_fixes_the_sense(
+    vector_engine, settings
+):
+    """#43: a short phrase lies further from any abstract than a question does. With no
+    nearest paper close enough, the query still means something when one of the nearest
+    holds every word of it, and then only papers near one of those are related (the words
+    fix the sense)."""
+    surface, decoding, dark, vision, protein = vector_engine
+    settings.SEARCH_MEANING_EVIDENCE = True
+    settings.SEARCH_MEANING_THRESHOLD = 2.0  # no nearest paper is close enough
+    settings.SEARCH_MEANING_WORD_SHARE = 0.4
+    assert set(semantic("qubits")) == {surface.pk, decoding.pk}
+    settings.SEARCH_MEANING_SENSE_SIMILARITY = -1.0  # any paper is near enough to them
+    assert len(semantic("qubits")) == 5
+    # No paper holds both words, or the word at all: nothing is related.
+    assert semantic("spheroidal qubits") == [] and semantic("zzzqqqxx") == []
+    assert semantic("the of and") == []  # stop words say nothing
+    settings.SEARCH_MEANING_NEAREST_HOLDING = 0  # the similarity alone decides
+    assert semantic("qubits") == []
 
 
 def test_a_query_few_of_whose_words_any_paper_holds_means_nothing_here(vector_engine, settings):

@@ -19,15 +19,26 @@ on the other half; docs/search.md has the figures):
   `SEARCH_MEANING_THRESHOLD`. Queries from everyday life and other fields ("cheap flights to
   paris", "baroque counterpoint") have real words but no paper near them; a question about a
   paper here has that paper, or one like it, well above them.
+- or, when its best hit is below that, the two rankings agree: one of the
+  `SEARCH_MEANING_NEAREST_HOLDING` (10, a page) papers nearest in meaning holds every word of
+  the query, as the keyword engine says. A phrase of one to three words ("thin films", "oort
+  cloud") lies further from any abstract than a question does, below the threshold though
+  papers here are about it; an everyday word a paper happens to hold in another sense is not
+  what the encoder places near it (none of the 480 meaningless queries tuned on).
 
 A query that passes keeps the papers the vector ranking finds, in its order, down to
 `SEARCH_SIMILARITY_FLOOR` (0.15: well under any tuning question's own paper, 0.228 at the
 least, and above a random paper's usual similarity, 0.06); one that fails has nothing related.
+One that passes only by the agreement keeps those papers that are also near one of the papers
+holding its words (cosine at least `SEARCH_MEANING_SENSE_SIMILARITY`): the words say in which
+sense the query is meant, where the encoder reads a short phrase by its commonest word ("oort
+cloud" lies as near to cloud computing as to the one paper about the Oort cloud).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from django.conf import settings
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -53,6 +64,18 @@ def word_share_needed() -> float:
     return float(getattr(settings, "SEARCH_MEANING_WORD_SHARE", 0.4))
 
 
+def nearest_looked_at() -> int:
+    """How many of the nearest papers are looked at for one that holds every word of the
+    query (settings.SEARCH_MEANING_NEAREST_HOLDING); 0: the similarity alone decides."""
+    return int(getattr(settings, "SEARCH_MEANING_NEAREST_HOLDING", 10))
+
+
+def sense_similarity() -> float:
+    """The least cosine similarity to a paper holding a query's words for another paper to be
+    related to it in that sense (settings.SEARCH_MEANING_SENSE_SIMILARITY)."""
+    return float(getattr(settings, "SEARCH_MEANING_SENSE_SIMILARITY", 0.35))
+
+
 def content_words(text: str) -> list[str]:
     """The words of a query that say what it is about: each word of its words and phrases, in
     lower case, once, without English stop words ("how", "the", "of")."""
@@ -60,15 +83,41 @@ def content_words(text: str) -> list[str]:
     return [w for w in dict.fromkeys(words) if w not in ENGLISH_STOP_WORDS]
 
 
-def means_something_here(best_similarity: float, share_of_words_held: Callable[[], float]) -> bool:
+@dataclass(frozen=True)
+class Meaning:
+    """The rule's answer for a query: whether it means something here and, when it does only
+    because papers nearest to it hold its words, those papers (the sense it is meant in)."""
+
+    here: bool
+    sense: tuple[int, ...] = ()
+
+
+def means_something_here(
+    best_similarity: float,
+    share_of_words_held: Callable[[], float],
+    nearest_holding_the_words: Callable[[int], Sequence[int]] | None = None,
+) -> Meaning:
     """Whether a query whose nearest document has `best_similarity` is about anything here.
-    `share_of_words_held()` (asked only when the similarity passes: it asks the keyword engine)
-    is the share of its content words some document holds, 0 when it has none. With
-    SEARCH_MEANING_EVIDENCE off, the old floor alone decides (for measuring what the rule
+    `share_of_words_held()` is the share of its content words some document holds, 0 when it
+    has none; `nearest_holding_the_words(n)`, those of its n nearest documents that hold every
+    word of it (asked only when the nearest is not close enough). Both ask the keyword engine.
+    With SEARCH_MEANING_EVIDENCE off, the old floor alone decides (for measuring what the rule
     changes)."""
     if not evidence_judged():
-        return True
-    if best_similarity < meaning_threshold():
-        return False
+        return Meaning(True)
+    if best_similarity >= meaning_threshold():
+        return Meaning(_enough_words_held(share_of_words_held))
+    looked_at = nearest_looked_at()
+    if nearest_holding_the_words is None or looked_at <= 0:
+        return Meaning(False)
+    # The vocabulary is asked only when one of them holds the words: else nothing is related
+    # whatever it says.
+    sense = tuple(nearest_holding_the_words(looked_at))
+    if not sense or not _enough_words_held(share_of_words_held):
+        return Meaning(False)
+    return Meaning(True, sense)
+
+
+def _enough_words_held(share_of_words_held: Callable[[], float]) -> bool:
     share = share_of_words_held()
     return share > 0 and share >= word_share_needed()

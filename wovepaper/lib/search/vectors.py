@@ -30,7 +30,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,13 @@ from ..embeddings import (
 )
 from ..mapped import populate_soon
 from .base import Collection, Range, SearchBackend, SearchPage, SearchQuery, Term
-from .evidence import content_words, evidence_judged, means_something_here
+from .evidence import (
+    content_words,
+    evidence_judged,
+    means_something_here,
+    nearest_looked_at,
+    sense_similarity,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -173,6 +179,9 @@ class VectorBackend(SearchBackend):
         # Which of some words any document holds (the keyword engine's `words_held`), for the
         # rule of evidence.py; the registry sets it.
         self.vocabulary: Callable[[list[str]], list[bool]] | None = None
+        # Which of some documents hold every word of a query, whatever its filters (the
+        # keyword engine's `matching`), for the same rule; the registry sets it.
+        self.holding_the_words: Callable[[SearchQuery, list[int]], set[int]] | None = None
 
     @property
     def encoder(self) -> TextEncoder:
@@ -250,19 +259,28 @@ class VectorBackend(SearchBackend):
         # the floor, so that "more than" is true. (A filtered pool of 1,000 is "about" anyway,
         # and one more would take pgvector past its HNSW scan's 1,000 rows.)
         exact_end = not query.filters and query.sort == "relevance"
-        ids, distances = self.nearest(vector, size + 1 if exact_end else size)
+        # At least as many as the rule looks at for one holding the words, so that whether the
+        # query means something does not depend on the page's size.
+        wanted = max(size + 1 if exact_end else size, nearest_looked_at())
+        ids, distances = self.nearest(vector, wanted)
         similarity = dict(zip(ids, 1.0 - distances.astype(float), strict=True))
         # Every document is somewhat similar to any text: whether the query means anything
         # here is judged once, on its nearest document and its words (evidence.py).
-        if ids and not means_something_here(
-            float(similarity[ids[0]]),
-            lambda: self.share_of_words_held(query),
-        ):
-            ids = []
-        # Below the floor per document (none by default) nothing is related (nearest first,
-        # so what is kept is a prefix).
+        meaning = (
+            means_something_here(
+                float(similarity[ids[0]]),
+                lambda: self.share_of_words_held(query),
+                lambda count: self.nearest_holding_the_words(query, ids[:count]),
+            )
+            if ids
+            else None
+        )
+        # Below the floor per document nothing is related; of a query that means something
+        # only because the nearest hold its words, nothing but what lies near those.
         floor = similarity_floor()
-        ids = [i for i in ids if similarity[i] >= floor]
+        ids = [i for i in ids if similarity[i] >= floor] if meaning and meaning.here else []
+        if meaning and meaning.sense:
+            ids = self.in_the_sense(ids, meaning.sense)
         pool_full = len(ids) > size if exact_end else len(ids) >= size
         ids = ids[:size]
         if query.filters or query.sort != "relevance":
@@ -290,6 +308,28 @@ class VectorBackend(SearchBackend):
         if self.vocabulary is None:
             return 1.0
         return sum(self.vocabulary(words)) / len(words)
+
+    def nearest_holding_the_words(self, query: SearchQuery, nearest: list[int]) -> list[int]:
+        """Those of the `nearest` documents that hold every word of the query, whatever its
+        filters, nearest first, as `holding_the_words` (the keyword engine, set by the
+        registry) says; none without it."""
+        if self.holding_the_words is None or not nearest:
+            return []
+        unfiltered = replace(query, filters=(), sort="relevance", offset=0, limit=len(nearest))
+        holding = self.holding_the_words(unfiltered, nearest)
+        return [i for i in nearest if i in holding]
+
+    def in_the_sense(self, ids: list[int], sense: Sequence[int]) -> list[int]:
+        """Those of `ids`, in order, whose cosine similarity to one of the `sense` documents
+        is at least evidence.sense_similarity() (the sense documents themselves are kept)."""
+        wanted = list(dict.fromkeys([*sense, *ids]))
+        found, rows = self.source.vectors(wanted, self.encoder.name)
+        row = dict(zip(found, np.asarray(rows, dtype=np.float32), strict=True))
+        anchors = np.array([row[i] for i in sense if i in row], dtype=np.float32)
+        if not len(anchors):
+            return []
+        least = sense_similarity()
+        return [i for i in ids if i in row and float((anchors @ row[i]).max()) >= least]
 
     def _filtered_and_sorted(self, ids: list[int], query: SearchQuery) -> list[int]:
         documents = {d["id"]: d for d in self.collection.documents(ids)}
