@@ -3,7 +3,9 @@
 question does: "thin films" is held by 18 papers of the sample, yet its nearest paper is below
 SEARCH_MEANING_THRESHOLD. One of its nearest papers holds its words, so it means something here,
 and the papers related to it are those near the papers that hold the words: "oort cloud" is not
-cloud computing. Everyday words that a paper here holds in another sense stay unanswered."""
+cloud computing. Everyday words that a paper here holds in another sense stay unanswered
+("contract law": two papers hold both words, one on futures contracts and power laws, but no
+paper holds the phrase)."""
 
 from __future__ import annotations
 
@@ -79,7 +81,7 @@ def test_a_phrase_whose_nearest_papers_are_in_another_field_lists_none_of_them(c
     assert nearest and not [p for p in nearest if "Language" in p.title]
 
 
-@pytest.mark.parametrize("query", ["banana", "sandwich", "opera"])
+@pytest.mark.parametrize("query", ["banana", "sandwich", "opera", "contract law"])
 def test_words_a_paper_holds_in_another_sense_get_nothing_related(client, sample, query):
     from chat import answers
 

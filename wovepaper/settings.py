@@ -650,9 +650,9 @@ SEARCH_MEANING_THRESHOLD = float(env("SEARCH_MEANING_THRESHOLD", "0.43"))
 # ... and papers hold at least this share of its content words (stop words left out): chosen
 # with the threshold, on the same tuning sets.
 SEARCH_MEANING_WORD_SHARE = float(env("SEARCH_MEANING_WORD_SHARE", "0.4"))
-# ... or, below the threshold, one of this many papers nearest in meaning holds every word of
-# it (a short phrase lies further from any abstract than a question does). A page's 10; 0 turns
-# this way off.
+# ... or, below the threshold, one of this many papers nearest in meaning holds the query as
+# written, as a phrase (a short phrase lies further from any abstract than a question does). A
+# page's 10; 0 turns this way off.
 SEARCH_MEANING_NEAREST_HOLDING = env_int("SEARCH_MEANING_NEAREST_HOLDING", 10)
 # A query that passes only that way lists the papers at least this near (cosine) to one of those
 # holding its words: the words fix the sense ("oort cloud" is not cloud computing). Chosen on the

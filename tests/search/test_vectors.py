@@ -297,8 +297,8 @@ def test_below_the_threshold_a_nearest_paper_holding_the_words_decides_and_fixes
 ):
     """#43: a short phrase lies further from any abstract than a question does. With no
     nearest paper close enough, the query still means something when one of the nearest
-    holds every word of it, and then only papers near one of those are related (the words
-    fix the sense)."""
+    holds it as written (its words as a phrase), and then only papers near one of those are
+    related (the words fix the sense)."""
     surface, decoding, dark, vision, protein = vector_engine
     settings.SEARCH_MEANING_EVIDENCE = True
     settings.SEARCH_MEANING_THRESHOLD = 2.0  # no nearest paper is close enough
@@ -309,6 +309,8 @@ def test_below_the_threshold_a_nearest_paper_holding_the_words_decides_and_fixes
     # No paper holds both words, or the word at all: nothing is related.
     assert semantic("spheroidal qubits") == [] and semantic("zzzqqqxx") == []
     assert semantic("the of and") == []  # stop words say nothing
+    # Both words held, but not as written: a phrase of them is held nowhere.
+    assert semantic("codes surface") == [] and set(semantic("surface codes")) >= {surface.pk}
     settings.SEARCH_MEANING_NEAREST_HOLDING = 0  # the similarity alone decides
     assert semantic("qubits") == []
 

@@ -335,5 +335,10 @@ def parse_text(text: str) -> list[Clause]:
     return kept
 
 
+def as_one_phrase(text: str) -> str:
+    """The query's words, in their order, as one quoted phrase."""
+    return '"' + " ".join(word for clause in parse_text(text) for word in clause.words) + '"'
+
+
 def with_slice(query: SearchQuery, *, offset: int, limit: int) -> SearchQuery:
     return replace(query, offset=offset, limit=limit)

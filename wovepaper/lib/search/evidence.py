@@ -20,11 +20,12 @@ on the other half; docs/search.md has the figures):
   paris", "baroque counterpoint") have real words but no paper near them; a question about a
   paper here has that paper, or one like it, well above them.
 - or, when its best hit is below that, the two rankings agree: one of the
-  `SEARCH_MEANING_NEAREST_HOLDING` (10, a page) papers nearest in meaning holds every word of
-  the query, as the keyword engine says. A phrase of one to three words ("thin films", "oort
-  cloud") lies further from any abstract than a question does, below the threshold though
-  papers here are about it; an everyday word a paper happens to hold in another sense is not
-  what the encoder places near it (none of the 480 meaningless queries tuned on).
+  `SEARCH_MEANING_NEAREST_HOLDING` (10, a page) papers nearest in meaning holds the query as
+  written, its words in their order (a phrase search of the keyword engine). A phrase of one
+  to three words ("thin films", "oort cloud") lies further from any abstract than a question
+  does, below the threshold though papers here are about it; an everyday word a paper holds
+  in another sense is rarely what the encoder places near it. Holding every word anywhere was
+  not enough: "contract law" found a paper on futures contracts and power laws.
 
 A query that passes keeps the papers the vector ranking finds, in its order, down to
 `SEARCH_SIMILARITY_FLOOR` (0.15: well under any tuning question's own paper, 0.228 at the
@@ -65,8 +66,8 @@ def word_share_needed() -> float:
 
 
 def nearest_looked_at() -> int:
-    """How many of the nearest papers are looked at for one that holds every word of the
-    query (settings.SEARCH_MEANING_NEAREST_HOLDING); 0: the similarity alone decides."""
+    """How many of the nearest papers are looked at for one that holds the query as written
+    (settings.SEARCH_MEANING_NEAREST_HOLDING); 0: the similarity alone decides."""
     return int(getattr(settings, "SEARCH_MEANING_NEAREST_HOLDING", 10))
 
 
@@ -99,8 +100,8 @@ def means_something_here(
 ) -> Meaning:
     """Whether a query whose nearest document has `best_similarity` is about anything here.
     `share_of_words_held()` is the share of its content words some document holds, 0 when it
-    has none; `nearest_holding_the_words(n)`, those of its n nearest documents that hold every
-    word of it (asked only when the nearest is not close enough). Both ask the keyword engine.
+    has none; `nearest_holding_the_words(n)`, those of its n nearest documents that hold it as
+    written (asked only when the nearest is not close enough). Both ask the keyword engine.
     With SEARCH_MEANING_EVIDENCE off, the old floor alone decides (for measuring what the rule
     changes)."""
     if not evidence_judged():

@@ -30,7 +30,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,15 @@ from ..embeddings import (
     text_encoder,
 )
 from ..mapped import populate_soon
-from .base import Collection, Range, SearchBackend, SearchPage, SearchQuery, Term
+from .base import (
+    Collection,
+    Range,
+    SearchBackend,
+    SearchPage,
+    SearchQuery,
+    Term,
+    as_one_phrase,
+)
 from .evidence import (
     content_words,
     evidence_judged,
@@ -179,8 +187,8 @@ class VectorBackend(SearchBackend):
         # Which of some words any document holds (the keyword engine's `words_held`), for the
         # rule of evidence.py; the registry sets it.
         self.vocabulary: Callable[[list[str]], list[bool]] | None = None
-        # Which of some documents hold every word of a query, whatever its filters (the
-        # keyword engine's `matching`), for the same rule; the registry sets it.
+        # Which of some documents match a query (the keyword engine's `matching`), for the
+        # same rule; the registry sets it.
         self.holding_the_words: Callable[[SearchQuery, list[int]], set[int]] | None = None
 
     @property
@@ -310,13 +318,13 @@ class VectorBackend(SearchBackend):
         return sum(self.vocabulary(words)) / len(words)
 
     def nearest_holding_the_words(self, query: SearchQuery, nearest: list[int]) -> list[int]:
-        """Those of the `nearest` documents that hold every word of the query, whatever its
-        filters, nearest first, as `holding_the_words` (the keyword engine, set by the
-        registry) says; none without it."""
+        """Those of the `nearest` documents that hold the query as written (its words, in their
+        order, as one phrase), whatever its filters, nearest first, as `holding_the_words`
+        (the keyword engine, set by the registry) says; none without it."""
         if self.holding_the_words is None or not nearest:
             return []
-        unfiltered = replace(query, filters=(), sort="relevance", offset=0, limit=len(nearest))
-        holding = self.holding_the_words(unfiltered, nearest)
+        phrase = SearchQuery(text=as_one_phrase(query.text), limit=len(nearest))
+        holding = self.holding_the_words(phrase, nearest)
         return [i for i in nearest if i in holding]
 
     def in_the_sense(self, ids: list[int], sense: Sequence[int]) -> list[int]:
