@@ -69,6 +69,10 @@ logger = logging.getLogger(__name__)
 # The nearest documents a filtered or date-sorted semantic search reads at least, and at most.
 POOL = 1_000
 POOL_MAX = 10_000
+# How many nearest documents a query that means something only by the papers holding it is
+# listed from (those near them in its sense), whatever its page's size: hybrid search's fused
+# depth, and one more, so that a semantic page counts what a hybrid page lists from.
+SENSE_DEPTH = 101
 # usearch's HNSW settings: more neighbours per node and a wider search than its defaults (16,
 # 128, 64) cost little at 384 dimensions and keep recall@10 >= 0.99 at 100k (benchmarks/).
 CONNECTIVITY = 16
@@ -284,12 +288,19 @@ class VectorBackend(SearchBackend):
             else None
         )
         # Below the floor per document nothing is related; of a query that means something
-        # only because the nearest hold its words, nothing but what lies near those.
+        # only because the nearest hold it, nothing but what lies near those, from a pool as
+        # deep whatever the page (the count a semantic page shows is of that pool: "more
+        # than" when every document of it is above the floor, as more may lie beyond).
         floor = similarity_floor()
+        beyond = False
+        if meaning and meaning.sense and wanted < SENSE_DEPTH:
+            ids, distances = self.nearest(vector, SENSE_DEPTH)
+            similarity = dict(zip(ids, 1.0 - distances.astype(float), strict=True))
         ids = [i for i in ids if similarity[i] >= floor] if meaning and meaning.here else []
         if meaning and meaning.sense:
+            beyond = len(ids) >= max(SENSE_DEPTH, wanted)
             ids = self.in_the_sense(ids, meaning.sense)
-        pool_full = len(ids) > size if exact_end else len(ids) >= size
+        pool_full = beyond or (len(ids) > size if exact_end else len(ids) >= size)
         ids = ids[:size]
         if query.filters or query.sort != "relevance":
             ids = self._filtered_and_sorted(ids, query)
