@@ -1354,7 +1354,7 @@ def _nearest_with_words(texts: list[str]) -> list[dict]:
         ids, distances = backend.nearest(query_vector(backend.encoder, text), SENSE_POOL)
         ids = [int(i) for i in ids]
         query = paper_search_query(text)
-        holding = backend.nearest_holding_the_words(query, ids[:20])
+        holding = backend.nearest_holding_the_query(query, ids[:20])
         found, rows = backend.source.vectors(ids, backend.encoder.name)
         row = dict(zip(found, np.asarray(rows, dtype=np.float32), strict=True))
         anchors = np.array([row[i] for i in holding if i in ids[:10]], dtype=np.float32)
@@ -1369,7 +1369,7 @@ def _nearest_with_words(texts: list[str]) -> list[dict]:
                     float((anchors @ row[i]).max()) if len(anchors) and i in row else None
                     for i in ids
                 ],
-                "all_holding": backend.holding_the_words(query, ids),
+                "all_holding": backend.keyword_matching(query, ids),
             }
         )
     archive = {

@@ -31,7 +31,7 @@ A query that passes keeps the papers the vector ranking finds, in its order, dow
 `SEARCH_SIMILARITY_FLOOR` (0.15: well under any tuning question's own paper, 0.228 at the
 least, and above a random paper's usual similarity, 0.06); one that fails has nothing related.
 One that passes only by the agreement keeps those papers that are also near one of the papers
-holding its words (cosine at least `SEARCH_MEANING_SENSE_SIMILARITY`): the words say in which
+holding it (cosine at least `SEARCH_MEANING_SENSE_SIMILARITY`): the words say in which
 sense the query is meant, where the encoder reads a short phrase by its commonest word ("oort
 cloud" lies as near to cloud computing as to the one paper about the Oort cloud).
 """
@@ -87,7 +87,7 @@ def content_words(text: str) -> list[str]:
 @dataclass(frozen=True)
 class Meaning:
     """The rule's answer for a query: whether it means something here and, when it does only
-    because papers nearest to it hold its words, those papers (the sense it is meant in)."""
+    because papers nearest to it hold it as written, those papers (the sense it is meant in)."""
 
     here: bool
     sense: tuple[int, ...] = ()
@@ -96,11 +96,11 @@ class Meaning:
 def means_something_here(
     best_similarity: float,
     share_of_words_held: Callable[[], float],
-    nearest_holding_the_words: Callable[[int], Sequence[int]] | None = None,
+    nearest_holding_the_query: Callable[[int], Sequence[int]] | None = None,
 ) -> Meaning:
     """Whether a query whose nearest document has `best_similarity` is about anything here.
     `share_of_words_held()` is the share of its content words some document holds, 0 when it
-    has none; `nearest_holding_the_words(n)`, those of its n nearest documents that hold it as
+    has none; `nearest_holding_the_query(n)`, those of its n nearest documents that hold it as
     written (asked only when the nearest is not close enough). Both ask the keyword engine.
     With SEARCH_MEANING_EVIDENCE off, the old floor alone decides (for measuring what the rule
     changes)."""
@@ -109,11 +109,11 @@ def means_something_here(
     if best_similarity >= meaning_threshold():
         return Meaning(_enough_words_held(share_of_words_held))
     looked_at = nearest_looked_at()
-    if nearest_holding_the_words is None or looked_at <= 0:
+    if nearest_holding_the_query is None or looked_at <= 0:
         return Meaning(False)
-    # The vocabulary is asked only when one of them holds the words: else nothing is related
+    # The vocabulary is asked only when one of them holds the query: else nothing is related
     # whatever it says.
-    sense = tuple(nearest_holding_the_words(looked_at))
+    sense = tuple(nearest_holding_the_query(looked_at))
     if not sense or not _enough_words_held(share_of_words_held):
         return Meaning(False)
     return Meaning(True, sense)

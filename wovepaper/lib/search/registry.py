@@ -115,7 +115,7 @@ def _make_vector(collection: Collection, configuration: tuple[Any, ...]) -> Sear
     # Which of a query's words are in the collection's vocabulary is the keyword engine's to
     # say (wovepaper.lib.search.evidence); the configured one, looked up at each asking.
     backend.vocabulary = lambda words: backend_for(collection, "keyword").words_held(words)
-    backend.holding_the_words = lambda query, ids: backend_for(collection, "keyword").matching(
+    backend.keyword_matching = lambda query, ids: backend_for(collection, "keyword").matching(
         query, ids
     )
     return backend

@@ -193,7 +193,7 @@ class VectorBackend(SearchBackend):
         self.vocabulary: Callable[[list[str]], list[bool]] | None = None
         # Which of some documents match a query (the keyword engine's `matching`), for the
         # same rule; the registry sets it.
-        self.holding_the_words: Callable[[SearchQuery, list[int]], set[int]] | None = None
+        self.keyword_matching: Callable[[SearchQuery, list[int]], set[int]] | None = None
 
     @property
     def encoder(self) -> TextEncoder:
@@ -282,7 +282,7 @@ class VectorBackend(SearchBackend):
             means_something_here(
                 float(similarity[ids[0]]),
                 lambda: self.share_of_words_held(query),
-                lambda count: self.nearest_holding_the_words(query, ids[:count]),
+                lambda count: self.nearest_holding_the_query(query, ids[:count]),
             )
             if ids
             else None
@@ -328,14 +328,14 @@ class VectorBackend(SearchBackend):
             return 1.0
         return sum(self.vocabulary(words)) / len(words)
 
-    def nearest_holding_the_words(self, query: SearchQuery, nearest: list[int]) -> list[int]:
+    def nearest_holding_the_query(self, query: SearchQuery, nearest: list[int]) -> list[int]:
         """Those of the `nearest` documents that hold the query as written (its words, in their
-        order, as one phrase), whatever its filters, nearest first, as `holding_the_words`
-        (the keyword engine, set by the registry) says; none without it."""
-        if self.holding_the_words is None or not nearest:
+        order, as one phrase), whatever its filters, nearest first, as `keyword_matching`
+        (the keyword engine's `matching`, set by the registry) says; none without it."""
+        if self.keyword_matching is None or not nearest:
             return []
         phrase = SearchQuery(text=as_one_phrase(query.text), limit=len(nearest))
-        holding = self.holding_the_words(phrase, nearest)
+        holding = self.keyword_matching(phrase, nearest)
         return [i for i in nearest if i in holding]
 
     def in_the_sense(self, ids: list[int], sense: Sequence[int]) -> list[int]:
