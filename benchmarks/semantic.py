@@ -1355,8 +1355,7 @@ def _nearest_with_words(texts: list[str]) -> list[dict]:
         ids = [int(i) for i in ids]
         query = paper_search_query(text)
         holding = backend.nearest_holding_the_query(query, ids[:20])
-        found, rows = backend.source.vectors(ids, backend.encoder.name)
-        row = dict(zip(found, np.asarray(rows, dtype=np.float32), strict=True))
+        row = backend.vectors_of(ids)
         anchors = np.array([row[i] for i in holding if i in ids[:10]], dtype=np.float32)
         out.append(
             {

@@ -193,6 +193,11 @@ def test_a_merge_gives_the_same_results_and_readers_take_the_new_main_file(setti
     before = {q: reader.search(SearchQuery(text=q)).items for q in queries}
     assert before["galaxies and their halos"][0] in (vision.pk, dark.pk)
     assert protein.pk not in before["how do proteins get their shape"]
+    # The vectors it holds: the replaced one from the delta, none for the removed one.
+    held = reader.vectors_of([vision.pk, protein.pk, surface.pk])
+    _, (stored,) = PAPERS.vectors.vectors([vision.pk], writer.encoder.name)
+    assert set(held) == {vision.pk, surface.pk}
+    assert np.allclose(held[vision.pk], np.asarray(stored, dtype=np.float32), atol=1e-3)
     version = reader.version()
 
     assert writer.merge() == 1  # the delta held vision's new vector
@@ -313,6 +318,17 @@ def test_below_the_threshold_a_nearest_paper_holding_the_words_decides_and_fixes
     assert semantic("codes surface") == [] and set(semantic("surface codes")) >= {surface.pk}
     settings.SEARCH_MEANING_NEAREST_HOLDING = 0  # the similarity alone decides
     assert semantic("qubits") == []
+
+
+def test_an_index_gives_the_vectors_it_holds_as_the_source_stores_them(vector_engine):
+    """The second way's sense compares stored vectors; an index answers them from memory."""
+    backend = backend_for(PAPERS, "semantic")
+    ids = [p.pk for p in vector_engine]
+    found = backend.vectors_of([*ids, 10**9])  # an id with no vector is left out
+    stored_ids, stored = backend.source.vectors(ids, backend.encoder.name)
+    assert set(found) == set(stored_ids) == set(ids)
+    for pk, row in zip(stored_ids, stored, strict=True):
+        assert np.allclose(found[pk], np.asarray(row, dtype=np.float32), atol=1e-3)
 
 
 def test_a_query_few_of_whose_words_any_paper_holds_means_nothing_here(vector_engine, settings):

@@ -338,17 +338,26 @@ class VectorBackend(SearchBackend):
         holding = self.keyword_matching(phrase, nearest)
         return [i for i in nearest if i in holding]
 
+    def vectors_of(self, ids: list[int]) -> dict[int, np.ndarray]:
+        """The vectors of those of `ids` that have a current one, as float32 rows: here read
+        from the source; an index that holds them answers from memory."""
+        found, rows = self.source.vectors(ids, self.encoder.name)
+        return dict(zip(found, np.asarray(rows, dtype=np.float32), strict=True))
+
     def in_the_sense(self, ids: list[int], sense: Sequence[int]) -> list[int]:
         """Those of `ids`, in order, whose cosine similarity to one of the `sense` documents
         is at least evidence.sense_similarity() (the sense documents themselves are kept)."""
-        wanted = list(dict.fromkeys([*sense, *ids]))
-        found, rows = self.source.vectors(wanted, self.encoder.name)
-        row = dict(zip(found, np.asarray(rows, dtype=np.float32), strict=True))
-        anchors = np.array([row[i] for i in sense if i in row], dtype=np.float32)
-        if not len(anchors):
+        row = self.vectors_of(list(dict.fromkeys([*sense, *ids])))
+        anchors = [row[i] for i in sense if i in row]
+        candidates = [i for i in ids if i in row]
+        if not anchors or not candidates:
             return []
+        # einsum, not `@`: no BLAS threads for a product this small (see `nearest`).
+        nearest_anchor = np.einsum(
+            "ij,kj->ik", np.stack([row[i] for i in candidates]), np.stack(anchors)
+        ).max(axis=1)
         least = sense_similarity()
-        return [i for i in ids if i in row and float((anchors @ row[i]).max()) >= least]
+        return [i for i, s in zip(candidates, nearest_anchor, strict=True) if s >= least]
 
     def _filtered_and_sorted(self, ids: list[int], query: SearchQuery) -> list[int]:
         documents = {d["id"]: d for d in self.collection.documents(ids)}
@@ -427,6 +436,11 @@ class _Generation:
 
 
 EMPTY_KEYS = np.zeros(0, dtype=np.uint64)
+
+
+def _holds(sorted_keys: np.ndarray, key: np.uint64) -> bool:
+    at = int(np.searchsorted(sorted_keys, key))
+    return at < len(sorted_keys) and sorted_keys[at] == key
 
 
 class UsearchBackend(VectorBackend):
@@ -586,6 +600,25 @@ class UsearchBackend(VectorBackend):
             distances = np.concatenate([distances, 1.0 - similarity[best]])
         order = np.argsort(distances, kind="stable")[:count]
         return [int(k) for k in keys[order]], distances[order].astype(np.float32)
+
+    def vectors_of(self, ids: list[int]) -> dict[int, np.ndarray]:
+        """From the mapped index (the delta's rows, else the main file's entry): reading 101
+        rows from PostgreSQL took 3-10 ms at 1M papers, more on a cold cache."""
+        generation = self._current()
+        if generation is None:
+            return super().vectors_of(ids)
+        keys = np.asarray(ids, dtype=np.uint64)
+        found: dict[int, np.ndarray] = {}
+        if len(generation.delta_ids):
+            in_delta = np.nonzero(np.isin(generation.delta_ids, keys))[0]
+            found.update((int(generation.delta_ids[n]), generation.delta_rows[n]) for n in in_delta)
+        rest = [k for k in keys if int(k) not in found and not _holds(generation.hidden, k)]
+        if rest:
+            rows = generation.main.get(np.asarray(rest, dtype=np.uint64), dtype=np.float32)
+            for key, row in zip(rest, rows, strict=True):
+                if row is not None:
+                    found[int(key)] = np.asarray(row, dtype=np.float32)
+        return found
 
     @staticmethod
     def _nearest_in_main(
