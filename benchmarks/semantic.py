@@ -1331,32 +1331,36 @@ def _choose(meaningful: list[tuple], meaningless: list[tuple], feature: int) -> 
     return (per_share[share][0] if share is not None else None), share, best
 
 
-# How many of the nearest papers the second way looks at for one holding the query's words:
-# shown over this grid, set to a page's 10 (not chosen on it). The least similarity to one of
-# those for another paper to be related in their sense: chosen on this grid.
-NEAREST_LOOKED_AT = (1, 2, 3, 5, 10, 15, 20)
+# How many of the nearest papers the second way looks at for one holding the query as written:
+# a page's 10 (not chosen), and what the others of this grid would do. The least similarity to
+# one of those for another paper to be related in their sense: chosen on this grid.
+NEAREST_HOLDING = 10
+NEAREST_LOOKED_AT = (1, 2, 3, 5, NEAREST_HOLDING, 15, 20)
 SENSE_SIMILARITIES = tuple(round(0.05 * i, 2) for i in range(13))
-SENSE_POOL = 101
 
 
 def _nearest_with_words(texts: list[str]) -> list[dict]:
-    """For each query: its nearest SENSE_POOL papers (ids, similarities, arXiv archives), the
-    share of its content words some paper holds, which of its nearest 20 hold every word of it,
-    and each near paper's best similarity to those of its nearest 10 that do."""
+    """For each query: its nearest SENSE_DEPTH papers (ids, similarities, arXiv archives), as
+    a search that passes the second way lists from, the share of its content words some paper
+    holds, which of its nearest 20 hold it as written, each near paper's best similarity to
+    those of its nearest NEAREST_HOLDING that do, and which of them hold every word of it (the
+    hybrid page's related papers leave those out)."""
     from papers.models import Paper
     from papers.search import PAPERS, paper_search_query
     from wovepaper.lib.embeddings import query_vector
     from wovepaper.lib.search import vector_backend_for
+    from wovepaper.lib.search.vectors import SENSE_DEPTH
 
     backend = vector_backend_for(PAPERS)
     out = []
     for text in texts:
-        ids, distances = backend.nearest(query_vector(backend.encoder, text), SENSE_POOL)
+        ids, distances = backend.nearest(query_vector(backend.encoder, text), SENSE_DEPTH)
         ids = [int(i) for i in ids]
         query = paper_search_query(text)
         holding = backend.nearest_holding_the_query(query, ids[:20])
         row = backend.vectors_of(ids)
-        anchors = np.array([row[i] for i in holding if i in ids[:10]], dtype=np.float32)
+        nearest = ids[:NEAREST_HOLDING]
+        anchors = np.array([row[i] for i in holding if i in nearest], dtype=np.float32)
         out.append(
             {
                 "ids": ids,
@@ -1435,7 +1439,7 @@ def _choose_sense(tuning: list[dict], threshold: float, share: float) -> float:
     the queries passing the second way keep to the archive of the papers holding the words as
     often as the lists of those passing by similarity keep to their nearest paper's."""
     by_similarity = [f for f in tuning if _by_similarity(f, threshold, share)]
-    by_words = [f for f in tuning if _by_the_words(f, threshold, share, 10)]
+    by_words = [f for f in tuning if _by_the_words(f, threshold, share, NEAREST_HOLDING)]
     target, _ = _coherence(by_similarity, lambda f: {f["archives"][0]}, None)
     print(
         f"  sense: {len(by_similarity)} tuning queries pass by similarity, their related papers "
@@ -1451,7 +1455,8 @@ def _choose_sense(tuning: list[dict], threshold: float, share: float) -> float:
 
 
 def _sense_archives(f: dict) -> set[str]:
-    return {a for i, a in zip(f["ids"][:10], f["archives"][:10], strict=True) if i in f["holding"]}
+    nearest = zip(f["ids"][:NEAREST_HOLDING], f["archives"][:NEAREST_HOLDING], strict=True)
+    return {archive for i, archive in nearest if i in f["holding"]}
 
 
 CHAT_SOURCES = (5, 6, 8)
@@ -1653,13 +1658,13 @@ def evidence(args) -> None:
         ),
         (
             "by the words",
-            lambda f: _by_the_words(f, threshold, word_share, 10),
+            lambda f: _by_the_words(f, threshold, word_share, NEAREST_HOLDING),
             _sense_archives,
             sense,
         ),
         (
             "by the words, no sense",
-            lambda f: _by_the_words(f, threshold, word_share, 10),
+            lambda f: _by_the_words(f, threshold, word_share, NEAREST_HOLDING),
             _sense_archives,
             None,
         ),
@@ -1687,7 +1692,7 @@ def evidence(args) -> None:
         "SEARCH_MEANING_THRESHOLD": threshold,
         "SEARCH_MEANING_WORD_SHARE": word_share,
         "SEARCH_SIMILARITY_FLOOR": per_paper,
-        "SEARCH_MEANING_NEAREST_HOLDING": 10,
+        "SEARCH_MEANING_NEAREST_HOLDING": NEAREST_HOLDING,
         "SEARCH_MEANING_SENSE_SIMILARITY": sense,
     }
     best_chat = _choose_chat(answers, rule, [split[name][0] for name in list(named)[:2]])
