@@ -33,7 +33,7 @@ least, and above a random paper's usual similarity, 0.06); one that fails has no
 One that passes only by the agreement keeps those papers that are also near one of the papers
 holding it (cosine at least `SEARCH_MEANING_SENSE_SIMILARITY`): the words say in which
 sense the query is meant, where the encoder reads a short phrase by its commonest word ("oort
-cloud" lies as near to cloud computing as to the one paper about the Oort cloud).
+cloud" lies as near to cloud computing as to the papers on the Oort cloud).
 """
 
 from __future__ import annotations
