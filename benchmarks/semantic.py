@@ -1358,9 +1358,8 @@ def _nearest_with_words(texts: list[str]) -> list[dict]:
         ids = [int(i) for i in ids]
         query = paper_search_query(text)
         holding = backend.nearest_holding_the_query(query, ids[:20])
-        row = backend.vectors_of(ids)
         nearest = ids[:NEAREST_HOLDING]
-        anchors = np.array([row[i] for i in holding if i in nearest], dtype=np.float32)
+        nearness = backend.nearness_to(ids, [i for i in holding if i in nearest])
         out.append(
             {
                 "ids": ids,
@@ -1368,10 +1367,7 @@ def _nearest_with_words(texts: list[str]) -> list[dict]:
                 "share": backend.share_of_words_held(query),
                 "holding": set(holding),
                 "first_holding": min((ids.index(i) for i in holding), default=None),
-                "to_sense": [
-                    float((anchors @ row[i]).max()) if len(anchors) and i in row else None
-                    for i in ids
-                ],
+                "to_sense": [nearness.get(i) for i in ids],
                 "all_holding": backend.keyword_matching(query, ids),
             }
         )

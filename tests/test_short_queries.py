@@ -9,14 +9,13 @@ paper holds the phrase)."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from django.core.cache import cache
 
 from papers.ingest.importing import snapshot_import
 from papers.search import PAPERS, paper_search
 from papers.search.embedding_stage import embeddings_load
+from tests.test_semantic_pages import results_part, titles
 from wovepaper.lib.embeddings import query_vector
 from wovepaper.lib.search import backend_for, reset_backends
 
@@ -42,11 +41,8 @@ def nearest_similarity(text: str) -> float:
 
 
 def related_titles(client, query: str) -> list[str]:
-    html = client.get("/search", {"q": query}).content.decode()
-    if 'id="related-h"' not in html:
-        return []
-    part = html[html.index('id="related-h"') :]
-    return re.findall(r'<h3><a href="/papers/[^"]+">([^<]+)</a></h3>', part.split("<aside>")[0])
+    found = results_part(client.get("/search", {"q": query}).content.decode())
+    return titles(found.split('id="related-h"', 1)[1]) if 'id="related-h"' in found else []
 
 
 def test_a_short_phrase_papers_are_about_gets_related_papers(client, sample, settings):

@@ -308,6 +308,10 @@ class Clause:
 # (La0.7Sr0.3MnO3, spin-orbit); anything else, query syntax included, only separates words.
 _WORD = re.compile(r"[\w][\w.\-+']*", re.UNICODE)
 _PHRASE = re.compile(r'"([^"]*)"')
+# How many of each ranking's first ids hybrid search fuses (hybrid.py): more than a page's own
+# 20 of each. Past the keyword ranking's first FUSED, pages of the documents with the words go on
+# in its order.
+FUSED = 100
 MAX_WORDS = 32
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from .base import SearchBackend, SearchPage, SearchQuery, with_slice
+from .base import FUSED, SearchBackend, SearchPage, SearchQuery, with_slice
 from .vectors import VectorBackend
 
 # Lower than the paper's 60: first places count for more. RRF_K and RELAXED_WEIGHT were chosen
@@ -27,9 +27,6 @@ from .vectors import VectorBackend
 # `python benchmarks/semantic.py fusion` reruns the comparison (README, "Semantic search"
 # under Performance, has its figures).
 RRF_K = 5
-# How many of each ranking's first ids are fused: more than a page's own 20 of each. Past the
-# keyword ranking's first FUSED, pages of the documents with the words go on in its order.
-FUSED = 100
 # The weight of a rank in the keyword ranking's any-word part (the full matches' weigh 1, as
 # the semantic ranking's do). Chosen with RRF_K (see there).
 RELAXED_WEIGHT = 0.5

@@ -48,6 +48,7 @@ from ..embeddings import (
 )
 from ..mapped import populate_soon
 from .base import (
+    FUSED,
     Collection,
     Range,
     SearchBackend,
@@ -57,6 +58,7 @@ from .base import (
     as_one_phrase,
 )
 from .evidence import (
+    Meaning,
     content_words,
     evidence_judged,
     means_something_here,
@@ -69,10 +71,11 @@ logger = logging.getLogger(__name__)
 # The nearest documents a filtered or date-sorted semantic search reads at least, and at most.
 POOL = 1_000
 POOL_MAX = 10_000
-# How many nearest documents a query that means something only by the papers holding it is
-# listed from (those near them in its sense), whatever its page's size: hybrid search's fused
-# depth, and one more, so that a semantic page counts what a hybrid page lists from.
-SENSE_DEPTH = 101
+# How many nearest documents a search by meaning reads at least, whatever its page's size: a
+# query that means something only by the papers holding it is listed from those near them in
+# its sense, and a semantic page counts what a hybrid page lists from (its fused depth, and one
+# more for "more than").
+SENSE_DEPTH = FUSED + 1
 # usearch's HNSW settings: more neighbours per node and a wider search than its defaults (16,
 # 128, 64) cost little at 384 dimensions and keep recall@10 >= 0.99 at 100k (benchmarks/).
 CONNECTIVITY = 16
@@ -271,9 +274,10 @@ class VectorBackend(SearchBackend):
         # the floor, so that "more than" is true. (A filtered pool of 1,000 is "about" anyway,
         # and one more would take pgvector past its HNSW scan's 1,000 rows.)
         exact_end = not query.filters and query.sort == "relevance"
-        # At least as many as the rule looks at for one holding the words, so that whether the
-        # query means something does not depend on the page's size.
-        wanted = max(size + 1 if exact_end else size, nearest_looked_at())
+        # At least as many as the rule looks at for one holding the words, and as deep as a
+        # query related only in their sense is listed from, whatever the page's size (an HNSW
+        # or pgvector search explores about 100 candidates for any count up to that).
+        wanted = max(size + 1 if exact_end else size, SENSE_DEPTH, nearest_looked_at())
         ids, distances = self.nearest(vector, wanted)
         similarity = dict(zip(ids, 1.0 - distances.astype(float), strict=True))
         # Every document is somewhat similar to any text: whether the query means anything
@@ -285,20 +289,16 @@ class VectorBackend(SearchBackend):
                 lambda count: self.nearest_holding_the_query(query, ids[:count]),
             )
             if ids
-            else None
+            else Meaning(False)
         )
         # Below the floor per document nothing is related; of a query that means something
-        # only because the nearest hold it, nothing but what lies near those, from a pool as
-        # deep whatever the page (the count a semantic page shows is of that pool: "more
-        # than" when every document of it is above the floor, as more may lie beyond).
+        # only because the nearest hold it, nothing but what lies near those (the count a
+        # semantic page shows is then of the pool: "more than" when every document of it is
+        # above the floor, as more may lie beyond).
         floor = similarity_floor()
-        beyond = False
-        if meaning and meaning.sense and wanted < SENSE_DEPTH:
-            ids, distances = self.nearest(vector, SENSE_DEPTH)
-            similarity = dict(zip(ids, 1.0 - distances.astype(float), strict=True))
-        ids = [i for i in ids if similarity[i] >= floor] if meaning and meaning.here else []
-        if meaning and meaning.sense:
-            beyond = len(ids) >= max(SENSE_DEPTH, wanted)
+        ids = [i for i in ids if similarity[i] >= floor] if meaning.here else []
+        beyond = bool(meaning.sense) and len(ids) >= wanted
+        if meaning.sense:
             ids = self.in_the_sense(ids, meaning.sense)
         pool_full = beyond or (len(ids) > size if exact_end else len(ids) >= size)
         ids = ids[:size]
@@ -344,20 +344,26 @@ class VectorBackend(SearchBackend):
         found, rows = self.source.vectors(ids, self.encoder.name)
         return dict(zip(found, np.asarray(rows, dtype=np.float32), strict=True))
 
-    def in_the_sense(self, ids: list[int], sense: Sequence[int]) -> list[int]:
-        """Those of `ids`, in order, whose cosine similarity to one of the `sense` documents
-        is at least evidence.sense_similarity() (the sense documents themselves are kept)."""
+    def nearness_to(self, ids: list[int], sense: Sequence[int]) -> dict[int, float]:
+        """Each of `ids` that has a vector, with its greatest cosine similarity to one of the
+        `sense` documents (empty when none of those has one)."""
         row = self.vectors_of(list(dict.fromkeys([*sense, *ids])))
         anchors = [row[i] for i in sense if i in row]
         candidates = [i for i in ids if i in row]
         if not anchors or not candidates:
-            return []
+            return {}
         # einsum, not `@`: no BLAS threads for a product this small (see `nearest`).
         nearest_anchor = np.einsum(
             "ij,kj->ik", np.stack([row[i] for i in candidates]), np.stack(anchors)
         ).max(axis=1)
+        return dict(zip(candidates, nearest_anchor.astype(float).tolist(), strict=True))
+
+    def in_the_sense(self, ids: list[int], sense: Sequence[int]) -> list[int]:
+        """Those of `ids`, in order, whose cosine similarity to one of the `sense` documents
+        is at least evidence.sense_similarity() (the sense documents themselves are kept)."""
+        nearness = self.nearness_to(ids, sense)
         least = sense_similarity()
-        return [i for i, s in zip(candidates, nearest_anchor, strict=True) if s >= least]
+        return [i for i in ids if nearness.get(i, -1.0) >= least]
 
     def _filtered_and_sorted(self, ids: list[int], query: SearchQuery) -> list[int]:
         documents = {d["id"]: d for d in self.collection.documents(ids)}
@@ -436,11 +442,6 @@ class _Generation:
 
 
 EMPTY_KEYS = np.zeros(0, dtype=np.uint64)
-
-
-def _holds(sorted_keys: np.ndarray, key: np.uint64) -> bool:
-    at = int(np.searchsorted(sorted_keys, key))
-    return at < len(sorted_keys) and sorted_keys[at] == key
 
 
 class UsearchBackend(VectorBackend):
@@ -612,7 +613,7 @@ class UsearchBackend(VectorBackend):
         if len(generation.delta_ids):
             in_delta = np.nonzero(np.isin(generation.delta_ids, keys))[0]
             found.update((int(generation.delta_ids[n]), generation.delta_rows[n]) for n in in_delta)
-        rest = [k for k in keys if int(k) not in found and not _holds(generation.hidden, k)]
+        rest = [int(k) for k in keys[~np.isin(keys, generation.hidden)] if int(k) not in found]
         if rest:
             rows = generation.main.get(np.asarray(rest, dtype=np.uint64), dtype=np.float32)
             for key, row in zip(rest, rows, strict=True):
