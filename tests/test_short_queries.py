@@ -94,3 +94,19 @@ def test_words_a_paper_holds_in_another_sense_get_nothing_related(client, sample
     assert paper_search(query, mode="semantic").items == []
     # Chat cites the papers with the word, and nothing by meaning.
     assert {s.paper.pk for s in answers.retrieve(f"What is known about {query}?")} <= holding
+
+
+@pytest.mark.parametrize("joined", ["knowledge-graph", "text-to-speech"])
+def test_a_joined_word_means_what_its_parts_apart_mean(client, sample, settings, joined):
+    """No paper of the sample says "knowledge-graph" or "text-to-speech", with or without the
+    hyphens, yet their parts are words papers hold and the encoder places each well above the
+    threshold (0.55, 0.57). The hyphen changes nothing: the vocabulary is of words, and the
+    joined word gets papers related by meaning as its parts apart do."""
+    apart = joined.replace("-", " ")
+    assert paper_search(joined, mode="keyword").total == 0
+    assert nearest_similarity(joined) >= settings.SEARCH_MEANING_THRESHOLD
+    assert related_titles(client, joined) and related_titles(client, apart)
+    assert paper_search(joined, mode="semantic").items
+    # A made-up part is still made up, joined or not.
+    made_up = joined.replace(joined.split("-")[0], "zorblat", 1)
+    assert related_titles(client, made_up) == []

@@ -16,7 +16,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from wovepaper.lib.search import Range, SearchBackend, SearchPage, SearchQuery, Term
-from wovepaper.lib.search.base import Clause, parse_text
+from wovepaper.lib.search.base import Clause, held_by_parts, parse_text
 
 from ..models import PaperSearchDocument
 
@@ -112,15 +112,17 @@ class SqliteFts5PaperBackend(_PaperDatabaseBackend):
         return _fts5(clauses)
 
     def words_held(self, words: Sequence[str]) -> list[bool]:
-        """One query: a first match of each word in the FTS5 table (an index lookup each)."""
-        if not words:
-            return []
+        """One query: a first match of each part of the words in the FTS5 table (an index
+        lookup each; a joined word is held when its parts are, base.held_by_parts)."""
+        return held_by_parts(words, self._parts_held)
+
+    def _parts_held(self, parts: list[str]) -> list[bool]:
         probes = ", ".join(
-            f"EXISTS (SELECT 1 FROM papers_paper_fts WHERE {self.match})" for _ in words
+            f"EXISTS (SELECT 1 FROM papers_paper_fts WHERE {self.match})" for _ in parts
         )
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT {probes}", [self._match_text(parse_text(word)) for word in words]
+                f"SELECT {probes}", [self._match_text(parse_text(part)) for part in parts]
             )
             return [bool(held) for held in cursor.fetchone()]
 
@@ -189,16 +191,17 @@ class PostgresPaperBackend(_PaperDatabaseBackend):
         random, so a held word still has some). The planner would take a first match of an
         `EXISTS` from a sequential scan, which is quick for a common word and reads every
         document for one no paper holds (0.5-1 s at 1M papers), so sequential scans are off
-        for this query."""
-        if not words:
-            return []
+        for this query. A joined word is held when its parts are (base.held_by_parts)."""
+        return held_by_parts(words, self._parts_held)
+
+    def _parts_held(self, parts: list[str]) -> list[bool]:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(
                 "SELECT set_config('enable_seqscan', 'off', true), "
                 "set_config('gin_fuzzy_search_limit', %s, true)",
                 [str(FUZZY_LIMIT)],
             )
-            cursor.execute(_PG_WORDS_HELD, [list(words)])
+            cursor.execute(_PG_WORDS_HELD, [parts])
             return [bool(held) for (held,) in cursor.fetchall()]
 
     def search(self, query: SearchQuery) -> SearchPage[int]:

@@ -139,6 +139,10 @@ def test_words_held_says_which_words_some_paper_holds_by_the_engines_analysis(
     words = ["spreadsheets", "auditing", "radford", "spin-orbit", "zzzqqqxx", "timetable"]
     assert backend.words_held(words) == [True, True, True, True, False, False]
     assert backend.words_held([]) == []
+    # A joined word is held when each part is, side by side or not, as the same words apart
+    # are: no paper says "finance-auditing", and it is no more made up than "finance auditing".
+    joined = ["finance-auditing", "radford's", "orbit-zzzqqqxx", "the-timetable", "c++"]
+    assert backend.words_held(joined) == [True, True, False, False, False]
 
 
 def test_matching_holds_a_phrase_in_any_field_among_given_papers(engine, paper_factory):

@@ -293,6 +293,11 @@ def test_the_vocabulary_is_asked_once_for_the_content_words_and_only_when_it_dec
     in_vision = paper_search("zzzqqqxx plimbo zentrix", mode="hybrid", category="cs.CV")
     assert in_vision.items == [] and in_vision.related == [] and len(asked) == 1 and searched
     asked.clear()
+    # A joined word is searched as a phrase of its parts: its ranking finding nothing does not
+    # say its parts are not held ("knowledge-graph"), so the vocabulary decides.
+    joined = paper_search("zzzqqqxx-plimbo", mode="hybrid")
+    assert joined.related == [] and asked == [["zzzqqqxx-plimbo"]]
+    asked.clear()
     settings.SEARCH_MEANING_THRESHOLD = 2.0  # no nearest paper is close enough
     assert semantic("correcting mistakes in quantum computers") == [] and asked == []
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any, ClassVar, Generic, TypeVar
 
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
 T = TypeVar("T")
 U = TypeVar("U")
 
@@ -241,12 +243,16 @@ class SearchBackend(ABC):
 
     def words_held(self, words: Sequence[str]) -> list[bool]:
         """For each word, whether some document holds it, by the engine's own analysis (the
-        vocabulary that search by meaning's rule asks, wovepaper.lib.search.evidence). Here a
-        first match of each, uncounted; engines that can look a word up override it."""
-        return [
-            bool(self.search(SearchQuery(text=word, limit=1, counted=False)).items)
-            for word in words
-        ]
+        vocabulary that search by meaning's rule asks, wovepaper.lib.search.evidence); a
+        joined word is held when its parts are (`held_by_parts`). Here a first match of each
+        part, uncounted; engines that can look a word up override it."""
+        return held_by_parts(
+            words,
+            lambda parts: [
+                bool(self.search(SearchQuery(text=part, limit=1, counted=False)).items)
+                for part in parts
+            ],
+        )
 
     def held(self, ids: Sequence[int]) -> set[int] | None:
         """Those of `ids` the engine holds a document of; None when the engine is the source
@@ -337,6 +343,38 @@ def parse_text(text: str) -> list[Clause]:
         kept.append(clause)
         count += len(clause.words)
     return kept
+
+
+# A run of letters and digits: what tantivy's simple tokenizer and FTS5's unicode61 make a token
+# of, and so the parts a joined word (spin-orbit, La0.7Sr0.3MnO3, Schrödinger's) is searched by.
+TOKEN = re.compile(r"[^\W_]+")
+
+
+def is_joined(word: str) -> bool:
+    """Whether the engines search the word as a phrase of its parts (spin-orbit)."""
+    return len(TOKEN.findall(word)) > 1
+
+
+def word_parts(word: str) -> list[str]:
+    """The parts of a word that say what it is ("self-attention": self, attention;
+    "mother's": mother): its runs of letters and digits in lower case, less single characters
+    and English stop words, or all of them when that leaves none ("c++")."""
+    parts = [part.lower() for part in TOKEN.findall(word)]
+    return [p for p in parts if len(p) > 1 and p not in ENGLISH_STOP_WORDS] or parts
+
+
+def held_by_parts(
+    words: Sequence[str], parts_held: Callable[[list[str]], list[bool]]
+) -> list[bool]:
+    """Whether each word is in the vocabulary, a joined word being held when each of its parts
+    is (`word_parts`), side by side or not: the vocabulary is of words, and "self-attention"
+    is no more made up than "self attention", which a paper holding both words holds. Whether
+    a query is held as written is another test (the rule's second way asks a phrase). One call
+    of `parts_held` for the distinct parts of all the words."""
+    parts = [word_parts(word) for word in words]
+    distinct = list(dict.fromkeys(part for each in parts for part in each))
+    held = dict(zip(distinct, parts_held(distinct) if distinct else [], strict=True))
+    return [bool(each) and all(held[part] for part in each) for each in parts]
 
 
 def as_one_phrase(text: str) -> str:

@@ -10,7 +10,8 @@ third of them. The rule now judges the query, not each paper, on two pieces of e
 on the other half; docs/search.md has the figures):
 
 - its words: enough of them are in the archive's vocabulary (some title, abstract or byline
-  holds each, as the keyword engine says): at least one, and a share of its content words (the
+  holds each, as the keyword engine says; a joined word, "self-attention", when each of its
+  parts is, base.held_by_parts): at least one, and a share of its content words (the
   English stop words left out) of at least `SEARCH_MEANING_WORD_SHARE`. Made-up words
   ("zzzqqqxx", "plimbo zentrix") land the encoder near some paper (0.41, 0.37) for no reason;
   no paper holds them, and "zib zab zoob" is no nearer to meaning something for one paper

@@ -18,11 +18,8 @@ from functools import lru_cache
 
 import tantivy
 
-from .base import parse_text
+from .base import TOKEN, parse_text
 from .tantivy import text_analyzer
-
-# A run of letters and digits: what tantivy's simple tokenizer makes a token of.
-TOKEN = re.compile(r"[^\W_]+")
 
 _local = threading.local()
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from .base import FUSED, SearchBackend, SearchPage, SearchQuery, with_slice
+from .base import FUSED, SearchBackend, SearchPage, SearchQuery, is_joined, with_slice
 from .vectors import VectorBackend
 
 # Lower than the paper's 60: first places count for more. RRF_K and RELAXED_WEIGHT were chosen
@@ -110,10 +110,15 @@ class HybridBackend(SearchBackend):
             ).items
         # Whether the query means anything here asks which of its words some document holds
         # (evidence.py): keyword rankings that found none of them, unfiltered, settle it
-        # before the vector index is searched.
+        # before the vector index is searched, where they asked each word alone. A joined
+        # word or a quoted phrase is asked as a phrase, which no document may hold though
+        # each of its words is held ("knowledge-graph").
+        asked_alone = all(
+            not clause.is_phrase and not is_joined(clause.words[0]) for clause in query.clauses()
+        )
         semantic = self.semantic.search(
             with_slice(query, offset=0, limit=FUSED),
-            words_seen=lambda: bool(keyword.items or relaxed),
+            words_seen=(lambda: bool(keyword.items or relaxed)) if asked_alone else None,
         )
         return keyword, relaxed, semantic
 

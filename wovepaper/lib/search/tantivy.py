@@ -40,6 +40,7 @@ from .base import (
     SearchQuery,
     Term,
     TextField,
+    held_by_parts,
 )
 
 logger = logging.getLogger(__name__)
@@ -304,9 +305,10 @@ class TantivyBackend(SearchBackend):
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in musts])
 
     def words_held(self, words: Sequence[str]) -> list[bool]:
-        """Each word looked up in the term dictionaries, as the fields analyse it: a word is
-        held when every term it makes is in one of the text fields (stemmed: "running" is
-        held where "runs" is) or in one of the name fields (as written)."""
+        """Each part of the words (base.held_by_parts) looked up in the term dictionaries, as
+        the fields analyse it: held when every term it makes is in one of the text fields
+        (stemmed: "running" is held where "runs" is) or in one of the name fields (as
+        written)."""
         searcher = self.index_.searcher()
 
         def in_fields(terms: list[str], fields: list[str]) -> bool:
@@ -316,11 +318,14 @@ class TantivyBackend(SearchBackend):
 
         text_fields = [f.name for f in self.collection.of(TextField)]
         name_fields = [f.name for f in self.collection.of(NameField)]
-        return [
-            in_fields(self.text_analyzer.analyze(word), text_fields)
-            or in_fields(self.name_analyzer.analyze(word), name_fields)
-            for word in words
-        ]
+        return held_by_parts(
+            words,
+            lambda parts: [
+                in_fields(self.text_analyzer.analyze(part), text_fields)
+                or in_fields(self.name_analyzer.analyze(part), name_fields)
+                for part in parts
+            ],
+        )
 
     def _document_frequency(self, clause: Clause, searcher: tantivy.Searcher) -> int:
         """How many documents hold the clause's word in one of the text fields (at most: the
