@@ -110,3 +110,16 @@ def test_a_joined_word_means_what_its_parts_apart_mean(client, sample, settings,
     # A made-up part is still made up, joined or not.
     made_up = joined.replace(joined.split("-")[0], "zorblat", 1)
     assert related_titles(client, made_up) == []
+
+
+def test_a_joined_word_is_suggested_alone_only_where_a_paper_writes_it(client, sample):
+    """An empty page suggests its held words alone, each a page with matches: "spin-orbit" is
+    written so in papers of the sample, "knowledge-graph" in none, though both are held."""
+    for query, suggested in (("zorblat spin-orbit", True), ("zorblat knowledge-graph", False)):
+        joined = query.split()[1]
+        found = results_part(
+            client.get("/search", {"q": query, "mode": "keyword"}).content.decode()
+        )
+        assert "No papers for" in found
+        assert (f">{joined}</a>" in found) is suggested
+        assert bool(paper_search(joined, mode="keyword").total) is suggested

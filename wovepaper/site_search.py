@@ -16,7 +16,7 @@ from papers.selectors import papers_in_category, papers_with_short_bylines
 from researchers.name_search import people_named, researchers_search
 from wovepaper.lib.bounds import day_after
 from wovepaper.lib.search import SearchPage
-from wovepaper.lib.search.base import parse_text
+from wovepaper.lib.search.base import is_joined, parse_text
 from wovepaper.lib.search.evidence import content_words
 
 
@@ -117,7 +117,13 @@ def words_to_search_alone(query: str) -> list[str]:
     """What a papers page that found nothing for a query of several words suggests searching
     for alone: its content words (no "the" or "of", evidence.content_words) that some paper
     holds, so that no suggestion leads to another empty page for its words (under filters it
-    still may: the empty page offers the search without them too)."""
+    still may: the empty page offers the search without them too). A joined word is in the
+    vocabulary when its parts are, but its own page asks for them side by side: it is
+    suggested only where some paper writes it so."""
     if sum(len(clause.words) for clause in parse_text(query)) < 2:
         return []
-    return paper_words_held(content_words(query))
+    return [
+        word
+        for word in paper_words_held(content_words(query))
+        if not is_joined(word) or paper_search(word, mode="keyword", limit=1).items
+    ]
