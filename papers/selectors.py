@@ -182,6 +182,16 @@ def papers_by_doi(dois: Iterable[str], papers: QuerySet[Paper] | None = None) ->
     return found
 
 
+def paper_named(arxiv_id: str) -> Paper | None:
+    """The paper with this arXiv id, when we hold it and have not deleted it: what a search for
+    the id alone leads to (its page's address and title, one query)."""
+    return (
+        Paper.objects.filter(arxiv_id=arxiv_id, is_deleted=False)
+        .only("arxiv_id", "slug", "title")
+        .first()
+    )
+
+
 def papers_for_citation(*, arxiv_ids: list[str]) -> list[Paper]:
     """The papers with these arXiv ids that we hold and have not deleted, in the order asked
     (one query; their names are read by papers.citations.export)."""

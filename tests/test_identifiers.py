@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from wovepaper.lib.identifiers import arxiv_id_month, arxiv_id_parsed, doi_normalized, dois_in
+from wovepaper.lib.identifiers import (
+    arxiv_id_month,
+    arxiv_id_named,
+    arxiv_id_parsed,
+    doi_normalized,
+    dois_in,
+)
 
 
 @pytest.mark.parametrize(
@@ -21,6 +27,30 @@ from wovepaper.lib.identifiers import arxiv_id_month, arxiv_id_parsed, doi_norma
 )
 def test_arxiv_ids_are_read_by_one_rule(raw, parsed):
     assert arxiv_id_parsed(raw) == parsed
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("1706.03762", "1706.03762"),
+        (" arXiv:1706.03762v5 ", "1706.03762"),
+        ("ARXIV:1706.03762", "1706.03762"),
+        ("https://arxiv.org/abs/1706.03762v2", "1706.03762"),
+        ("arxiv.org/pdf/1706.03762.pdf", "1706.03762"),
+        ("https://www.arxiv.org/html/2401.12345v1", "2401.12345"),
+        ("https://arxiv.org/abs/hep-th/9901001v2", "hep-th/9901001"),
+        ("math.GT/0309136", "math.GT/0309136"),
+        ("https://doi.org/10.48550/arXiv.1706.03762", "1706.03762"),
+        # No month 34, words beside the id, an address elsewhere, no id at all.
+        ("1234.5678", None),
+        ("1706.03762 attention", None),
+        ("https://example.org/abs/1706.03762", None),
+        ("attention is all you need", None),
+        ("", None),
+    ],
+)
+def test_a_query_names_an_arxiv_id_when_it_is_nothing_but_one(query, named):
+    assert arxiv_id_named(query) == named
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from papers.search import paper_search, paper_search_ahead, paper_words_held
 from papers.selectors import papers_in_category, papers_with_short_bylines
 from researchers.name_search import people_named, researchers_search
 from wovepaper.lib.bounds import day_after
+from wovepaper.lib.identifiers import arxiv_id_named
 from wovepaper.lib.search import SearchPage
 from wovepaper.lib.search.base import is_joined, parse_text
 from wovepaper.lib.search.evidence import content_words
@@ -119,8 +120,8 @@ def words_to_search_alone(query: str) -> list[str]:
     holds, so that no suggestion leads to another empty page for its words (under filters it
     still may: the empty page offers the search without them too). A joined word is in the
     vocabulary when its parts are, but its own page asks for them side by side: it is
-    suggested only where some paper writes it so."""
-    if sum(len(clause.words) for clause in parse_text(query)) < 2:
+    suggested only where some paper writes it so. An arXiv id is no words to search for."""
+    if sum(len(clause.words) for clause in parse_text(query)) < 2 or arxiv_id_named(query):
         return []
     return [
         word

@@ -18,11 +18,12 @@ from django.views import defaults
 from papers.citations.export import citation_response
 from papers.converters import PAPER_KEY
 from papers.related.beside_matches import related_shown
-from papers.selectors import category_is_held, papers_in_category, papers_newest
+from papers.selectors import category_is_held, paper_named, papers_in_category, papers_newest
 from papers.taxonomy import archive_name, category_name, is_known_category, popular_categories
 from papers.views import LIST_PER_PAGE
 from researchers.selectors import researchers_active_in_category
 from wovepaper.lib.api.errors import error_body
+from wovepaper.lib.identifiers import arxiv_id_named
 from wovepaper.lib.negotiation import render_page, wants_htmx_fragment, wants_markdown
 from wovepaper.lib.pagecache import cache_public_page
 from wovepaper.lib.paging import page_number, search_window, window
@@ -95,6 +96,14 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
     form = SearchForm(request.GET or None)
     wanted = form.site_search() if form.is_bound and form.is_valid() else SiteSearch()
     page = page_number(request, max_page=MAX_SEARCH_PAGE)
+    # An arXiv id pasted alone names one paper: a search from a form goes to its page, as
+    # arXiv's own does; as-you-type results (htmx) name it instead of leaving the page.
+    named_id = arxiv_id_named(wanted.query) if wanted.tab == "papers" else None
+    named_paper = paper_named(named_id) if named_id else None
+    if named_paper is not None and not wants_htmx_fragment(request):
+        to_paper = redirect(named_paper.get_absolute_url())
+        patch_vary_headers(to_paper, ["HX-Request", "HX-History-Restore-Request"])
+        return to_paper
     results = site_search(
         wanted, offset=(page - 1) * PER_PAGE, limit=PER_PAGE, side_limit=SIDE_RESULTS
     )
@@ -131,6 +140,8 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         "total_is_approximate": found.approximate,
         "by_meaning": found.by_meaning,
         "popular": popular_categories(),
+        "named_id": named_id,
+        "named_paper": named_paper,
         "tab_urls": {t: _tab_url(request, t) for t in TABS},
         # The export holds what this page lists: the same parameters, page included.
         "cite_query": f"?{request.GET.urlencode()}" if request.GET else "",

@@ -23,6 +23,14 @@ ARXIV_MENTION = re.compile(
     rf"(?:arxiv\.org/(?:abs|pdf)/|arXiv[:.]\s*)({ARXIV_ID})(?:v\d+)?", re.IGNORECASE
 )
 
+# A query that is nothing but an arXiv id, as readers paste one: "1706.03762", "arXiv:1706.03762v5",
+# "hep-th/9901001", an arxiv.org abs, pdf or html address, arXiv's DOI or its doi.org address.
+_ARXIV_ID_QUERY = re.compile(
+    r"(?i:(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/|arxiv[:.]\s*"
+    r"|(?:https?://)?(?:dx\.)?(?:doi\.org/)?10\.48550/arxiv\.)?"
+    rf"({ARXIV_ID})(?i:v\d+)?(?i:\.pdf)?/?"
+)
+
 # arXiv registers a DOI for every paper since 2022 (10.48550/arXiv.<id>); OpenAlex and S2 often
 # give only that DOI for a preprint, so it is read as the arXiv id it names.
 ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(?P<id>.+)$", re.IGNORECASE)
@@ -45,6 +53,15 @@ def arxiv_id_parsed(raw: str | None) -> str | None:
             value = value[len(prefix) :]
     value = _VERSION_SUFFIX.sub("", value)
     return value if _WHOLE_ARXIV_ID.match(value) else None
+
+
+def arxiv_id_named(query: str | None) -> str | None:
+    """The arXiv id a search query is nothing but (`_ARXIV_ID_QUERY`), or None: a number
+    that names no month ("1234.5678") is no id."""
+    match = _ARXIV_ID_QUERY.fullmatch((query or "").strip())
+    if match is None or arxiv_id_month(match[1]) is None:
+        return None
+    return match[1]
 
 
 def arxiv_id_month(arxiv_id: str) -> tuple[int, int] | None:

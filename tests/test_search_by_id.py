@@ -1,0 +1,59 @@
+"""A search for an arXiv id alone (pasted, typed or as an address) leads to that paper: a form's
+search goes to its page, as-you-type results name it, and an id not here says so and where to
+look instead (wovepaper.views.search, wovepaper.lib.identifiers.arxiv_id_named)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def held(paper_factory):
+    return paper_factory(
+        arxiv_id="1706.03762",
+        title="Attention is All you Need",
+        slug="attention-is-all-you-need",
+        abstract="The dominant sequence transduction models are based on recurrent networks.",
+    )
+
+
+@pytest.mark.parametrize(
+    "query", ["1706.03762", "arXiv:1706.03762v5", "https://arxiv.org/abs/1706.03762v2"]
+)
+def test_an_id_here_goes_to_its_paper(client, held, query):
+    response = client.get("/search", {"q": query})
+    assert response.status_code == 302
+    assert response["Location"] == held.get_absolute_url()
+    # The markdown reader follows it to the paper's own markdown page.
+    markdown = client.get("/search", {"q": query}, HTTP_ACCEPT="text/markdown", follow=True)
+    assert markdown.content.decode().startswith("# Attention is All you Need")
+
+
+def test_as_you_type_results_name_the_paper_and_stay(client, held):
+    response = client.get("/search", {"q": "1706.03762"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f'is <a href="{held.get_absolute_url()}">Attention is All you Need</a>' in html
+
+
+def test_an_id_not_here_says_so_and_where_to_look(client, held):
+    html = client.get("/search", {"q": "arXiv:2501.00001"}).content.decode()
+    assert "arXiv:2501.00001 is not here" in html
+    assert 'href="https://arxiv.org/abs/2501.00001"' in html
+    assert "use fewer words" not in html  # "arXiv" alone is no search for the paper
+    markdown = client.get(
+        "/search", {"q": "2501.00001"}, HTTP_ACCEPT="text/markdown"
+    ).content.decode()
+    assert (
+        "arXiv:2501.00001 is not here" in markdown
+        and "https://arxiv.org/abs/2501.00001" in markdown
+    )
+    # A deleted paper is not here either.
+    held.is_deleted = True
+    held.save()
+    assert client.get("/search", {"q": "1706.03762"}).status_code == 200
+
+
+def test_a_number_that_names_no_month_is_searched_as_words(client, held):
+    response = client.get("/search", {"q": "1234.5678"})
+    assert response.status_code == 200 and "is not here" not in response.content.decode()
