@@ -57,3 +57,39 @@ def test_an_id_not_here_says_so_and_where_to_look(client, held):
 def test_a_number_that_names_no_month_is_searched_as_words(client, held):
     response = client.get("/search", {"q": "1234.5678"})
     assert response.status_code == 200 and "is not here" not in response.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_id_in_a_browser_goes_to_its_paper_or_is_named_as_you_type(
+    live_server, browser, paper_factory
+):
+    from tests.test_pages_browser import WIDTHS
+
+    held = paper_factory(
+        arxiv_id="1706.03762", title="Attention is All you Need", slug="attention-is-all-you-need"
+    )
+    for width in WIDTHS:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.set_default_timeout(20_000)
+        # From the home page's form: straight to the paper's page.
+        page.goto(f"{live_server.url}/")
+        page.fill("#home-q", "arXiv:1706.03762v5")
+        with page.expect_navigation():
+            page.press("#home-q", "Enter")
+        assert page.url == f"{live_server.url}{held.get_absolute_url()}"
+        assert page.locator("h1").inner_text() == "Attention is All you Need"
+        # Typed on the search page: the results name it, and the reader stays.
+        page.goto(f"{live_server.url}/search")
+        page.fill("#q", "1706.03762")
+        named = page.locator(".named-paper")
+        named.wait_for()
+        assert named.locator("a").get_attribute("href") == held.get_absolute_url()
+        assert page.url.startswith(f"{live_server.url}/search")
+        # An id not here says so, with the way to arXiv.
+        page.goto(f"{live_server.url}/search?q=2501.00001")
+        assert "is not here" in page.locator(".named-paper").inner_text()
+        assert (
+            page.locator(".named-paper a").get_attribute("href")
+            == "https://arxiv.org/abs/2501.00001"
+        )
+        page.close()
