@@ -30,8 +30,9 @@ from django.db import transaction
 from papers.analysis import analysis_of, request_analysis
 from papers.models import Paper
 from papers.search import paper_search, papers_searchable_by_meaning
-from papers.selectors import papers_by_researcher, papers_listed
+from papers.selectors import papers_by_researcher, papers_for_citation, papers_listed
 from wovepaper.lib import llm
+from wovepaper.lib.identifiers import arxiv_ids_mentioned, without_arxiv_ids
 
 from .models import ChatMessage, Conversation
 from .quotas import answer_reserve, quota_check
@@ -136,8 +137,11 @@ def retrieve(
     it, and what did they find about …?") is asked with their words after its own, so that
     "it" is what the conversation is about (#43: alone, it found papers on other planets);
     `subject`: the arXiv ids the conversation's last answer cited, which come first among the
-    sources when the search finds them again."""
-    words = keywords(" ".join([question, *earlier]))
+    sources when the search finds them again. Papers the question names by arXiv id ("what
+    does 2005.14165 find?"), or an earlier question did, come first of all: no search of its
+    words would find a paper by its id."""
+    asked = " ".join([question, *earlier])
+    words = keywords(without_arxiv_ids(asked))
     scoped = _scope_papers(scope)
     if scoped is not None:
         if scope.startswith("paper:"):
@@ -145,11 +149,12 @@ def retrieve(
             # it"), unless it is not in the archive.
             return [Source(1, p) for p in scoped]
         return _by_overlap(words, scoped)
+    named = papers_for_citation(arxiv_ids=arxiv_ids_mentioned(asked))[:SOURCES_MAX]
     if not words:
-        return []
+        return [Source(n, p) for n, p in enumerate(named, start=1)]
     text = " ".join(words)
     found = paper_search(text, mode="hybrid", limit=SOURCES_MAX)
-    relevant = [*found.items, *found.related]
+    relevant = [*named, *(p for p in [*found.items, *found.related] if p not in named)]
     if not relevant and not papers_searchable_by_meaning():
         # Nothing embedded yet (a new site, an archive still embedding): no similarity to
         # judge by, so the papers that contain half of the words stand in.
@@ -160,7 +165,8 @@ def retrieve(
         ]
     relevant = relevant[:SOURCES_MAX]
     if subject:
-        relevant.sort(key=lambda p: p.arxiv_id not in subject)  # stable: else search's order
+        # Stable: else the order above (the papers named, then the search's).
+        relevant.sort(key=lambda p: p not in named and p.arxiv_id not in subject)
     return [Source(n, p) for n, p in enumerate(relevant, start=1)]
 
 

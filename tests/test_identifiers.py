@@ -8,8 +8,10 @@ from wovepaper.lib.identifiers import (
     arxiv_id_month,
     arxiv_id_named,
     arxiv_id_parsed,
+    arxiv_ids_mentioned,
     doi_normalized,
     dois_in,
+    without_arxiv_ids,
 )
 
 
@@ -51,6 +53,28 @@ def test_arxiv_ids_are_read_by_one_rule(raw, parsed):
 )
 def test_a_query_names_an_arxiv_id_when_it_is_nothing_but_one(query, named):
     assert arxiv_id_named(query) == named
+
+
+@pytest.mark.parametrize(
+    ("text", "ids", "words"),
+    [
+        ("What does 2005.14165 find?", ["2005.14165"], "What does   find?"),
+        (
+            "Compare arXiv:1706.03762v5 with hep-th/9901001.",
+            ["1706.03762", "hep-th/9901001"],
+            "Compare   with  .",
+        ),
+        ("see https://arxiv.org/abs/1512.03385v1, twice: 1512.03385", ["1512.03385"], None),
+        ("(1706.03762)", ["1706.03762"], "( )"),
+        # Inside another token, or a number that names no month: none.
+        ("doi 10.1103/PhysRevD.76.044016, path a/1706.03762", [], None),
+        ("version 1234.5678 of it", [], "version 1234.5678 of it"),
+    ],
+)
+def test_a_text_names_the_arxiv_ids_it_mentions_bare_or_prefixed(text, ids, words):
+    assert arxiv_ids_mentioned(text) == ids
+    if words is not None:
+        assert without_arxiv_ids(text) == words
 
 
 @pytest.mark.parametrize(

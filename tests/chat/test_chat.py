@@ -133,6 +133,23 @@ def test_without_a_model_the_answer_quotes_abstracts_with_citations_and_says_so(
     assert "Quoted from the abstracts" in fragment
 
 
+def test_a_paper_the_question_names_by_arxiv_id_is_the_first_source(
+    client, reader, papers, no_model
+):
+    """No search of a question's words finds a paper by its id: "what does 0705.0077 find?"
+    has no content word at all. The papers a question names come first, then the search's."""
+    assert answers.retrieve("What does 0705.0077 find?") == [answers.Source(1, papers["0705.0077"])]
+    asked = ask(client, "Compare arXiv:0705.0077v2 with https://arxiv.org/abs/0705.0077 please")
+    streamed(client, asked["stream_url"])
+    cited = [c["arxiv_id"] for c in ChatMessage.objects.get(pk=asked["answer"]).citations]
+    # Named twice, it is one source, the first; the search of "compare" adds its own after it.
+    assert cited[0] == "0705.0077" and cited.count("0705.0077") == 1
+    # A follow-up keeps the paper an earlier question named; an id not here names nothing.
+    sources = answers.retrieve("who wrote it?", earlier=["What does 0705.0077 find?"])
+    assert sources[0].paper == papers["0705.0077"]
+    assert answers.retrieve("What does 2501.00001 find?") == []
+
+
 def test_an_answer_is_made_once_however_often_its_stream_is_asked_for(
     client, reader, papers, no_model
 ):

@@ -31,6 +31,15 @@ _ARXIV_ID_QUERY = re.compile(
     rf"({ARXIV_ID})(?i:v\d+)?(?i:\.pdf)?/?"
 )
 
+# An arXiv id in prose, bare or as ARXIV_MENTION writes it: "what does 2005.14165 find",
+# "compare arXiv:1706.03762 with hep-th/9901001". Not inside another token (a DOI's digits, a
+# path, a version of something else).
+_ARXIV_ID_IN_PROSE = re.compile(
+    r"(?:(?i:(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/|arxiv[:.]\s*)"
+    r"|(?<![\w./-]))"
+    rf"({ARXIV_ID})(?i:v\d+)?(?![\w/])"
+)
+
 # arXiv registers a DOI for every paper since 2022 (10.48550/arXiv.<id>); OpenAlex and S2 often
 # give only that DOI for a preprint, so it is read as the arXiv id it names.
 ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(?P<id>.+)$", re.IGNORECASE)
@@ -62,6 +71,21 @@ def arxiv_id_named(query: str | None) -> str | None:
     if match is None or arxiv_id_month(match[1]) is None:
         return None
     return match[1]
+
+
+def arxiv_ids_mentioned(text: str | None) -> list[str]:
+    """The arXiv ids a text names (`_ARXIV_ID_IN_PROSE`), in order, each once; a number that
+    names no month is none."""
+    found = (match[1] for match in _ARXIV_ID_IN_PROSE.finditer(text or ""))
+    return [i for i in dict.fromkeys(found) if arxiv_id_month(i) is not None]
+
+
+def without_arxiv_ids(text: str | None) -> str:
+    """The text with the arXiv ids it names taken out (their "arXiv:" or address too), for
+    reading its words."""
+    return _ARXIV_ID_IN_PROSE.sub(
+        lambda match: " " if arxiv_id_month(match[1]) is not None else match[0], text or ""
+    )
 
 
 def arxiv_id_month(arxiv_id: str) -> tuple[int, int] | None:
