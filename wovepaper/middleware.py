@@ -11,14 +11,12 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadReque
 from django.utils.cache import patch_cache_control
 
 from wovepaper.lib.api.errors import api_not_found, error_body
+from wovepaper.lib.api.schema import NUL_REFUSED
 
 # C0 controls and DEL. No URL of ours holds one (ids, slugs, ROR ids, names and tokens never do),
 # and PostgreSQL refuses NUL in a text comparison with a DataError, so a key lookup given one
 # would answer 500 instead of "not found".
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
-
-
-NUL_REFUSED = "Text may not contain NUL characters (U+0000)."
 
 
 def _fields_with_nul(request: HttpRequest) -> list[str]:

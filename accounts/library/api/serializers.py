@@ -7,7 +7,7 @@ from rest_framework import serializers
 from papers.converters import ArxivIdConverter
 from wovepaper.lib.api.pagination import NumberedPageSerializer
 from wovepaper.lib.api.redirects import request_url
-from wovepaper.lib.api.schema import JSONStringField
+from wovepaper.lib.api.schema import NO_NUL, JSONStringField
 from wovepaper.lib.identifiers import CATEGORY_CODE
 
 from ..models import ReadingList, SavedPaper, SavedSearch, SearchAlert
@@ -50,9 +50,8 @@ class ReadingListPageSerializer(NumberedPageSerializer):
     results = ReadingListSerializer(many=True)
 
 
-# A name has a letter, digit or sign in it: blanks alone are no name. No NUL anywhere (the site
-# refuses it before any view, wovepaper.middleware): the schema says both.
-_NO_NUL = RegexValidator(r"^[^\x00]*$", "Text may not contain NUL characters (U+0000).")
+# A name has a letter, digit or sign in it: blanks alone are no name. No NUL anywhere
+# (wovepaper.lib.api.schema.NO_NUL): the schema says both.
 
 
 _NAMED = RegexValidator(r"^[^\x00]*[^\s\x00][^\x00]*$", "Needs a letter, digit or sign.")
@@ -105,7 +104,7 @@ class SavePaperInputSerializer(serializers.Serializer):
         required=False,
         allow_blank=True,
         max_length=NOTE_MAX_CHARS,
-        validators=[_NO_NUL],
+        validators=[NO_NUL],
         help_text="Your note.",
     )
 
@@ -114,7 +113,7 @@ class NoteInputSerializer(serializers.Serializer):
     note = JSONStringField(
         allow_blank=True,
         max_length=NOTE_MAX_CHARS,
-        validators=[_NO_NUL],
+        validators=[NO_NUL],
         help_text="The note, replacing the one held; empty removes it.",
     )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from django.core.validators import ProhibitNullCharactersValidator
+from django.core.validators import ProhibitNullCharactersValidator, RegexValidator
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import exceptions, serializers
 
@@ -112,23 +112,32 @@ def schema_public_reads_without_padlock(result: dict, generator, request, public
     return result
 
 
+# No NUL anywhere in text: PostgreSQL cannot store or compare it, and the site refuses it with a
+# 400 in any query parameter, form field or JSON body before a view sees it
+# (wovepaper.middleware). As a field's validator, the schema says so too (its `pattern`), so
+# that no client takes such text for valid.
+NUL_REFUSED = "Text may not contain NUL characters (U+0000)."
+NO_NUL = RegexValidator(r"^[^\x00]*$", NUL_REFUSED)
+
+
 class QueryTextField(serializers.CharField):
-    """Free text from a query string: NUL characters (which PostgreSQL cannot store or compare)
-    are dropped rather than refused, and blank text is allowed (it matches nothing)."""
+    """Free text from a query string: blank text is allowed (it matches nothing); NUL is
+    refused (`NO_NUL`)."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("trim_whitespace", False)
         super().__init__(**kwargs)
+        # One NUL rule, whose pattern the schema shows, in place of DRF's own check.
         self.validators = [
             v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)
-        ]
+        ] + [NO_NUL]
 
     def to_internal_value(self, data) -> str:
-        # The schema's maxLength bounds the text as sent: measured before NULs and the
-        # surrounding spaces go, or a long query padded with spaces slipped past it.
+        # The schema's maxLength bounds the text as sent: measured before the surrounding
+        # spaces go, or a long query padded with spaces slipped past it.
         if self.max_length is not None and isinstance(data, str) and len(data) > self.max_length:
             self.fail("max_length", max_length=self.max_length)
-        return super().to_internal_value(data).replace("\x00", "").strip()
+        return super().to_internal_value(data).strip()
 
 
 def query_values(request, serializer_class: type[serializers.Serializer]) -> dict[str, str]:
