@@ -93,3 +93,21 @@ def test_an_id_in_a_browser_goes_to_its_paper_or_is_named_as_you_type(
             == "https://arxiv.org/abs/2501.00001"
         )
         page.close()
+
+
+def test_the_api_finds_the_paper_an_id_names_alone(client, held, paper_factory):
+    """As the page goes to it: the one paper, `match: id`, whatever the filters; its citation
+    file holds it too. An id not here finds nothing."""
+    paper_factory(title="Attention to 1706.03762", abstract="Cites 1706.03762 by its id.")
+    for query in ("1706.03762", "https://arxiv.org/abs/1706.03762v2"):
+        answer = client.get(
+            "/api/v1/search/papers/", {"q": query, "category": "hep-th", "mode": "semantic"}
+        ).json()
+        assert answer["count"] == 1
+        assert [(r["arxiv_id"], r["match"]) for r in answer["results"]] == [("1706.03762", "id")]
+    page_two = client.get("/api/v1/search/papers/", {"q": "1706.03762", "page": 2}).json()
+    assert page_two["count"] == 1 and page_two["results"] == []
+    bib = client.get("/api/v1/search/papers/cite.bib", {"q": "arXiv:1706.03762"}).content
+    assert b"Attention is All you Need" in bib
+    missing = client.get("/api/v1/search/papers/", {"q": "2501.00001"}).json()
+    assert missing["count"] == 0 and missing["results"] == []

@@ -10,6 +10,7 @@ from papers.models import Paper
 from papers.search import paper_search
 from papers.selectors import papers_for_citation
 from wovepaper.lib.bounds import day_after
+from wovepaper.lib.identifiers import arxiv_id_named
 from wovepaper.lib.search import SearchPage
 
 
@@ -26,8 +27,14 @@ def held_paper(arxiv_id: str) -> Paper:
 
 def searched_page(params: dict) -> SearchPage[Paper]:
     """The page of the search PaperSearchParamsSerializer's validated values ask for: the
-    search operation answers it, and its citation file holds the same papers."""
+    search operation answers it, and its citation file holds the same papers. A `q` that is
+    nothing but an arXiv id (identifiers.arxiv_id_named) finds that paper alone when it is
+    held, whatever the filters, as the search page goes to it."""
     page, size = params["page"], params["page_size"]
+    named = arxiv_id_named(params["q"])
+    if named is not None:
+        papers = papers_for_citation(arxiv_ids=[named])
+        return SearchPage(items=papers if page == 1 else [], total=len(papers))
     return paper_search(
         params["q"],
         category=params.get("category"),

@@ -361,7 +361,7 @@ class PaperSearchParamsSerializer(serializers.Serializer):
     )
 
 
-SEARCH_MATCHES = ("words", "meaning")
+SEARCH_MATCHES = ("words", "meaning", "id")
 
 
 class PaperSearchResultSerializer(PaperSerializer):
@@ -371,7 +371,8 @@ class PaperSearchResultSerializer(PaperSerializer):
     match = serializers.SerializerMethodField(
         help_text="`words`: the title, abstract or byline contains every word of `q` (what `count` "
         "counts); `meaning`: it does not, or was not asked to (`mode=semantic`), but is close "
-        "to `q` in meaning (a query that means nothing here has none)."
+        "to `q` in meaning (a query that means nothing here has none); `id`: `q` is nothing "
+        "but this paper's arXiv id."
     )
     similarity = serializers.SerializerMethodField(
         help_text="Cosine similarity between the embeddings of `q` and of the paper's title "

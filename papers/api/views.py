@@ -30,6 +30,7 @@ from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
 from wovepaper.lib.api.schema import converter_path_parameter, error_responses, query_params
 from wovepaper.lib.bounds import day_after
+from wovepaper.lib.identifiers import arxiv_id_named
 from wovepaper.lib.search import SearchPage
 
 from .examples import paper_example, paper_search_example
@@ -155,10 +156,14 @@ class PaperDetailView(ConditionalGetMixin, generics.RetrieveAPIView):
         return response
 
 
-def search_matches(found: SearchPage[Paper], *, by_meaning_alone: bool) -> dict:
+def search_matches(
+    found: SearchPage[Paper], *, by_meaning_alone: bool, by_id: bool = False
+) -> dict:
     """Each paper's (match, similarity) on a search page: the word matches (every result of a
     semantic search is a meaning match, with its score when ranked by relevance), then the
-    related ones, with theirs."""
+    related ones, with theirs; `by_id`: the query named the one paper by its arXiv id."""
+    if by_id:
+        return {paper.pk: ("id", None) for paper in found.items}
     matches: dict[int, tuple[str, float | None]] = {}
     scores = found.scores if by_meaning_alone and found.scores else [None] * len(found.items)
     for paper, score in zip(found.items, scores, strict=True):
@@ -180,7 +185,10 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
         "words; a hybrid search's first page adds, after them, the papers related by meaning "
         "that do not (`match: meaning`, with their `similarity`), and only those above the "
         "site's similarity floor: a query that no paper contains and none is close to answers "
-        "`count: 0` and no results. A semantic count is about that many.",
+        "`count: 0` and no results. A semantic count is about that many. A `q` that is nothing "
+        "but an arXiv id (`1706.03762`, `arXiv:1706.03762v5`, an arxiv.org address, arXiv's "
+        "DOI) finds that paper alone when it is held (`match: id`), whatever the other "
+        "parameters.",
         parameters=[PaperSearchParamsSerializer],
         responses={
             200: OpenApiResponse(
@@ -209,7 +217,11 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
         page, size = p["page"], p["page_size"]
         result = searched_page(p)
         papers = papers_with_bylines([*result.items, *result.related])
-        found = search_matches(result, by_meaning_alone=p["mode"] == "semantic")
+        found = search_matches(
+            result,
+            by_meaning_alone=p["mode"] == "semantic",
+            by_id=arxiv_id_named(p["q"]) is not None,
+        )
         url = request.build_absolute_uri()
         has_next = page * size < result.total and page < 500
         return Response(
