@@ -121,8 +121,8 @@ NO_NUL = RegexValidator(r"^[^\x00]*$", NUL_REFUSED)
 
 
 class QueryTextField(serializers.CharField):
-    """Free text from a query string: blank text is allowed (it matches nothing); NUL is
-    refused (`NO_NUL`)."""
+    """Free text from a query string, at least one character: spaces alone are allowed (they
+    match nothing); NUL is refused (`NO_NUL`)."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("trim_whitespace", False)
