@@ -183,13 +183,10 @@ def papers_by_doi(dois: Iterable[str], papers: QuerySet[Paper] | None = None) ->
 
 
 def paper_named(arxiv_id: str) -> Paper | None:
-    """The paper with this arXiv id, when we hold it and have not deleted it: what a search for
-    the id alone leads to (its page's address and title, one query)."""
-    return (
-        Paper.objects.filter(arxiv_id=arxiv_id, is_deleted=False)
-        .only("arxiv_id", "slug", "title")
-        .first()
-    )
+    """The paper with this arXiv id, when we hold it and have not deleted it (one query): what
+    a search for the id alone leads to."""
+    found = papers_for_citation(arxiv_ids=[arxiv_id])
+    return found[0] if found else None
 
 
 def papers_for_citation(*, arxiv_ids: list[str]) -> list[Paper]:

@@ -8,7 +8,7 @@ from rest_framework.exceptions import NotFound
 from papers.converters import ArxivIdConverter, normalize_old_style
 from papers.models import Paper
 from papers.search import paper_search
-from papers.selectors import papers_for_citation
+from papers.selectors import paper_named, papers_for_citation
 from wovepaper.lib.bounds import day_after
 from wovepaper.lib.identifiers import arxiv_id_named
 from wovepaper.lib.search import SearchPage
@@ -33,7 +33,8 @@ def searched_page(params: dict) -> SearchPage[Paper]:
     page, size = params["page"], params["page_size"]
     named = arxiv_id_named(params["q"])
     if named is not None:
-        papers = papers_for_citation(arxiv_ids=[named])
+        paper = paper_named(named)
+        papers = [paper] if paper is not None else []
         return SearchPage(items=papers if page == 1 else [], total=len(papers))
     return paper_search(
         params["q"],
