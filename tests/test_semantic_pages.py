@@ -188,14 +188,15 @@ def test_api_and_markdown_split_words_from_meaning(client, embedded):
     assert "`mode`" in client.get("/search", HTTP_ACCEPT="text/markdown").content.decode()
 
 
-def test_the_openapi_schema_describes_the_two_kinds_of_match(client):
+def test_the_openapi_schema_describes_the_kinds_of_match(client):
     schema = client.get("/openapi.json").json()
     schemas = schema["components"]["schemas"]
     result = schemas["PaperSearchResult"]["properties"]
     match = result["match"].get("allOf", [result["match"]])[0]
     match = schemas[match["$ref"].rsplit("/", 1)[1]] if "$ref" in match else match
-    assert match["enum"] == ["words", "meaning"]
+    assert match["enum"] == ["words", "meaning", "id"]
     assert "contains every word" in result["match"]["description"]
+    assert "nothing but this paper's arXiv id" in result["match"]["description"]
     # OpenAPI 3.1: null is a type of its own.
     assert "null" in result["similarity"]["type"]
     response = schemas["PaperSearchResponse"]["properties"]
