@@ -23,22 +23,18 @@ ARXIV_MENTION = re.compile(
     rf"(?:arxiv\.org/(?:abs|pdf)/|arXiv[:.]\s*)({ARXIV_ID})(?:v\d+)?", re.IGNORECASE
 )
 
+# What readers write before an arXiv id: an arxiv.org abs, pdf or html address, "arXiv:", or
+# arXiv's DOI (10.48550/arXiv.), bare or as a doi.org address.
+_ARXIV_LEAD = (
+    r"(?i:(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/"
+    r"|(?:(?:https?://)?(?:dx\.)?(?:doi\.org/)?10\.48550/)?arxiv[:.]\s*)"
+)
 # A query that is nothing but an arXiv id, as readers paste one: "1706.03762", "arXiv:1706.03762v5",
-# "hep-th/9901001", an arxiv.org abs, pdf or html address, arXiv's DOI or its doi.org address.
-_ARXIV_ID_QUERY = re.compile(
-    r"(?i:(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/|arxiv[:.]\s*"
-    r"|(?:https?://)?(?:dx\.)?(?:doi\.org/)?10\.48550/arxiv\.)?"
-    rf"({ARXIV_ID})(?i:v\d+)?(?i:\.pdf)?/?"
-)
-
-# An arXiv id in prose, bare or as ARXIV_MENTION writes it: "what does 2005.14165 find",
-# "compare arXiv:1706.03762 with hep-th/9901001". Not inside another token (a DOI's digits, a
-# path, a version of something else).
-_ARXIV_ID_IN_PROSE = re.compile(
-    r"(?:(?i:(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/|arxiv[:.]\s*)"
-    r"|(?<![\w./-]))"
-    rf"({ARXIV_ID})(?i:v\d+)?(?![\w/])"
-)
+# "hep-th/9901001", an address of its page or its PDF, its DOI.
+_ARXIV_ID_QUERY = re.compile(rf"{_ARXIV_LEAD}?({ARXIV_ID})(?i:v\d+)?(?i:\.pdf)?/?")
+# An arXiv id in prose, bare or led in: "what does 2005.14165 find", "compare arXiv:1706.03762
+# with hep-th/9901001". Not inside another token (a DOI's digits, a path).
+_ARXIV_ID_IN_PROSE = re.compile(rf"(?:{_ARXIV_LEAD}|(?<![\w./-]))({ARXIV_ID})(?i:v\d+)?(?![\w/])")
 
 # arXiv registers a DOI for every paper since 2022 (10.48550/arXiv.<id>); OpenAlex and S2 often
 # give only that DOI for a preprint, so it is read as the arXiv id it names.
