@@ -8,7 +8,7 @@ from rest_framework.exceptions import NotFound
 from papers.converters import ArxivIdConverter, normalize_old_style
 from papers.models import Paper
 from papers.search import paper_search
-from papers.selectors import paper_named, papers_for_citation
+from papers.selectors import paper_named
 from wovepaper.lib.bounds import day_after
 from wovepaper.lib.identifiers import arxiv_id_named
 from wovepaper.lib.search import SearchPage
@@ -18,11 +18,10 @@ def held_paper(arxiv_id: str) -> Paper:
     """The paper we hold with this arXiv id, or a 404: a version suffix is dropped and an
     old-style id read in any case, as the routes read them (a route's id is read again to no
     effect; a request body's is read here)."""
-    arxiv_id = normalize_old_style(ArxivIdConverter().to_python(arxiv_id))
-    found = papers_for_citation(arxiv_ids=[arxiv_id])
-    if not found:
+    paper = paper_named(normalize_old_style(ArxivIdConverter().to_python(arxiv_id)))
+    if paper is None:
         raise NotFound("No paper with this arXiv id is held here.")
-    return found[0]
+    return paper
 
 
 def searched_page(params: dict) -> SearchPage[Paper]:
