@@ -11,7 +11,12 @@ from datetime import date
 
 from institutions.name_search import institutions_search
 from papers.related.beside_matches import related_shown
-from papers.search import paper_search, paper_search_ahead, paper_words_held
+from papers.search import (
+    paper_search,
+    paper_search_ahead,
+    paper_words_held,
+    paper_words_written,
+)
 from papers.selectors import papers_in_category, papers_with_short_bylines
 from researchers.name_search import people_named, researchers_search
 from wovepaper.lib.bounds import day_after
@@ -123,8 +128,6 @@ def words_to_search_alone(query: str) -> list[str]:
     suggested only where some paper writes it so. An arXiv id is no words to search for."""
     if sum(len(clause.words) for clause in parse_text(query)) < 2 or arxiv_id_named(query):
         return []
-    return [
-        word
-        for word in paper_words_held(content_words(query))
-        if not is_joined(word) or paper_search(word, mode="keyword", limit=1).items
-    ]
+    held = paper_words_held(content_words(query))
+    written = set(paper_words_written([word for word in held if is_joined(word)]))
+    return [word for word in held if not is_joined(word) or word in written]

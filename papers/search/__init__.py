@@ -50,6 +50,7 @@ __all__ = [
     "paper_search_ahead",
     "paper_search_backend",
     "paper_words_held",
+    "paper_words_written",
     "papers_searchable_by_meaning",
 ]
 
@@ -187,6 +188,18 @@ def paper_search_ahead(query: str, *, mode: str = "hybrid") -> None:
     meanwhile."""
     if paper_search_mode(mode) != "keyword":
         vector_backend_for(PAPERS).vector_ahead(paper_search_query(query))
+
+
+def paper_words_written(words: Sequence[str]) -> list[str]:
+    """Those of `words` that some paper's title, abstract or byline holds as written (a joined
+    word's parts side by side, as its own search asks): a first match of each, uncounted, no
+    paper read."""
+    backend = paper_search_backend()
+    return [
+        word
+        for word in words
+        if backend.search(replace(paper_search_query(word, limit=1), counted=False)).items
+    ]
 
 
 def paper_words_held(words: Sequence[str]) -> list[str]:
