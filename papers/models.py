@@ -662,3 +662,40 @@ class PaperChange(models.Model):
         if self.kind == self.Kind.WITHDRAWN:
             return "withdrawn"
         return f"published in {self.detail}"
+
+
+# The longest word counted: longer ones are formulas and run-together text, not words to spell.
+WRITTEN_WORD_LENGTH = 40
+
+
+class WrittenWord(models.Model):
+    """A word that papers write, and in how many: the vocabulary a misspelt search is corrected
+    against (papers.spelling). Counted over every paper's title, abstract and byline by
+    `count_written_words`, once a day; `counting` is the count in progress, so that searches
+    read the last complete one meanwhile."""
+
+    # In lower case, accents folded (papers.spelling.folded): as the query's words are looked up.
+    word = models.CharField(max_length=WRITTEN_WORD_LENGTH, primary_key=True)
+    papers = models.PositiveIntegerField(
+        default=0, help_text="Papers whose title, abstract or byline writes the word."
+    )
+    counting = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.word}: {self.papers} papers"
+
+
+class WordCount(models.Model):
+    """One count of the words papers write (papers.spelling.count_written_words): how far it
+    has read, papers by id, written in the same transaction as each batch's counts, so that a
+    task delivered again after its worker died goes on from there and counts no paper twice."""
+
+    started_at = models.DateTimeField()
+    # Every paper up to this id is in WrittenWord.counting.
+    counted_through = models.BigIntegerField(default=0)
+    progressed_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        state = f"finished {self.finished_at:%Y-%m-%d %H:%M}" if self.finished_at else "running"
+        return f"word count of {self.started_at:%Y-%m-%d %H:%M}, {state}"

@@ -23,7 +23,7 @@ from wovepaper.lib import llm
 from wovepaper.lib.chains import chain_slot_release, chain_slot_renew, chain_slots_take
 from wovepaper.lib.queueing import SourcesUnreachable, send_now, sources_retry_countdown
 
-from . import analysis
+from . import analysis, spelling
 from .citations.fetch import citation_papers_due, citations_fetch
 from .harvest import runs as harvest_runs
 from .harvest.lock import HarvestLocked, harvest_runs_stale
@@ -139,6 +139,29 @@ def harvest_resume_stale() -> list[int]:
 def index_search(paper_ids: list[int]) -> int:
     """Build the search documents of papers a harvest page created or changed."""
     return postgres_documents.search_index_papers(paper_ids)
+
+
+@shared_task(bind=True, name="papers.count_written_words", acks_late=True)
+def count_written_words(self, go_on: bool = False) -> dict:
+    """Count the words papers write, the vocabulary a misspelt search is corrected against
+    (papers.spelling): celery beat starts a count daily, unless one is moving; each link counts
+    for at most HARVEST_TASK_SECONDS, as a harvest's do (inside the brokers' timeouts), then
+    queues the next, which goes on from where the last batch's transaction left the count."""
+    inline = bool(self.request.called_directly or self.request.is_eager)
+    stale = 2 * settings.HARVEST_TASK_SECONDS
+    count = spelling.word_count_running(stale_after=stale)
+    if count is None:
+        count = spelling.word_count_start()
+    elif not go_on:
+        return {"count": count.pk, "already_running": True}
+    position = count.counted_through
+    done = spelling.word_count_go_on(
+        count, seconds=None if inline else settings.HARVEST_TASK_SECONDS
+    )
+    moved = count.counted_through != position
+    if not done and moved:
+        send_now("papers.count_written_words", kwargs={"go_on": True})
+    return {"count": count.pk, "counted_through": count.counted_through, "done": done}
 
 
 @shared_task(name="papers.index_search_pending", acks_late=True)

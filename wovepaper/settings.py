@@ -551,6 +551,16 @@ if SEARCH_ENGINE != "database":
         "task": "search.engine_catch_up",
         "schedule": env_int("SEARCH_CATCH_UP_SECONDS", 900),
     }
+# Did you mean (papers.spelling): a search's word that no paper writes is corrected to the word
+# one edit away that the most papers write, at least SPELLING_MIN_PAPERS of them, for words of
+# SPELLING_MIN_LENGTH letters or more. The words papers write are counted once a day, at
+# SPELLING_COUNT_HOUR (UTC).
+SPELLING_MIN_LENGTH = max(3, env_int("SPELLING_MIN_LENGTH", 4))
+SPELLING_MIN_PAPERS = max(1, env_int("SPELLING_MIN_PAPERS", 1))
+CELERY_BEAT_SCHEDULE["papers-count-written-words"] = {
+    "task": "papers.count_written_words",
+    "schedule": crontab(minute=30, hour=env_int("SPELLING_COUNT_HOUR", 2)),
+}
 # A language model behind an OpenAI-compatible API (wovepaper.lib.llm): paper analyses and chat
 # answers. Without LLM_BASE_URL and LLM_MODEL nothing calls a model: analyses hold only the
 # parts computed without one and chat answers by quoting abstracts.
@@ -800,6 +810,14 @@ DEMO_STEPS.append(
 # IDENTITY_LINKS_HOUR_UTC): without it /data/identity-links.jsonl.gz is a 404 on the demo.
 # Saved searches are checked once the data is in (the demo runs no hourly scheduler): the
 # pages then say when each was checked and what it found.
+# The vocabulary of "Did you mean" (papers.spelling), which production counts once a day.
+DEMO_STEPS.append(
+    {
+        "say": "Spelling suggestions: counting the words papers write…",
+        "command": ["count_written_words"],
+        "options": {"no_progress": True},
+    }
+)
 DEMO_STEPS.append(
     {"say": "Saved searches: checking each once…", "command": ["check_saved_searches"]}
 )
