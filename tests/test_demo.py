@@ -90,6 +90,9 @@ def test_demo_prepares_real_researchers_offline_and_a_rerun_changes_nothing(
     assert "http://127.0.0.1:8123/" in output
     # The open identity-links file that /llms.txt lists is there.
     assert client.get("/data/identity-links.jsonl.gz").status_code == 200
+    # A misspelt search of the demo's papers is offered the word they write.
+    misspelt = client.get("/search", {"q": "trasnformer"}).content.decode()
+    assert 'Did you mean <a href="/search?q=transformer"><b>transformer</b></a>?' in misspelt
     # The sample is left for live matching, which is out of reach: the demo says so once, as
     # what it is (offline by design), not as failures.
     assert "Live matching of the rest of the sample is skipped" in output

@@ -18,6 +18,7 @@ from papers.search import (
     paper_words_written,
 )
 from papers.selectors import papers_in_category, papers_with_short_bylines
+from papers.spelling import Spelling, search_spelling
 from researchers.name_search import people_named, researchers_search
 from wovepaper.lib.bounds import day_after
 from wovepaper.lib.identifiers import arxiv_id_named
@@ -51,6 +52,7 @@ class SiteSearchResults:
     people: list = field(default_factory=list)
     institutions: list = field(default_factory=list)
     suggested_words: list[str] = field(default_factory=list)
+    spelling: Spelling | None = None
 
 
 def _papers_found(
@@ -90,6 +92,7 @@ def site_search(
             results.main = found.with_items(shown[: len(found.items)], shown[len(found.items) :])
             if not (found.items or found.related or found.total):
                 results.suggested_words = words_to_search_alone(search.query)
+            results.spelling = search_spelling(search.query, found.total)
         elif search.category:
             # No words, just a field: its newest papers, straight from the category index.
             papers = papers_in_category(code=search.category, offset=offset, limit=limit + 1)

@@ -131,6 +131,10 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         "related_limit": related_shown(len(found.items), PER_PAGE),
         "query_words": len(words),
         "suggested_words": results.suggested_words,
+        "did_you_mean": results.spelling,
+        "did_you_mean_url": _search_url(request, q=results.spelling.text)
+        if results.spelling
+        else "",
         "researchers": found.items if wanted.tab == "researchers" else results.researchers,
         "institutions": found.items if wanted.tab == "institutions" else results.institutions,
         "people": results.people,
@@ -142,7 +146,7 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         "popular": popular_categories(),
         "named_id": named_id,
         "named_paper": named_paper,
-        "tab_urls": {t: _tab_url(request, t) for t in TABS},
+        "tab_urls": {t: _search_url(request, tab=t) for t in TABS},
         # The export holds what this page lists: the same parameters, page included.
         "cite_query": f"?{request.GET.urlencode()}" if request.GET else "",
         # "Save this search" keeps what the search asks (words, mode, filters), not its page.
@@ -182,10 +186,13 @@ def search_citation(request: HttpRequest, extension: str) -> HttpResponse:
     return citation_response(papers, extension=extension, filename="search")
 
 
-def _tab_url(request: HttpRequest, tab: str) -> str:
+def _search_url(request: HttpRequest, **changed: str) -> str:
+    """This search's address from its first page, with `changed` parameters (another tab, the
+    words spelt otherwise)."""
     params = request.GET.copy()
     params.pop("page", None)
-    params["tab"] = tab
+    for name, value in changed.items():
+        params[name] = value
     return f"{request.path}?{params.urlencode()}"
 
 

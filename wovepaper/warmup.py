@@ -27,6 +27,7 @@ from django.template import engines
 from django.test import Client
 from django.urls import get_resolver
 
+from papers.spelling import english_words
 from wovepaper.lib.embeddings import text_encoder
 from wovepaper.lib.mapped import populate, wait_populated
 from wovepaper.site_search import SiteSearch, site_search
@@ -82,6 +83,8 @@ def load_search() -> str:
         limit=1,
         side_limit=1,
     )
+    # The English words a search that finds nothing is checked against (papers.spelling).
+    english_words()
     # The tantivy indexes' files, mapped by that search, mapped in whole, and the vector
     # index's, which it maps in a thread when it opens it: a worker's first searches then wait
     # on no page fault.

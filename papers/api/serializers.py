@@ -400,6 +400,13 @@ class PaperSearchResponseSerializer(serializers.Serializer):
     count_is_capped = serializers.BooleanField(
         help_text="True when there are more matches than `count` (counting stops there)."
     )
+    did_you_mean = serializers.CharField(
+        allow_null=True,
+        help_text="`q` with its misspelt words corrected, when no paper contains every word of "
+        "`q` (`count: 0`) and the corrected words are in some paper: a word that no title, "
+        "abstract or byline writes, replaced by the word one letter away (left out, added, "
+        "replaced or swapped) that the most papers write. Null otherwise.",
+    )
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
     results = PaperSearchResultSerializer(

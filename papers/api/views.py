@@ -26,6 +26,7 @@ from papers.selectors import (
     papers_listed,
     papers_with_bylines,
 )
+from papers.spelling import search_spelling
 from wovepaper.lib.api.conditional import ConditionalGetMixin
 from wovepaper.lib.api.pagination import KeysetPagination
 from wovepaper.lib.api.schema import converter_path_parameter, error_responses, query_params
@@ -202,6 +203,7 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
                 value={
                     "count": 1,
                     "count_is_capped": False,
+                    "did_you_mean": None,
                     "next": None,
                     "previous": None,
                     "results": [paper_search_example()],
@@ -224,10 +226,12 @@ class PaperSearchView(ConditionalGetMixin, generics.GenericAPIView):
         )
         url = request.build_absolute_uri()
         has_next = page * size < result.total and page < 500
+        spelling = search_spelling(p["q"], result.total)
         return Response(
             {
                 "count": result.total,
                 "count_is_capped": result.total_is_capped,
+                "did_you_mean": spelling.text if spelling else None,
                 "next": replace_query_param(url, "page", page + 1) if has_next else None,
                 "previous": replace_query_param(url, "page", page - 1) if page > 1 else None,
                 "results": PaperSearchResultSerializer(
