@@ -1,16 +1,17 @@
 """Did you mean: a search's misspelt words, corrected by the words papers write (#43).
 
-A word of a search is misspelt here when no paper's title, abstract or byline writes it. Its
-correction is the word one edit away (a letter left out, added or replaced, or two neighbours
-swapped: Damerau-Levenshtein distance 1, which covers most typing mistakes) that the most
-papers write, if at least SPELLING_MIN_PAPERS do. Words shorter than SPELLING_MIN_LENGTH are
-left alone: one edit away from a short word lies a word of every field.
+A word of a search is misspelt here when no paper's title, abstract or byline writes it, it is
+no word of English (`english_words`) and the keyword engine does not hold it either (by its
+stemming). Its correction is the word one edit away (a letter left out, added or replaced, or
+two neighbours swapped: Damerau-Levenshtein distance 1, which covers most typing mistakes) that
+the most papers write, if at least SPELLING_MIN_PAPERS do; the corrected query is offered only
+when it finds a paper with every word. Words shorter than SPELLING_MIN_LENGTH are left alone.
 
-The vocabulary is counted over the whole archive by `count_written_words` (a Celery task once a
-day, and a step of the demo), not when a search is asked: a search looks up its own words, and
-only when one is written nowhere, that word's edits, one indexed query for all of them. A word
-that some paper writes is never corrected, even where a neighbour is far more common: a rare
-word is often the very one a reader looks for.
+The vocabulary is counted over the whole archive ahead of time (`count_written_words`; a Celery
+task once a day, in links that go on from the count's position, and a step of the demo), not
+when a search is asked: a search looks up its own words, and only when one is written nowhere,
+that word's edits, one indexed query for all of them. The settings were chosen on tuning sets
+and reported on others by benchmarks/spelling.py (docs/search.md).
 """
 
 from __future__ import annotations
