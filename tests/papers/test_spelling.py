@@ -200,3 +200,13 @@ def test_beat_starts_no_second_count_while_one_moves(paper_factory):
     running = word_count_start()
     assert count_task.apply().get() == {"count": running.pk, "already_running": True}
     assert counts() == {}
+
+
+def test_a_lookup_takes_any_text_as_words(paper_factory):
+    from papers.spelling import papers_writing
+
+    paper_factory(title="Spin chains", abstract="")
+    count_written_words()
+    odd = ['a"b', "c\\d", "it's", "{x,y}", "", "spin"]
+    assert papers_writing(odd) == {"spin": 1}
+    assert papers_writing(["chains", *(f"w{i}" for i in range(2000))]) == {"chains": 1}
