@@ -59,6 +59,20 @@ def test_a_short_phrase_papers_are_about_gets_related_papers(client, sample, set
     assert related_titles(client, "thin films") == []
 
 
+def test_a_phrase_whose_papers_the_encoder_ranks_lower_still_gets_related_papers(
+    client, sample, settings
+):
+    """The sample's papers holding "full counting statistics" (the statistics of the current
+    through a conductor) are not among its 10 nearest in meaning: the second way looks as deep
+    as the pool a first page reads, and finds papers on current fluctuations related."""
+    assert nearest_similarity("full counting statistics") < settings.SEARCH_MEANING_THRESHOLD
+    related = related_titles(client, "full counting statistics")
+    assert [t for t in related if "fluctuations" in t.lower()]
+    settings.SEARCH_MEANING_NEAREST_HOLDING = 10  # a page's 10, as until 2026-12-07
+    cache.clear()
+    assert related_titles(client, "full counting statistics") == []
+
+
 def test_papers_related_to_a_short_phrase_are_related_in_the_sense_its_words_fix(
     client, sample, settings
 ):

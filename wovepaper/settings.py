@@ -661,9 +661,11 @@ SEARCH_MEANING_THRESHOLD = float(env("SEARCH_MEANING_THRESHOLD", "0.43"))
 # with the threshold, on the same tuning sets.
 SEARCH_MEANING_WORD_SHARE = float(env("SEARCH_MEANING_WORD_SHARE", "0.4"))
 # ... or, below the threshold, one of this many papers nearest in meaning holds the query as
-# written, as a phrase (a short phrase lies further from any abstract than a question does). A
-# page's 10; 0 turns this way off.
-SEARCH_MEANING_NEAREST_HOLDING = env_int("SEARCH_MEANING_NEAREST_HOLDING", 10)
+# written, as a phrase (a short phrase lies further from any abstract than a question does).
+# Chosen on the tuning halves: of the depths through which no meaningless query passes, the one
+# keeping the most queries; 101 is the pool a first page reads anyway (vectors.SENSE_DEPTH), so
+# deeper costs a vector search more. 0 turns this way off.
+SEARCH_MEANING_NEAREST_HOLDING = env_int("SEARCH_MEANING_NEAREST_HOLDING", 101)
 # A query that passes only that way lists the papers at least this near (cosine) to one of those
 # holding its words: the words fix the sense ("oort cloud" is not cloud computing). Chosen on the
 # tuning halves: the least, in 0.05 steps, at which these lists share a paper's arXiv archive as

@@ -325,6 +325,29 @@ def test_below_the_threshold_a_nearest_paper_holding_the_words_decides_and_fixes
     assert semantic("qubits") == []
 
 
+def test_a_paper_holding_the_words_counts_only_within_the_depth_and_above_the_floor(
+    vector_engine, settings
+):
+    """The second way looks at SEARCH_MEANING_NEAREST_HOLDING nearest papers, and a paper
+    holding the query there is evidence only when it is above the floor per paper: one no
+    nearer than chance says nothing of what the query means ("banana" on the demo, whose one
+    holder was its 58th nearest paper, at 0.145). "error rates": its nearest paper (on surface
+    codes, 0.28) does not hold the phrase, its second (on decoding, 0.24) does."""
+    surface, decoding, dark, vision, protein = vector_engine
+    settings.SEARCH_MEANING_EVIDENCE = True
+    settings.SEARCH_MEANING_THRESHOLD = 2.0  # no nearest paper is close enough
+    settings.SEARCH_MEANING_WORD_SHARE = 0.4
+    settings.SEARCH_MEANING_SENSE_SIMILARITY = -1.0  # any paper is near enough to its holders
+    settings.SEARCH_SIMILARITY_FLOOR = 0.2
+    assert semantic("error rates") == [surface.pk, decoding.pk]
+    settings.SEARCH_MEANING_NEAREST_HOLDING = 1  # only the nearest, which does not hold it
+    assert semantic("error rates") == []
+    settings.SEARCH_MEANING_NEAREST_HOLDING = 101
+    # The holder below the floor, the nearest above it: nothing is related.
+    settings.SEARCH_SIMILARITY_FLOOR = 0.26
+    assert semantic("error rates") == []
+
+
 def test_an_index_gives_the_vectors_it_holds_as_the_source_stores_them(vector_engine):
     """The second way's sense compares stored vectors; an index answers them from memory."""
     backend = backend_for(PAPERS, "semantic")

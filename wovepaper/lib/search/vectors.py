@@ -280,23 +280,26 @@ class VectorBackend(SearchBackend):
         wanted = max(size + 1 if exact_end else size, SENSE_DEPTH, nearest_looked_at())
         ids, distances = self.nearest(vector, wanted)
         similarity = dict(zip(ids, 1.0 - distances.astype(float), strict=True))
+        # Below the floor per document nothing is related, and a document holding the words
+        # there is no evidence that the query means it.
+        floor = similarity_floor()
+        above = [i for i in ids if similarity[i] >= floor]
         # Every document is somewhat similar to any text: whether the query means anything
         # here is judged once, on its nearest document and its words (evidence.py).
         meaning = (
             means_something_here(
                 float(similarity[ids[0]]),
                 lambda: self.share_of_words_held(query),
-                lambda count: self.nearest_holding_the_query(query, ids[:count]),
+                lambda start, end: self.nearest_holding_the_query(query, above[start:end]),
             )
             if ids
             else Meaning(False)
         )
-        # Below the floor per document nothing is related; of a query that means something
-        # only because the nearest hold it, nothing but what lies near those (the count a
-        # semantic page shows is then of the pool: "more than" when every document of it is
-        # above the floor, as more may lie beyond).
-        floor = similarity_floor()
-        ids = [i for i in ids if similarity[i] >= floor] if meaning.here else []
+        # Of a query that means something only because some of the nearest hold it, nothing
+        # but what lies near those is related (the count a semantic page shows is then of the
+        # pool: "more than" when every document of it is above the floor, as more may lie
+        # beyond).
+        ids = above if meaning.here else []
         beyond = bool(meaning.sense) and len(ids) >= wanted
         if meaning.sense:
             ids = self.in_the_sense(ids, meaning.sense)
