@@ -773,9 +773,16 @@ def _without_rare_words(text: str, frequency: Counter, drop: int, keep: int) -> 
     return " ".join(kept[:keep])
 
 
-def _sample_site(vectors: Path = DEMO_VECTORS) -> None:
+# The papers of the bundled sample, when more are imported beside them (`--more-papers`): the
+# query sets drawn from papers are drawn from these alone, so that they stay the same sets.
+_SAMPLE_PKS: set[int] | None = None
+
+
+def _sample_site(vectors: Path = DEMO_VECTORS, more: Path | None = None) -> None:
     """The bundled sample imported into a new SQLite database, with the demo's vectors and
-    their index (the embedded default: FTS5 for keyword search)."""
+    their index (the embedded default: FTS5 for keyword search); with `more`, a snapshot of
+    further real papers imported and embedded beside it (a larger archive)."""
+    global _SAMPLE_PKS
     directory = tempfile.mkdtemp(prefix="wovepaper-known-item-")
     os.environ["WOVEPAPER_DATA_DIR"] = directory
     os.environ.pop("DATABASE_URL", None)
@@ -786,15 +793,34 @@ def _sample_site(vectors: Path = DEMO_VECTORS) -> None:
 
     call_command("migrate", verbosity=0)
     call_command("import_arxiv_snapshot", str(SAMPLE), no_progress=True)
-    call_command("embed_papers", load=vectors, no_progress=True)
+    if more is None:
+        call_command("embed_papers", load=vectors, no_progress=True)
+    else:
+        from papers.models import Paper
+
+        _SAMPLE_PKS = set(Paper.objects.values_list("pk", flat=True))
+        call_command("import_arxiv_snapshot", str(more), no_progress=True)
+        # `vectors` may hold the further papers' too, from an earlier run's file: embedding
+        # 75,000 abstracts takes the best part of an hour on two cores.
+        call_command("embed_papers", load=vectors, no_progress=True)
+        saved = ROOT / "benchmarks" / "out" / f"vectors-{more.name.split('.')[0]}.npz"
+        call_command("embed_papers", no_progress=True, save=saved)
     call_command("rebuild_vector_index", no_progress=True)
+
+
+def _sample_papers():
+    """The papers query sets are drawn from: the bundled sample's."""
+    from papers.models import Paper
+
+    papers = Paper.objects.filter(is_deleted=False)
+    return papers if _SAMPLE_PKS is None else papers.filter(pk__in=_SAMPLE_PKS)
 
 
 def _known_item_sets(count: int) -> tuple[int, dict[str, list[tuple[int, str]]]]:
     """How many papers, and the three query sets: (paper id, query) each, 3 words or more."""
     from papers.models import Paper
 
-    papers = list(Paper.objects.filter(is_deleted=False).values_list("pk", "title", "abstract"))
+    papers = list(_sample_papers().values_list("pk", "title", "abstract"))
     pk_of = dict(Paper.objects.values_list("arxiv_id", "pk"))
     frequency: Counter = Counter()
     for _, title, abstract in papers:
@@ -1288,11 +1314,8 @@ def _key_phrase_queries(count: int) -> list[tuple[int, str]]:
     `count` papers' abstracts, as the site's analyses find them (papers.analysis.key_phrases),
     with the paper it came from. Nothing here is written or chosen by hand."""
     from papers.analysis import key_phrases
-    from papers.models import Paper
 
-    papers = list(
-        Paper.objects.filter(is_deleted=False).exclude(abstract="").values_list("pk", "abstract")
-    )
+    papers = list(_sample_papers().exclude(abstract="").values_list("pk", "abstract"))
     chosen = random.Random(12).sample(papers, min(count, len(papers)))
     return [
         (pk, phrases[0].lower()) for pk, abstract in chosen if (phrases := key_phrases(abstract, 1))
@@ -1595,7 +1618,7 @@ def _answered_with_anything_related(answers, text: str) -> bool:
 
 
 def evidence(args) -> None:
-    _sample_site(args.vectors)
+    _sample_site(args.vectors, args.more_papers)
     from django.test import override_settings
 
     from chat import answers
@@ -1772,6 +1795,20 @@ def evidence(args) -> None:
             rule,
         ),
     )
+    # Chosen on another archive (a larger one, --more-papers), the rule may differ from the
+    # one the site runs: that one is reported too.
+    from django.conf import settings
+
+    as_set = {name: getattr(settings, name) for name in rule}
+    if as_set != rule:
+        configurations += (
+            (
+                "the rule as the settings have it ("
+                + ", ".join(f"{name} {value}" for name, value in as_set.items())
+                + ")",
+                as_set,
+            ),
+        )
     print("report halves:")
     for label, values in configurations:
         print(f"{label}:")
@@ -2102,6 +2139,13 @@ def main() -> None:
     command = commands.add_parser("evidence")
     command.add_argument("--vectors", type=Path, default=DEMO_VECTORS)
     command.add_argument("--queries", type=int, default=300)
+    command.add_argument(
+        "--more-papers",
+        type=Path,
+        default=None,
+        help="a snapshot of more real papers to import and embed beside the sample "
+        "(benchmarks/daily_arxiv.py writes one)",
+    )
     command = commands.add_parser("latency")
     command.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
