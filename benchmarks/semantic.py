@@ -1640,7 +1640,11 @@ def evidence(args) -> None:
     split = {name: _halves(queries) for name, queries in named.items()}
     # Every meaningless query but the fresh ones is tuned on (benchmarks/data/PROVENANCE.md).
     nonsense_tune = [*MEANINGLESS, *(text for _, text in SEEN_MEANINGLESS)]
-    print(f"{count} papers, split seed {EVIDENCE_SPLIT_SEED}, {load()}")
+    archive = Paper.objects.filter(is_deleted=False).count()
+    print(
+        f"{count} papers the queries are drawn from, {archive} in the archive searched, split "
+        f"seed {EVIDENCE_SPLIT_SEED}, {load()}"
+    )
 
     # Choose, on the tuning halves of the two hand-written sets and the meaningless queries.
     tune_texts = [q for name in list(named)[:2] for _, q in split[name][0]]
@@ -1662,6 +1666,17 @@ def evidence(args) -> None:
             f"hand-written kept {kept:.3f}"
         )
     threshold, word_share = chosen["nearest paper's similarity"]
+    from django.conf import settings
+
+    if threshold is None:
+        # In a larger archive than the one the rule was chosen on, some queries written as
+        # meaningless find papers near them (they may mean something there): no setting of
+        # the grid keeps them all out, and the rule the site runs is what is measured.
+        threshold, word_share = (
+            settings.SEARCH_MEANING_THRESHOLD,
+            settings.SEARCH_MEANING_WORD_SHARE,
+        )
+        print("no setting of the grid keeps every meaningless tuning query out: the settings'")
     print(
         f"chosen: a share of words held >= {word_share} and nearest paper's similarity "
         f">= {threshold}"
@@ -1709,6 +1724,9 @@ def evidence(args) -> None:
         total_kept = sum(sum(p) for p in passing.values())
         if not through and total_kept > most_kept:
             looked_at, most_kept = depth, total_kept
+    if most_kept < 0:
+        looked_at = settings.SEARCH_MEANING_NEAREST_HOLDING
+        print("no depth keeps every meaningless query out of the second way: the settings'")
     print(f"chosen: a paper holding the query as written among the nearest {looked_at}")
     tuned = [
         f
@@ -1797,8 +1815,6 @@ def evidence(args) -> None:
     )
     # Chosen on another archive (a larger one, --more-papers), the rule may differ from the
     # one the site runs: that one is reported too.
-    from django.conf import settings
-
     as_set = {name: getattr(settings, name) for name in rule}
     if as_set != rule:
         configurations += (
