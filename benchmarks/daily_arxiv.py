@@ -27,8 +27,13 @@ import sys
 from datetime import date
 from pathlib import Path
 
-# An arXiv category ("cs.CV", "hep-th", "q-bio.NC"), not an MSC or ACM code.
-CATEGORY = re.compile(r"^[a-z-]+(\.[A-Za-z-]+)?$")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# arXiv's category codes ("cs.CV", "hep-th"), the project's one rule for them: an MSC or ACM
+# code among the lists' categories is not one.
+from wovepaper.lib.identifiers import CATEGORY_CODE_WHOLE  # noqa: E402
+
 DAY_FILE = re.compile(r"^data/(\d{4}-\d{2}-\d{2})\.jsonl$")
 
 
@@ -46,6 +51,7 @@ def day_files(git_dir: Path, branch: str) -> list[tuple[str, str]]:
 def snapshot_record(item: dict, day: str) -> dict:
     """A daily list's record in the snapshot's shape (the day stands for the version date)."""
     created = date.fromisoformat(day)
+    categories = [c for c in item.get("categories") or [] if CATEGORY_CODE_WHOLE.match(c)]
     return {
         "id": item["id"],
         "submitter": None,
@@ -55,7 +61,7 @@ def snapshot_record(item: dict, day: str) -> dict:
         "journal-ref": None,
         "doi": None,
         "report-no": None,
-        "categories": " ".join(c for c in item.get("categories") or [] if CATEGORY.match(c)),
+        "categories": " ".join(categories),
         "license": None,
         "abstract": item["summary"],
         "versions": [{"version": "v1", "created": created.strftime("%a, %d %b %Y 00:00:00 GMT")}],
